@@ -1,0 +1,124 @@
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    PrimaryKeyConstraint,
+    String,
+    Text,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from backend.core.db import Base, utcnow
+from backend.drives.models import DriveSample
+
+RUN_ACTIVE = ("queued", "running")
+RUN_FINAL = ("done", "failed", "cancelled", "lost")
+
+
+class Run(Base):
+    __tablename__ = "runs"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    plan: Mapped[str] = mapped_column(String(64))
+    drive_id: Mapped[int] = mapped_column(ForeignKey("drive_samples.id"), index=True)
+    params: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict)
+    # queued | running | done | failed | cancelled | lost
+    status: Mapped[str] = mapped_column(String(16), default="queued", index=True)
+    progress: Mapped[float] = mapped_column(Float, default=0.0)
+    error: Mapped[str | None] = mapped_column(Text)
+    confirmed_serial: Mapped[str | None] = mapped_column(String(80))
+    cancel_requested: Mapped[bool] = mapped_column(default=False)
+    # Drive, host and tool information recorded by the worker when it starts the run.
+    environment: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict)
+    worker: Mapped[str | None] = mapped_column(String(200))
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
+    heartbeat_at: Mapped[datetime | None]
+
+    drive: Mapped[DriveSample] = relationship(lazy="raise")
+    steps: Mapped[list[Step]] = relationship(
+        back_populates="run", order_by="Step.idx", lazy="raise", cascade="all, delete-orphan"
+    )
+
+
+class Step(Base):
+    __tablename__ = "steps"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), index=True)
+    idx: Mapped[int] = mapped_column(Integer)
+    # fio | purge | trim | idle | fill
+    kind: Mapped[str] = mapped_column(String(16))
+    name: Mapped[str] = mapped_column(String(120))
+    params: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict)
+    # The complete fio job file (every option spelled out); None for non-fio steps.
+    job_file: Mapped[str | None] = mapped_column(Text)
+    # Estimated duration, for progress and ETA.
+    estimate_s: Mapped[float] = mapped_column(Float, default=1.0)
+    # pending | running | done | failed | cancelled | skipped
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    progress: Mapped[float] = mapped_column(Float, default=0.0)
+    error: Mapped[str | None] = mapped_column(Text)
+    # fio's final JSON, verbatim as fio printed it, and its stderr.
+    output: Mapped[str | None] = mapped_column(Text)
+    stderr: Mapped[str | None] = mapped_column(Text)
+    command: Mapped[str | None] = mapped_column(Text)
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
+
+    run: Mapped[Run] = relationship(back_populates="steps", lazy="raise")
+
+
+class Sample(Base):
+    """One interval (about a second) of a fio step, as measured from fio's status stream.
+
+    Byte and I/O counts are the amounts completed in the interval, so a step's samples add up to
+    fio's own totals; rates are derived from them and `dt_ms`. The primary key makes every batch
+    idempotent: a batch sent twice is stored once.
+    """
+
+    __tablename__ = "samples"
+
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
+    step_id: Mapped[int] = mapped_column(ForeignKey("steps.id", ondelete="CASCADE"))
+    t_ms: Mapped[int] = mapped_column(Integer)
+    dt_ms: Mapped[int] = mapped_column(Integer)
+    read_bytes: Mapped[int] = mapped_column(BigInteger)
+    write_bytes: Mapped[int] = mapped_column(BigInteger)
+    read_ios: Mapped[int] = mapped_column(BigInteger)
+    write_ios: Mapped[int] = mapped_column(BigInteger)
+    read_lat_mean_us: Mapped[float | None] = mapped_column(Float)
+    write_lat_mean_us: Mapped[float | None] = mapped_column(Float)
+    read_lat_p99_us: Mapped[float | None] = mapped_column(Float)
+    write_lat_p99_us: Mapped[float | None] = mapped_column(Float)
+
+    __table_args__ = (
+        PrimaryKeyConstraint("step_id", "t_ms"),
+        Index("ix_samples_run_id", "run_id"),
+    )
+
+
+SAMPLE_COLUMNS = (
+    "run_id",
+    "step_id",
+    "t_ms",
+    "dt_ms",
+    "read_bytes",
+    "write_bytes",
+    "read_ios",
+    "write_ios",
+    "read_lat_mean_us",
+    "write_lat_mean_us",
+    "read_lat_p99_us",
+    "write_lat_p99_us",
+)

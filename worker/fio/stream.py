@@ -1,0 +1,252 @@
+"""Parse fio's live status stream into per-second samples.
+
+fio run with `--output-format=json+ --status-interval=1` writes a stream of JSON documents
+concatenated together (not one document, not one per line). Every document holds CUMULATIVE
+totals since the job started; the last one is the final summary. A per-second value is the
+difference of two consecutive documents divided by the difference of their `timestamp_ms`
+(never the arrival time: a snapshot can arrive late while the device stalls, and the gap is
+then one long interval, i.e. a stall, not missing data).
+
+json+ (rather than json) adds the completion-latency histogram (`clat_ns.bins`), so each
+interval's p99 comes from the difference of two histograms instead of fio's cumulative
+percentiles, which say nothing about the last second.
+
+This module is pure: no I/O, no network. It takes text and returns dataclasses.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+DIRECTIONS = ("read", "write")
+
+
+@dataclass(frozen=True)
+class Document:
+    """One JSON document of the stream, with its exact text (kept verbatim for the record)."""
+
+    data: dict[str, Any]
+    text: str
+
+
+class JsonStreamDecoder:
+    """Split a stream of concatenated JSON documents, fed in arbitrary chunks.
+
+    Anything between documents that is not JSON (fio prints an occasional notice on stdout) is
+    skipped up to the next line that starts with `{`.
+    """
+
+    def __init__(self) -> None:
+        self._buf = ""
+        self._decoder = json.JSONDecoder()
+
+    def feed(self, chunk: str) -> list[Document]:
+        self._buf += chunk
+        docs: list[Document] = []
+        while True:
+            start = self._next_object_start()
+            if start < 0:
+                self._buf = ""
+                return docs
+            try:
+                data, end = self._decoder.raw_decode(self._buf, start)
+            except json.JSONDecodeError:
+                # Incomplete document (or garbage): keep it and wait for more text.
+                self._buf = self._buf[start:]
+                return docs
+            if isinstance(data, dict):
+                docs.append(Document(data, self._buf[start:end]))
+            self._buf = self._buf[end:]
+
+    def pending(self) -> str:
+        """Text received but not yet decoded (non-empty at EOF means a truncated document)."""
+        return self._buf.strip()
+
+    def _next_object_start(self) -> int:
+        buf = self._buf
+        i = 0
+        n = len(buf)
+        while i < n and buf[i].isspace():
+            i += 1
+        if i < n and buf[i] == "{":
+            return i
+        # Not at a document: skip the rest of this line of noise.
+        j = buf.find("\n{", i)
+        return -1 if j < 0 else j + 1
+
+
+@dataclass(frozen=True)
+class Sample:
+    """What happened in one interval of a step.
+
+    `t_ms` is the end of the interval in milliseconds since the job started, `dt_ms` its length.
+    Byte and I/O counts are the amounts completed within the interval, so they add up to fio's
+    own totals. Latencies are completion latencies (clat) in microseconds; None when no I/O of
+    that direction completed in the interval.
+    """
+
+    t_ms: int
+    dt_ms: int
+    read_bytes: int
+    write_bytes: int
+    read_ios: int
+    write_ios: int
+    read_lat_mean_us: float | None
+    write_lat_mean_us: float | None
+    read_lat_p99_us: float | None
+    write_lat_p99_us: float | None
+
+    def rate(self, direction: str) -> tuple[float, float]:
+        """(MB/s with MB = 10^6 bytes, IOPS) of this interval for `direction`."""
+        secs = self.dt_ms / 1000.0
+        nbytes = self.read_bytes if direction == "read" else self.write_bytes
+        ios = self.read_ios if direction == "read" else self.write_ios
+        return nbytes / secs / 1e6, ios / secs
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class _Totals:
+    """Cumulative totals of one direction, summed over every job in a snapshot."""
+
+    io_bytes: int = 0
+    total_ios: int = 0
+    lat_n: int = 0
+    lat_sum_ns: float = 0.0
+    bins: dict[int, int] = field(default_factory=dict)
+
+
+def _direction_totals(doc: Mapping[str, Any], direction: str) -> _Totals:
+    tot = _Totals()
+    for job in doc.get("jobs", ()):
+        d = job.get(direction) or {}
+        tot.io_bytes += int(d.get("io_bytes", 0))
+        tot.total_ios += int(d.get("total_ios", 0))
+        clat = d.get("clat_ns") or {}
+        n = int(clat.get("N", 0))
+        tot.lat_n += n
+        tot.lat_sum_ns += float(clat.get("mean", 0.0)) * n
+        for k, v in (clat.get("bins") or {}).items():
+            key = int(k)
+            tot.bins[key] = tot.bins.get(key, 0) + int(v)
+    return tot
+
+
+def percentile_from_bins(bins: Mapping[int, int], pct: float) -> float | None:
+    """Smallest bin value at which the cumulative count reaches `pct` percent of all counts."""
+    total = sum(bins.values())
+    if total <= 0:
+        return None
+    need = total * pct / 100.0
+    acc = 0
+    for value in sorted(bins):
+        acc += bins[value]
+        if acc >= need:
+            return float(value)
+    return float(max(bins))
+
+
+def _diff_bins(cur: Mapping[int, int], prev: Mapping[int, int]) -> dict[int, int]:
+    out = {}
+    for k, v in cur.items():
+        d = v - prev.get(k, 0)
+        if d > 0:
+            out[k] = d
+    return out
+
+
+def job_start_ms(doc: Mapping[str, Any]) -> int:
+    """Wall-clock start of the job(s) of a snapshot: its timestamp less the longest runtime."""
+    runtimes = [int(j.get("job_runtime", 0)) for j in doc.get("jobs", ())]
+    return int(doc["timestamp_ms"]) - max(runtimes, default=0)
+
+
+def progress_of(doc: Mapping[str, Any]) -> float | None:
+    """fio's own estimate of how far the job is: elapsed / (elapsed + eta), in 0..1."""
+    fractions = []
+    for job in doc.get("jobs", ()):
+        elapsed = float(job.get("elapsed", 0))
+        eta = float(job.get("eta", 0))
+        if eta < 0 or eta >= 2**31 - 1:  # fio's "unknown"
+            continue
+        total = elapsed + eta
+        if total > 0:
+            fractions.append(min(1.0, elapsed / total))
+    return min(fractions) if fractions else None
+
+
+class SampleStream:
+    """Turn consecutive cumulative snapshots into interval samples.
+
+    Feed every document in order with `update()`. The first document's interval starts at the
+    job's start (its timestamp less its runtime), so the samples of a step add up exactly to
+    the totals of the last document fio printed.
+    """
+
+    def __init__(self) -> None:
+        self.start_ms: int | None = None
+        self._prev_ts: int | None = None
+        self._prev: dict[str, _Totals] = {d: _Totals() for d in DIRECTIONS}
+
+    def update(self, doc: Mapping[str, Any]) -> Sample | None:
+        if "timestamp_ms" not in doc or "jobs" not in doc:
+            return None
+        ts = int(doc["timestamp_ms"])
+        if self.start_ms is None:
+            self.start_ms = job_start_ms(doc)
+            self._prev_ts = self.start_ms
+        assert self._prev_ts is not None
+        cur = {d: _direction_totals(doc, d) for d in DIRECTIONS}
+        dt = ts - self._prev_ts
+        if dt <= 0:
+            # Same (or an earlier) instant: nothing elapsed; fold it into the next interval.
+            return None
+        fields: dict[str, Any] = {}
+        for d in DIRECTIONS:
+            c, p = cur[d], self._prev[d]
+            fields[f"{d}_bytes"] = max(0, c.io_bytes - p.io_bytes)
+            fields[f"{d}_ios"] = max(0, c.total_ios - p.total_ios)
+            n = c.lat_n - p.lat_n
+            if n > 0:
+                fields[f"{d}_lat_mean_us"] = (c.lat_sum_ns - p.lat_sum_ns) / n / 1000.0
+                p99 = percentile_from_bins(_diff_bins(c.bins, p.bins), 99.0)
+                fields[f"{d}_lat_p99_us"] = None if p99 is None else p99 / 1000.0
+            else:
+                fields[f"{d}_lat_mean_us"] = None
+                fields[f"{d}_lat_p99_us"] = None
+        sample = Sample(t_ms=ts - self.start_ms, dt_ms=dt, **fields)
+        self._prev = cur
+        self._prev_ts = ts
+        return sample
+
+
+def samples_from_text(text: str) -> tuple[list[Sample], list[Document]]:
+    """Parse a whole recorded stream: (samples, documents). For tests and re-analysis."""
+    decoder = JsonStreamDecoder()
+    docs = decoder.feed(text)
+    stream = SampleStream()
+    samples = [s for s in (stream.update(d.data) for d in docs) if s is not None]
+    return samples, docs
+
+
+def totals(doc: Mapping[str, Any]) -> dict[str, int]:
+    """fio's own cumulative byte and I/O totals of a document, summed over jobs."""
+    out: dict[str, int] = {}
+    for d in DIRECTIONS:
+        t = _direction_totals(doc, d)
+        out[f"{d}_bytes"] = t.io_bytes
+        out[f"{d}_ios"] = t.total_ios
+    return out
+
+
+def sum_samples(samples: Iterable[Sample]) -> dict[str, int]:
+    out = {f"{d}_{k}": 0 for d in DIRECTIONS for k in ("bytes", "ios")}
+    for s in samples:
+        for key in out:
+            out[key] += getattr(s, key)
+    return out
