@@ -1,0 +1,27 @@
+"""Live updates: the api publishes run events on Redis; SSE endpoints relay them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import redis
+
+
+def run_channel(run_id: int) -> str:
+    return f"drivelab:run:{run_id}"
+
+
+LAB_CHANNEL = "drivelab:lab"
+
+
+def publish(client: redis.Redis, channel: str, event: str, data: Any) -> None:
+    """Best effort: a live view may miss an event, the database never does."""
+    try:
+        client.publish(channel, json.dumps({"event": event, "data": data}, default=str))
+    except redis.RedisError:
+        pass
+
+
+def sse(event: str, data: Any) -> str:
+    return f"event: {event}\ndata: {json.dumps(data, default=str)}\n\n"

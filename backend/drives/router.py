@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+from fastapi import APIRouter
+from sqlalchemy import select
+
+from backend.benches.service import is_online
+from backend.core.deps import OptionalUser, SessionDep
+from backend.drives import service
+from backend.drives.models import DriveSample
+from backend.drives.schemas import BenchRef, DriveModelOut, DriveOut
+from backend.runs.models import RUN_ACTIVE, Run
+
+router = APIRouter(prefix="/api/drives", tags=["drives"])
+
+
+def drive_out(drive: DriveSample, active_run_id: int | None) -> DriveOut:
+    m = drive.model
+    return DriveOut(
+        id=drive.id,
+        serial=drive.serial,
+        firmware=drive.firmware,
+        target_path=drive.target_path,
+        simulated=m.simulated,
+        label=service.drive_label(drive),
+        bench=BenchRef(id=drive.bench.id, name=drive.bench.name, online=is_online(drive.bench)),
+        model=DriveModelOut(
+            id=m.id, vendor=m.vendor, model=m.model, capacity_bytes=m.capacity_bytes,
+            interface=m.interface, controller=m.controller, nand=m.nand, dram=m.dram,
+        ),
+        active_run_id=active_run_id,
+    )
+
+
+@router.get("", response_model=list[DriveOut])
+def list_drives(session: SessionDep, _user: OptionalUser) -> list[DriveOut]:
+    """Drive samples with their model, capacity, bench and the run using them now."""
+    active = dict(
+        session.execute(
+            select(Run.drive_id, Run.id).where(Run.status.in_(RUN_ACTIVE)).order_by(Run.id.desc())
+        ).all()
+    )
+    return [drive_out(d, active.get(d.id)) for d in service.list_drives(session)]
+
+
+@router.get("/{drive_id}", response_model=DriveOut)
+def get_drive(drive_id: int, session: SessionDep, _user: OptionalUser) -> DriveOut:
+    drive = service.get_drive(session, drive_id)
+    active = session.scalar(
+        select(Run.id).where(Run.drive_id == drive_id, Run.status.in_(RUN_ACTIVE))
+    )
+    return drive_out(drive, active)

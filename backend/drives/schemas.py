@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+
+class BenchRef(BaseModel):
+    id: int
+    name: str
+    online: bool
+
+
+class DriveModelOut(BaseModel):
+    id: int
+    vendor: str
+    model: str
+    capacity_bytes: int
+    interface: str | None
+    controller: str | None
+    nand: str | None
+    dram: str | None
+
+
+class DriveOut(BaseModel):
+    id: int
+    serial: str
+    firmware: str | None
+    target_path: str
+    simulated: bool
+    label: str
+    bench: BenchRef
+    model: DriveModelOut
+    active_run_id: int | None

@@ -1,0 +1,96 @@
+"""Drive models and samples: queries and registration."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, selectinload
+
+from backend.benches.models import Bench
+from backend.core.errors import NotFound
+from backend.drives.models import DriveModel, DriveSample
+
+
+def capacity_label(n: int) -> str:
+    """Decimal capacity as drive makers print it (1 TB = 10^12 bytes)."""
+    if n >= 10**12:
+        return f"{n / 10**12:.3g} TB"
+    return f"{n / 10**9:.3g} GB"
+
+
+def drive_label(drive: DriveSample) -> str:
+    m = drive.model
+    return f"{m.vendor} {m.model} {capacity_label(m.capacity_bytes)} (S/N {drive.serial})"
+
+
+def _drive_query():  # type: ignore[no-untyped-def]
+    return select(DriveSample).options(
+        selectinload(DriveSample.model), selectinload(DriveSample.bench)
+    )
+
+
+def get_drive(session: Session, drive_id: int) -> DriveSample:
+    drive = session.scalar(_drive_query().where(DriveSample.id == drive_id))
+    if drive is None:
+        raise NotFound(f"drive {drive_id} does not exist: see GET /api/drives", field="drive_id")
+    return drive
+
+
+def list_drives(session: Session) -> list[DriveSample]:
+    return list(session.scalars(_drive_query().order_by(DriveSample.id)))
+
+
+def get_or_create_model(
+    session: Session,
+    *,
+    vendor: str,
+    model: str,
+    capacity_bytes: int,
+    interface: str | None = None,
+    simulated: bool = False,
+) -> DriveModel:
+    found = session.scalar(
+        select(DriveModel).where(
+            DriveModel.vendor == vendor,
+            DriveModel.model == model,
+            DriveModel.capacity_bytes == capacity_bytes,
+        )
+    )
+    if found:
+        return found
+    dm = DriveModel(
+        vendor=vendor,
+        model=model,
+        capacity_bytes=capacity_bytes,
+        interface=interface,
+        simulated=simulated,
+    )
+    session.add(dm)
+    session.flush()
+    return dm
+
+
+def register_drive(
+    session: Session,
+    *,
+    bench: Bench,
+    model: DriveModel,
+    serial: str,
+    target_path: str,
+    firmware: str | None = None,
+) -> DriveSample:
+    """Register (or update) the drive at `target_path` on `bench`."""
+    drive = session.scalar(
+        select(DriveSample).where(
+            DriveSample.bench_id == bench.id, DriveSample.target_path == target_path
+        )
+    )
+    if drive is None:
+        drive = DriveSample(bench_id=bench.id, target_path=target_path, model_id=model.id,
+                            serial=serial, firmware=firmware)
+        session.add(drive)
+    else:
+        drive.model_id = model.id
+        drive.serial = serial
+        drive.firmware = firmware
+    session.flush()
+    return drive

@@ -1,0 +1,176 @@
+"""The api: app factory, error mapping, health, the built frontend."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import redis
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel
+from sqlalchemy import text
+
+from backend import __version__
+from backend.core.db import make_engine, session_factory, transaction
+from backend.core.deps import AppState, StateDep, install_session_hooks
+from backend.core.errors import DrivelabError
+from backend.core.settings import Settings, get_settings
+from backend.drives.router import router as drives_router
+from backend.plans.router import router as plans_router
+from backend.runs.router import router as runs_router
+from backend.runs.worker_router import router as worker_router
+from backend.runs.worker_service import mark_lost_runs
+from worker.celery_app import make_celery
+
+log = logging.getLogger("drivelab.api")
+
+REPO_FRONTEND = Path(__file__).resolve().parent.parent / "frontend" / "dist"
+
+
+class Check(BaseModel):
+    ok: bool
+    detail: str
+
+
+class Health(BaseModel):
+    status: str
+    version: str
+    database: Check
+    broker: Check
+
+
+def _check_database(state: AppState) -> Check:
+    try:
+        with state.engine.connect() as conn:
+            version = conn.execute(text("SHOW server_version")).scalar()
+        return Check(ok=True, detail=f"PostgreSQL {version}")
+    except Exception as exc:  # noqa: BLE001 - reported, not raised
+        return Check(ok=False, detail=f"database unreachable: {exc.__class__.__name__}: {exc}")
+
+
+def _check_broker(state: AppState) -> Check:
+    try:
+        info = state.redis.info("server")
+        return Check(ok=True, detail=f"Redis {info.get('redis_version', '?')}")
+    except Exception as exc:  # noqa: BLE001
+        return Check(ok=False, detail=f"broker unreachable: {exc.__class__.__name__}: {exc}")
+
+
+def _reaper(state: AppState, stop: threading.Event) -> None:
+    """Mark runs `lost` when their worker stops reporting (killed, machine off, network cut)."""
+    interval = max(1.0, min(10.0, state.settings.heartbeat_timeout_s / 4))
+    while not stop.wait(interval):
+        try:
+            with transaction(state.sessions) as session:
+                lost = mark_lost_runs(session, state, state.settings.heartbeat_timeout_s)
+            for run_id in lost:
+                log.warning("run %s lost: no heartbeat for %.0f s", run_id,
+                            state.settings.heartbeat_timeout_s)
+        except Exception:  # noqa: BLE001 - keep watching; the database may be restarting
+            log.exception("lost-run check failed")
+
+
+def build_state(settings: Settings) -> AppState:
+    if not settings.database_url or not settings.redis_url:
+        raise SystemExit(
+            "the api needs DRIVELAB_DATABASE_URL and DRIVELAB_REDIS_URL "
+            "(`drivelab up` sets both, starting embedded servers when they are unset)"
+        )
+    engine = make_engine(settings.database_url)
+    sessions = session_factory(engine)
+    install_session_hooks(sessions)
+    return AppState(
+        settings=settings,
+        engine=engine,
+        sessions=sessions,
+        redis=redis.Redis.from_url(settings.redis_url, socket_timeout=5),
+        celery=make_celery(settings.redis_url),
+    )
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    state = build_state(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        stop = threading.Event()
+        reaper = threading.Thread(target=_reaper, args=(state, stop), daemon=True,
+                                  name="drivelab-reaper")
+        reaper.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            reaper.join(timeout=5)
+            state.engine.dispose()
+
+    app = FastAPI(
+        title="drivelab",
+        version=__version__,
+        description="Review-lab SSD test orchestration: queue fio plans on bench workers, "
+        "stream per-second results, compare drives.",
+        lifespan=lifespan,
+        docs_url="/api/docs",
+        redoc_url=None,
+        openapi_url="/api/openapi.json",
+    )
+    app.state.drivelab = state
+
+    @app.exception_handler(DrivelabError)
+    async def _drivelab_error(_request: Request, exc: DrivelabError) -> JSONResponse:
+        return JSONResponse(exc.body(), status_code=exc.status_code)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = []
+        for err in exc.errors():
+            loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+            problems.append(f"{loc or 'request'}: {err.get('msg')}")
+        return JSONResponse(
+            {"detail": "invalid request: " + "; ".join(problems), "errors": exc.errors()},
+            status_code=422,
+        )
+
+    @app.get("/api/health", response_model=Health, tags=["health"])
+    def health(st: StateDep) -> Health:
+        db, broker = _check_database(st), _check_broker(st)
+        return Health(status="ok" if db.ok and broker.ok else "degraded", version=__version__,
+                      database=db, broker=broker)
+
+    for router in (plans_router, drives_router, runs_router, worker_router):
+        app.include_router(router)
+
+    _mount_frontend(app, settings.frontend_dir or REPO_FRONTEND)
+    return app
+
+
+def _mount_frontend(app: FastAPI, dist: Path) -> None:
+    index = dist / "index.html"
+    if not index.is_file():
+        @app.get("/", include_in_schema=False)
+        def no_frontend() -> JSONResponse:
+            return JSONResponse(
+                {"detail": f"the frontend is not built ({index} is missing): run `make run`, "
+                 "or `npm --prefix frontend run build`; the api is at /api/docs"},
+                status_code=503,
+            )
+        return
+
+    if (dist / "assets").is_dir():
+        app.mount("/assets", StaticFiles(directory=dist / "assets"), name="assets")
+
+    @app.get("/{path:path}", include_in_schema=False)
+    def spa(path: str) -> FileResponse:
+        if path.startswith("api/"):
+            return JSONResponse({"detail": f"no api endpoint /{path}"}, status_code=404)  # type: ignore[return-value]
+        candidate = (dist / path).resolve()
+        if path and candidate.is_file() and dist.resolve() in candidate.parents:
+            return FileResponse(candidate)
+        return FileResponse(index)

@@ -1,0 +1,119 @@
+"""The plan catalog's building blocks: parameters, drive context, steps and fio job files.
+
+A plan compiles on the server into concrete steps. Every fio step carries a complete job file
+with every option spelled out, so any figure can be reproduced by hand with
+`fio --output-format=json+ JOBFILE`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from backend.core.errors import InvalidParams
+
+_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b)?\s*$", re.IGNORECASE)
+_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
+
+# The options fio runs every step with; the worker adds nothing else.
+FIO_ARGS = ("--output-format=json+", "--status-interval=1")
+
+
+def parse_size(text: str) -> int:
+    """A size in fio's syntax with its default kb_base=1024: `8g` is 8 GiB."""
+    m = _SIZE_RE.match(str(text))
+    if not m:
+        raise ValueError(f"{text!r} is not a size: use a number with k, m, g or t (8g = 8 GiB)")
+    return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+
+
+def format_size(n: int) -> str:
+    """The shortest exact fio size for n bytes (`8g`, `1536m`, `4096`)."""
+    for suffix in ("p", "t", "g", "m", "k"):
+        unit = _UNITS[suffix]
+        if n >= unit and n % unit == 0:
+            return f"{n // unit}{suffix}"
+    return str(n)
+
+
+def human_bytes(n: int) -> str:
+    for suffix, unit in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if n >= unit:
+            return f"{n / unit:.1f} {suffix}"
+    return f"{n} B"
+
+
+@dataclass(frozen=True)
+class DriveContext:
+    """What a plan needs to know about the target when it compiles."""
+
+    target_path: str
+    capacity_bytes: int
+    serial: str
+    logical_sector: int = 512
+
+
+@dataclass
+class StepSpec:
+    kind: str  # fio | purge | trim | idle | fill
+    name: str
+    estimate_s: float
+    params: dict[str, Any] = field(default_factory=dict)
+    job_file: str | None = None
+
+
+class PlanParams(BaseModel):
+    """Base of every plan's parameters: unknown names are an error, not silently ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Plan:
+    key: ClassVar[str]
+    title: ClassVar[str]
+    description: ClassVar[str]
+    destructive: ClassVar[bool] = True
+    Params: ClassVar[type[PlanParams]]
+
+    def compile(self, params: Any, drive: DriveContext) -> list[StepSpec]:
+        raise NotImplementedError
+
+    def params_schema(self) -> dict[str, Any]:
+        return self.Params.model_json_schema()
+
+
+def span_bytes(span: str | None, drive: DriveContext, name: str = "span") -> int:
+    """Resolve a span parameter against the drive: None means the whole drive."""
+    if span is None:
+        return drive.capacity_bytes
+    n = parse_size(span)
+    if n > drive.capacity_bytes:
+        raise InvalidParams(
+            f"{name} {span} ({human_bytes(n)}) is larger than the drive "
+            f"({human_bytes(drive.capacity_bytes)}): choose a smaller {name}",
+            field=name,
+        )
+    if n < 1024 * 1024:
+        raise InvalidParams(f"{name} {span} is below 1 MiB: choose a larger {name}", field=name)
+    return n
+
+
+def fio_job_file(title: str, global_opts: dict[str, Any], job_name: str,
+                 job_opts: dict[str, Any]) -> str:
+    """Render a fio job file: a comment, a [global] section and one job section."""
+    lines = [f"; drivelab: {title}", "[global]"]
+    lines += [_opt(k, v) for k, v in global_opts.items() if v is not None]
+    lines += ["", f"[{job_name}]"]
+    lines += [_opt(k, v) for k, v in job_opts.items() if v is not None]
+    return "\n".join(lines) + "\n"
+
+
+def _opt(key: str, value: Any) -> str:
+    if value is True:
+        return f"{key}=1"
+    if value is False:
+        return f"{key}=0"
+    return f"{key}={value}"

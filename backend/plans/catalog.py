@@ -1,0 +1,48 @@
+"""The plan catalog: every plan drivelab can run, by key."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from backend.core.errors import InvalidParams, NotFound
+from backend.plans.base import DriveContext, Plan, StepSpec
+from backend.plans.four_corners import FourCorners
+
+PLANS: dict[str, Plan] = {p.key: p for p in (FourCorners(),)}
+
+
+def get_plan(key: str) -> Plan:
+    try:
+        return PLANS[key]
+    except KeyError:
+        raise NotFound(
+            f"unknown plan {key!r}: choose one of {', '.join(sorted(PLANS))}", field="plan"
+        ) from None
+
+
+def validate_params(plan: Plan, params: dict[str, Any] | None) -> Any:
+    """Parse params against the plan's schema; every error names the parameter to fix."""
+    try:
+        return plan.Params.model_validate(params or {})
+    except ValidationError as exc:
+        problems = []
+        first_field = None
+        for err in exc.errors():
+            name = ".".join(str(p) for p in err["loc"]) or "params"
+            first_field = first_field or name
+            problems.append(f"{name}: {err['msg']}")
+        raise InvalidParams(
+            f"invalid parameters for plan {plan.key}: " + "; ".join(problems),
+            field=f"params.{first_field}",
+        ) from None
+
+
+def compile_plan(key: str, params: dict[str, Any] | None, drive: DriveContext
+                 ) -> tuple[Plan, dict[str, Any], list[StepSpec]]:
+    """(plan, the params with every default filled in, the concrete steps)."""
+    plan = get_plan(key)
+    parsed = validate_params(plan, params)
+    steps = plan.compile(parsed, drive)
+    return plan, parsed.model_dump(mode="json"), steps

@@ -1,0 +1,114 @@
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+
+import redis.asyncio as aioredis
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import StreamingResponse
+
+from backend.core.deps import OptionalUser, Reviewer, SessionDep, StateDep
+from backend.core.events import run_channel, sse
+from backend.runs import service
+from backend.runs.models import RUN_FINAL
+from backend.runs.schemas import JobOut, RunCreate, RunOut, RunSummary, SampleOut
+
+router = APIRouter(prefix="/api/runs", tags=["runs"])
+
+
+@router.post("", response_model=RunOut, status_code=201)
+def queue_run(data: RunCreate, session: SessionDep, state: StateDep, user: Reviewer) -> RunOut:
+    """Validate, compile and queue a plan on a drive. Plans that write need `confirm_serial`."""
+    run = service.create_run(session, state, data, user)
+    return service.run_out(session, run)
+
+
+@router.get("", response_model=list[RunSummary])
+def list_runs(
+    session: SessionDep,
+    _user: OptionalUser,
+    limit: int = Query(50, ge=1, le=500),
+    drive_id: int | None = None,
+    status: str | None = None,
+) -> list[RunSummary]:
+    return service.list_runs(session, limit=limit, drive_id=drive_id, status=status)
+
+
+@router.get("/{run_id}", response_model=RunOut)
+def get_run(run_id: int, session: SessionDep, _user: OptionalUser) -> RunOut:
+    return service.run_out(session, service.get_run(session, run_id))
+
+
+@router.post("/{run_id}/cancel", response_model=RunOut)
+def cancel_run(run_id: int, session: SessionDep, state: StateDep, _user: Reviewer) -> RunOut:
+    """Cancel a queued run, or stop a running one (fio stops within 2 s; samples are kept)."""
+    run = service.cancel_run(session, state, run_id)
+    return service.run_out(session, run)
+
+
+@router.get("/{run_id}/samples", response_model=list[SampleOut])
+def get_samples(
+    run_id: int, session: SessionDep, _user: OptionalUser, step_id: int | None = None
+) -> list[SampleOut]:
+    """Per-interval samples (about one a second) at full resolution."""
+    return service.list_samples(session, run_id, step_id)
+
+
+@router.get("/{run_id}/jobs", response_model=list[JobOut])
+def get_jobs(run_id: int, session: SessionDep, _user: OptionalUser) -> list[JobOut]:
+    """The exact fio job files of the run's steps and the command that runs each."""
+    return service.list_jobs(session, run_id)
+
+
+KEEPALIVE_S = 15.0
+
+
+@router.get("/{run_id}/events", response_class=StreamingResponse)
+async def run_events(run_id: int, request: Request, state: StateDep) -> StreamingResponse:
+    """Server-sent events: `run` (the run as GET /api/runs/{id}), `samples` (a batch of new
+    samples of a step). The stream ends when the run has ended."""
+    client = aioredis.from_url(state.settings.redis_url)  # type: ignore[arg-type]
+    pubsub = client.pubsub()
+    # Subscribe before reading the snapshot so nothing falls between the two.
+    await pubsub.subscribe(run_channel(run_id))
+
+    def snapshot() -> dict:
+        with state.sessions() as s:
+            return service.run_out(s, service.get_run(s, run_id)).model_dump(mode="json")
+
+    try:
+        first = await asyncio.to_thread(snapshot)
+    except BaseException:
+        await pubsub.aclose()
+        await client.aclose()
+        raise
+
+    async def stream() -> AsyncIterator[str]:
+        try:
+            yield sse("run", first)
+            if first["status"] in RUN_FINAL:
+                return
+            idle = 0.0
+            while not await request.is_disconnected():
+                msg = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                if msg is None:
+                    idle += 1.0
+                    if idle >= KEEPALIVE_S:
+                        idle = 0.0
+                        yield ": keepalive\n\n"
+                    continue
+                idle = 0.0
+                body = json.loads(msg["data"])
+                yield sse(body["event"], body["data"])
+                if body["event"] == "run" and body["data"]["status"] in RUN_FINAL:
+                    return
+        finally:
+            await pubsub.aclose()
+            await client.aclose()
+
+    return StreamingResponse(
+        stream(),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )

@@ -1,0 +1,172 @@
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RunStatus = Literal["queued", "running", "done", "failed", "cancelled", "lost"]
+StepStatus = Literal["pending", "running", "done", "failed", "cancelled", "skipped"]
+
+
+class RunCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    plan: str = Field(description="Plan key, see GET /api/plans.")
+    drive_id: int = Field(description="Drive sample id, see GET /api/drives.")
+    params: dict[str, Any] = Field(default_factory=dict, description="Plan parameters.")
+    confirm_serial: str | None = Field(
+        None, description="The drive's serial, typed by the reviewer: required by plans that write."
+    )
+
+
+class ResultOut(BaseModel):
+    metric: str
+    value: float
+    unit: str
+
+
+class StepOut(BaseModel):
+    id: int
+    idx: int
+    kind: str
+    name: str
+    label: str
+    status: StepStatus
+    progress: float
+    estimate_s: float
+    started_at: datetime | None
+    finished_at: datetime | None
+    error: str | None
+    results: list[ResultOut]
+
+
+class RunSummary(BaseModel):
+    id: int
+    plan: str
+    drive_id: int
+    drive_label: str
+    simulated: bool
+    status: RunStatus
+    progress: float
+    error: str | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+
+
+class RunOut(RunSummary):
+    params: dict[str, Any]
+    environment: dict[str, Any]
+    steps: list[StepOut]
+
+
+class SampleOut(BaseModel):
+    step_id: int
+    t: float = Field(description="End of the interval, seconds since the step's fio job started.")
+    dt: float = Field(description="Length of the interval in seconds.")
+    read_mbps: float = Field(description="MB/s, 10^6 bytes per second.")
+    write_mbps: float
+    read_iops: float
+    write_iops: float
+    read_lat_mean_us: float | None
+    write_lat_mean_us: float | None
+    read_lat_p99_us: float | None
+    write_lat_p99_us: float | None
+
+
+class JobOut(BaseModel):
+    step_id: int
+    idx: int
+    name: str
+    job_file: str
+    command: str
+
+
+# --- the bench worker's side -------------------------------------------------------------
+
+
+class ClaimIn(BaseModel):
+    worker: str = Field(max_length=200)
+
+
+class WorkerStep(BaseModel):
+    id: int
+    idx: int
+    kind: str
+    name: str
+    params: dict[str, Any]
+    job_file: str | None
+    status: StepStatus
+
+
+class WorkerDrive(BaseModel):
+    id: int
+    serial: str
+    target_path: str
+    capacity_bytes: int
+
+
+class RunSpec(BaseModel):
+    run_id: int
+    plan: str
+    destructive: bool
+    confirmed_serial: str | None
+    params: dict[str, Any]
+    drive: WorkerDrive
+    steps: list[WorkerStep]
+
+
+class SampleIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    t_ms: int = Field(ge=0)
+    dt_ms: int = Field(gt=0)
+    read_bytes: int = Field(ge=0)
+    write_bytes: int = Field(ge=0)
+    read_ios: int = Field(ge=0)
+    write_ios: int = Field(ge=0)
+    read_lat_mean_us: float | None = Field(None, ge=0)
+    write_lat_mean_us: float | None = Field(None, ge=0)
+    read_lat_p99_us: float | None = Field(None, ge=0)
+    write_lat_p99_us: float | None = Field(None, ge=0)
+
+
+class SampleBatch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    step_id: int
+    progress: float | None = Field(None, ge=0, le=1)
+    samples: list[SampleIn] = Field(max_length=100_000)
+
+
+class Control(BaseModel):
+    """The api's reply to every worker post: whether the reviewer cancelled the run."""
+
+    cancel: bool
+    stored: int = 0
+
+
+class StepStart(BaseModel):
+    command: str | None = None
+
+
+class StepFinish(BaseModel):
+    status: Literal["done", "failed", "cancelled", "skipped"]
+    output: str | None = Field(None, description="fio's final JSON, verbatim.")
+    stderr: str | None = None
+    error: str | None = None
+
+
+class RunFinish(BaseModel):
+    status: Literal["done", "failed", "cancelled"]
+    error: str | None = None
+
+
+class Heartbeat(BaseModel):
+    progress: float | None = Field(None, ge=0, le=1)
+    step_id: int | None = None
+
+
+class EnvironmentIn(BaseModel):
+    environment: dict[str, Any]

@@ -1,0 +1,246 @@
+"""Runs as reviewers see them: queue, read, cancel, samples, job files."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, selectinload
+
+from backend.core.db import utcnow
+from backend.core.deps import AppState, after_commit
+from backend.core.errors import Conflict, InvalidParams, NotFound
+from backend.core.events import LAB_CHANNEL, publish, run_channel
+from backend.drives.models import DriveSample
+from backend.drives.service import drive_label, get_drive
+from backend.plans.base import FIO_ARGS, DriveContext
+from backend.plans.catalog import compile_plan
+from backend.results.models import Result
+from backend.runs.models import RUN_ACTIVE, SAMPLE_COLUMNS, Run, Sample, Step
+from backend.runs.schemas import (
+    JobOut,
+    ResultOut,
+    RunCreate,
+    RunOut,
+    RunSummary,
+    SampleOut,
+    StepOut,
+)
+from backend.users.models import User
+from worker.celery_app import send_run
+
+
+def _run_query():  # type: ignore[no-untyped-def]
+    return select(Run).options(
+        selectinload(Run.drive).selectinload(DriveSample.model),
+        selectinload(Run.drive).selectinload(DriveSample.bench),
+    )
+
+
+def get_run(session: Session, run_id: int, *, with_steps: bool = True) -> Run:
+    query = _run_query().where(Run.id == run_id)
+    if with_steps:
+        query = query.options(selectinload(Run.steps))
+    run = session.scalar(query)
+    if run is None:
+        raise NotFound(f"run {run_id} does not exist")
+    return run
+
+
+def active_run_for_drive(session: Session, drive_id: int) -> Run | None:
+    return session.scalar(
+        select(Run).where(Run.drive_id == drive_id, Run.status.in_(RUN_ACTIVE)).order_by(Run.id)
+    )
+
+
+def create_run(session: Session, state: AppState, data: RunCreate, user: User | None) -> Run:
+    drive = get_drive(session, data.drive_id)
+    ctx = DriveContext(
+        target_path=drive.target_path,
+        capacity_bytes=drive.model.capacity_bytes,
+        serial=drive.serial,
+    )
+    plan, params, steps = compile_plan(data.plan, data.params, ctx)
+    if plan.destructive and (data.confirm_serial or "").strip() != drive.serial:
+        given = (data.confirm_serial or "").strip()
+        problem = "is missing" if not given else f"{given!r} does not match this drive"
+        raise InvalidParams(
+            f"plan {plan.key} writes to drive #{drive.id} ({drive_label(drive)}) and erases what "
+            f"is on it: confirm_serial {problem}; type the drive's serial to confirm",
+            field="confirm_serial",
+        )
+    busy = active_run_for_drive(session, drive.id)
+    if busy is not None:
+        raise Conflict(
+            f"drive #{drive.id} ({drive_label(drive)}) is busy with run {busy.id} "
+            f"({busy.plan}, {busy.status}): wait for it to finish or cancel it",
+            field="drive_id",
+        )
+    run = Run(
+        plan=plan.key,
+        drive_id=drive.id,
+        params=params,
+        status="queued",
+        confirmed_serial=(data.confirm_serial or "").strip() or None,
+        created_by=user.id if user else None,
+    )
+    run.drive = drive
+    run.steps = [
+        Step(
+            idx=i,
+            kind=s.kind,
+            name=s.name,
+            params=s.params,
+            job_file=s.job_file,
+            estimate_s=s.estimate_s,
+            status="pending",
+        )
+        for i, s in enumerate(steps)
+    ]
+    session.add(run)
+    session.flush()
+    bench_name = drive.bench.name
+    run_id = run.id
+    after_commit(session, lambda: send_run(state.celery, bench_name, run_id))
+    after_commit(session, lambda: publish(state.redis, LAB_CHANNEL, "runs", {"run_id": run_id}))
+    return run
+
+
+def _results_by_step(session: Session, run_ids: list[int]) -> dict[int, list[ResultOut]]:
+    rows = session.execute(
+        select(Result.step_id, Result.metric, Result.value, Result.unit)
+        .where(Result.run_id.in_(run_ids))
+        .order_by(Result.id)
+    )
+    out: dict[int, list[ResultOut]] = defaultdict(list)
+    for step_id, metric, value, unit in rows:
+        out[step_id].append(ResultOut(metric=metric, value=value, unit=unit))
+    return out
+
+
+def summary(run: Run) -> RunSummary:
+    return RunSummary(
+        id=run.id,
+        plan=run.plan,
+        drive_id=run.drive_id,
+        drive_label=drive_label(run.drive),
+        simulated=run.drive.model.simulated,
+        status=run.status,  # type: ignore[arg-type]
+        progress=run.progress,
+        error=run.error,
+        created_at=run.created_at,
+        started_at=run.started_at,
+        finished_at=run.finished_at,
+    )
+
+
+def run_out(session: Session, run: Run) -> RunOut:
+    results = _results_by_step(session, [run.id])
+    steps = [
+        StepOut(
+            id=s.id,
+            idx=s.idx,
+            kind=s.kind,
+            name=s.name,
+            label=str(s.params.get("label", s.name)),
+            status=s.status,  # type: ignore[arg-type]
+            progress=s.progress,
+            estimate_s=s.estimate_s,
+            started_at=s.started_at,
+            finished_at=s.finished_at,
+            error=s.error,
+            results=results.get(s.id, []),
+        )
+        for s in run.steps
+    ]
+    return RunOut(
+        **summary(run).model_dump(), params=run.params, environment=run.environment, steps=steps
+    )
+
+
+def list_runs(
+    session: Session, *, limit: int, drive_id: int | None, status: str | None
+) -> list[RunSummary]:
+    query = _run_query().order_by(Run.id.desc()).limit(limit)
+    if drive_id is not None:
+        query = query.where(Run.drive_id == drive_id)
+    if status is not None:
+        query = query.where(Run.status == status)
+    return [summary(r) for r in session.scalars(query)]
+
+
+def publish_run(session: Session, state: AppState, run_id: int) -> None:
+    """After the commit, publish the run as GET /api/runs/{id} returns it."""
+
+    def send() -> None:
+        with state.sessions() as s:
+            data = run_out(s, get_run(s, run_id)).model_dump(mode="json")
+        publish(state.redis, run_channel(run_id), "run", data)
+        publish(state.redis, LAB_CHANNEL, "runs", {"run_id": run_id})
+
+    after_commit(session, send)
+
+
+def cancel_run(session: Session, state: AppState, run_id: int) -> Run:
+    run = get_run(session, run_id)
+    if run.status == "queued":
+        # Never started: nothing to stop. The worker's claim will find it cancelled.
+        run.status = "cancelled"
+        run.finished_at = utcnow()
+        for step in run.steps:
+            step.status = "cancelled"
+    elif run.status == "running":
+        # The worker learns it from the reply to its next post (within a second) and stops fio.
+        run.cancel_requested = True
+    else:
+        raise Conflict(f"run {run.id} is already {run.status}: there is nothing to cancel")
+    publish_run(session, state, run.id)
+    return run
+
+
+def list_samples(session: Session, run_id: int, step_id: int | None) -> list[SampleOut]:
+    get_run(session, run_id, with_steps=False)
+    query = select(*(getattr(Sample, c) for c in SAMPLE_COLUMNS)).where(Sample.run_id == run_id)
+    if step_id is not None:
+        query = query.where(Sample.step_id == step_id)
+    query = query.order_by(Sample.step_id, Sample.t_ms)
+    return [sample_out(dict(zip(SAMPLE_COLUMNS, row, strict=True)))
+            for row in session.execute(query)]
+
+
+def sample_out(row: dict[str, Any]) -> SampleOut:
+    """Rates of one stored interval: MB/s = bytes / dt / 10^6, IOPS = ios / dt."""
+    secs = row["dt_ms"] / 1000.0
+    return SampleOut(
+        step_id=row["step_id"],
+        t=row["t_ms"] / 1000.0,
+        dt=secs,
+        read_mbps=row["read_bytes"] / secs / 1e6,
+        write_mbps=row["write_bytes"] / secs / 1e6,
+        read_iops=row["read_ios"] / secs,
+        write_iops=row["write_ios"] / secs,
+        read_lat_mean_us=row["read_lat_mean_us"],
+        write_lat_mean_us=row["write_lat_mean_us"],
+        read_lat_p99_us=row["read_lat_p99_us"],
+        write_lat_p99_us=row["write_lat_p99_us"],
+    )
+
+
+def fio_command(job_name: str) -> str:
+    return " ".join(("fio", *FIO_ARGS, f"{job_name}.fio"))
+
+
+def list_jobs(session: Session, run_id: int) -> list[JobOut]:
+    run = get_run(session, run_id)
+    return [
+        JobOut(
+            step_id=s.id,
+            idx=s.idx,
+            name=s.name,
+            job_file=s.job_file,
+            command=s.command or fio_command(s.name),
+        )
+        for s in run.steps
+        if s.job_file
+    ]

@@ -1,0 +1,269 @@
+"""Runs as bench workers drive them: claim, report steps, stream samples, finish.
+
+Every call is authenticated by the bench's token and may only touch runs of drives registered
+on that bench. Every write is idempotent, so a worker that resends after a network failure
+never counts anything twice.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from backend.analysis.fio_results import step_metrics
+from backend.benches.models import Bench
+from backend.benches.service import touch
+from backend.core.db import utcnow
+from backend.core.deps import AppState, after_commit
+from backend.core.errors import Conflict, Forbidden, InvalidParams, NotFound
+from backend.core.events import publish, run_channel
+from backend.plans.catalog import get_plan
+from backend.results.models import Result
+from backend.runs.models import RUN_FINAL, SAMPLE_COLUMNS, Run, Step
+from backend.runs.schemas import (
+    Control,
+    RunFinish,
+    RunSpec,
+    SampleBatch,
+    StepFinish,
+    WorkerDrive,
+    WorkerStep,
+)
+from backend.runs.service import get_run, publish_run, sample_out
+
+log = logging.getLogger("drivelab.runs")
+
+
+def _own_run(session: Session, bench: Bench, run_id: int) -> Run:
+    run = get_run(session, run_id)
+    if run.drive.bench_id != bench.id:
+        raise Forbidden(
+            f"run {run_id} belongs to bench {run.drive.bench.name}, not {bench.name}: "
+            "a worker may only act on its own bench's runs"
+        )
+    return run
+
+
+def _running(session: Session, bench: Bench, run_id: int) -> Run:
+    run = _own_run(session, bench, run_id)
+    if run.status != "running":
+        raise Conflict(f"run {run_id} is {run.status}, not running: stop working on it")
+    return run
+
+
+def _step(run: Run, step_id: int) -> Step:
+    for step in run.steps:
+        if step.id == step_id:
+            return step
+    raise NotFound(f"step {step_id} is not a step of run {run.id}")
+
+
+def claim(session: Session, state: AppState, bench: Bench, run_id: int, worker: str) -> RunSpec:
+    """Move a queued run to running, atomically: a run is executed at most once even when the
+    broker delivers its task twice."""
+    run = _own_run(session, bench, run_id)
+    now = utcnow()
+    claimed = session.execute(
+        update(Run)
+        .where(Run.id == run_id, Run.status == "queued")
+        .values(status="running", started_at=now, heartbeat_at=now, worker=worker)
+        .returning(Run.id)
+    ).scalar()
+    if claimed is None:
+        raise Conflict(f"run {run_id} is {run.status}, not queued: it will not run again")
+    session.refresh(run)
+    touch(bench)
+    publish_run(session, state, run_id)
+    plan = get_plan(run.plan)
+    return RunSpec(
+        run_id=run.id,
+        plan=run.plan,
+        destructive=plan.destructive,
+        confirmed_serial=run.confirmed_serial,
+        params=run.params,
+        drive=WorkerDrive(
+            id=run.drive.id,
+            serial=run.drive.serial,
+            target_path=run.drive.target_path,
+            capacity_bytes=run.drive.model.capacity_bytes,
+        ),
+        steps=[
+            WorkerStep(id=s.id, idx=s.idx, kind=s.kind, name=s.name, params=s.params,
+                       job_file=s.job_file, status=s.status)  # type: ignore[arg-type]
+            for s in run.steps
+        ],
+    )
+
+
+def _update_progress(run: Run, step: Step, fraction: float | None) -> None:
+    if fraction is not None:
+        step.progress = max(step.progress, min(1.0, fraction))
+    total = sum(s.estimate_s for s in run.steps) or 1.0
+    done = sum(s.estimate_s * (1.0 if s.status in ("done", "skipped") else s.progress)
+               for s in run.steps)
+    run.progress = min(1.0, done / total)
+
+
+def _control(run: Run, stored: int = 0) -> Control:
+    return Control(cancel=run.cancel_requested, stored=stored)
+
+
+def heartbeat(session: Session, state: AppState, bench: Bench, run_id: int,
+              progress: float | None, step_id: int | None) -> Control:
+    run = _running(session, bench, run_id)
+    run.heartbeat_at = utcnow()
+    touch(bench)
+    if step_id is not None:
+        _update_progress(run, _step(run, step_id), progress)
+        publish_run(session, state, run_id)
+    return _control(run)
+
+
+def set_environment(session: Session, bench: Bench, run_id: int, environment: dict) -> None:
+    run = _running(session, bench, run_id)
+    run.environment = environment
+
+
+def start_step(session: Session, state: AppState, bench: Bench, run_id: int, step_id: int,
+               command: str | None) -> Control:
+    run = _running(session, bench, run_id)
+    step = _step(run, step_id)
+    if step.status == "pending":
+        step.status = "running"
+        step.started_at = utcnow()
+        step.command = command
+    run.heartbeat_at = utcnow()
+    publish_run(session, state, run_id)
+    return _control(run)
+
+
+def store_samples(session: Session, state: AppState, bench: Bench, run_id: int,
+                  batch: SampleBatch) -> Control:
+    """Write a batch with binary COPY (through a staging table, so a resent batch is stored
+    once), update progress and publish the samples to live viewers."""
+    run = _running(session, bench, run_id)
+    step = _step(run, batch.step_id)
+    if step.status != "running":
+        raise Conflict(f"step {step.id} of run {run_id} is {step.status}, not running")
+    stored = copy_samples(session, run_id, step.id, batch)
+    run.heartbeat_at = utcnow()
+    touch(bench)
+    _update_progress(run, step, batch.progress)
+    if batch.samples:
+        payload = {
+            "step_id": step.id,
+            "samples": [
+                sample_out({"step_id": step.id, **s.model_dump()}).model_dump()
+                for s in batch.samples
+            ],
+        }
+        after_commit(session, lambda: publish(state.redis, run_channel(run_id), "samples", payload))
+    publish_run(session, state, run_id)
+    return _control(run, stored)
+
+
+_STAGE_DDL = (
+    "CREATE TEMP TABLE IF NOT EXISTS samples_in "
+    "(LIKE samples INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
+)
+_COPY_TYPES = ["int4", "int4", "int4", "int4", "int8", "int8", "int8", "int8",
+               "float8", "float8", "float8", "float8"]
+
+
+def copy_samples(session: Session, run_id: int, step_id: int, batch: SampleBatch) -> int:
+    if not batch.samples:
+        return 0
+    cols = ", ".join(SAMPLE_COLUMNS)
+    conn = session.connection().connection.driver_connection
+    with conn.cursor() as cur:  # type: ignore[union-attr]
+        cur.execute(_STAGE_DDL)
+        with cur.copy(f"COPY samples_in ({cols}) FROM STDIN (FORMAT BINARY)") as copy:
+            copy.set_types(_COPY_TYPES)
+            for s in batch.samples:
+                copy.write_row((
+                    run_id, step_id, s.t_ms, s.dt_ms, s.read_bytes, s.write_bytes, s.read_ios,
+                    s.write_ios, s.read_lat_mean_us, s.write_lat_mean_us, s.read_lat_p99_us,
+                    s.write_lat_p99_us,
+                ))
+        cur.execute(
+            f"INSERT INTO samples ({cols}) SELECT {cols} FROM samples_in "
+            "ON CONFLICT (step_id, t_ms) DO NOTHING"
+        )
+        stored = cur.rowcount
+        cur.execute("TRUNCATE samples_in")
+    return stored
+
+
+def finish_step(session: Session, state: AppState, bench: Bench, run_id: int, step_id: int,
+                data: StepFinish) -> Control:
+    run = _running(session, bench, run_id)
+    step = _step(run, step_id)
+    if step.status not in ("pending", "running"):
+        return _control(run)  # already finished: a resent report changes nothing
+    metrics = []
+    if data.output:
+        try:
+            final = json.loads(data.output)
+        except json.JSONDecodeError as exc:
+            raise InvalidParams(f"step output is not fio's JSON: {exc}", field="output") from None
+        metrics = step_metrics(final)
+    step.status = data.status
+    step.output = data.output
+    step.stderr = data.stderr
+    step.error = data.error
+    step.finished_at = utcnow()
+    if data.status == "done":
+        step.progress = 1.0
+    existing = set(session.scalars(select(Result.metric).where(Result.step_id == step.id)))
+    for metric, value, unit in metrics:
+        if metric not in existing:
+            session.add(Result(run_id=run.id, step_id=step.id, metric=metric, value=value,
+                               unit=unit))
+    run.heartbeat_at = utcnow()
+    _update_progress(run, step, None)
+    publish_run(session, state, run_id)
+    return _control(run)
+
+
+def finish_run(session: Session, state: AppState, bench: Bench, run_id: int,
+               data: RunFinish) -> None:
+    run = _own_run(session, bench, run_id)
+    if run.status in RUN_FINAL:
+        return
+    if run.status != "running":
+        raise Conflict(f"run {run_id} is {run.status}: it cannot finish")
+    run.status = data.status
+    run.error = data.error
+    run.finished_at = utcnow()
+    if data.status == "done":
+        run.progress = 1.0
+    for step in run.steps:
+        if step.status in ("pending", "running"):
+            step.status = "cancelled" if data.status == "cancelled" else "skipped"
+            if step.status == "cancelled" and step.started_at is not None:
+                step.finished_at = run.finished_at
+    log.info("run %s %s%s", run_id, data.status, f": {data.error}" if data.error else "")
+    publish_run(session, state, run_id)
+
+
+def mark_lost_runs(session: Session, state: AppState, timeout_s: float) -> list[int]:
+    """Runs whose worker has been silent past the timeout end `lost`; their samples stay."""
+    from datetime import timedelta
+
+    cutoff = utcnow() - timedelta(seconds=timeout_s)
+    ids = list(session.scalars(
+        update(Run)
+        .where(Run.status == "running", Run.heartbeat_at < cutoff)
+        .values(status="lost", finished_at=utcnow(),
+                error=f"no word from the worker for {timeout_s:.0f} s: the run is lost; "
+                      "its samples so far are kept")
+        .returning(Run.id)
+    ))
+    for run_id in ids:
+        session.execute(update(Step).where(Step.run_id == run_id, Step.status == "running")
+                        .values(status="failed", error="worker lost"))
+        publish_run(session, state, run_id)
+    return ids
