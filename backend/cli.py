@@ -1,0 +1,338 @@
+"""The `drivelab` command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from backend.core.settings import Settings, WorkerSettings, default_data_dir
+
+FINAL = ("done", "failed", "cancelled", "lost")
+
+
+class CliError(Exception):
+    pass
+
+
+# --- talking to the api --------------------------------------------------------------------
+
+
+def _data_dir(args: argparse.Namespace) -> Path:
+    d = args.data_dir or os.environ.get("DRIVELAB_DATA_DIR")
+    return Path(d).expanduser().resolve() if d else default_data_dir()
+
+
+def api_client(args: argparse.Namespace) -> httpx.Client:
+    """An http client with the api URL and token from --api/--token, the environment, or the
+    credentials `drivelab up` wrote into the data directory."""
+    url = getattr(args, "api", None) or os.environ.get("DRIVELAB_API_URL")
+    token = os.environ.get("DRIVELAB_USER_TOKEN")
+    creds_file = _data_dir(args) / "credentials.json"
+    if creds_file.exists():
+        creds = json.loads(creds_file.read_text())
+        url = url or creds.get("api_url")
+        token = token or creds.get("token")
+    if not url:
+        raise CliError(
+            f"no api to talk to: start one with `drivelab up` (no credentials in {creds_file}), "
+            "or pass --api URL"
+        )
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=30)
+
+
+def call(client: httpx.Client, method: str, path: str, body: Any = None) -> Any:
+    try:
+        resp = client.request(method, path, json=body)
+    except httpx.TransportError as exc:
+        raise CliError(f"cannot reach the api at {client.base_url}: {exc} "
+                       "(is `drivelab up` running?)") from None
+    if resp.status_code >= 400:
+        try:
+            detail = resp.json().get("detail", resp.text)
+        except ValueError:
+            detail = resp.text
+        raise CliError(f"{method} {path} failed ({resp.status_code}): {detail}")
+    if not resp.content:
+        return None
+    return resp.json()
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, indent=2, default=str))
+
+
+def _gb(n: int) -> str:
+    return f"{n / 1e9:.1f} GB"
+
+
+def _table(rows: list[list[str]], header: list[str]) -> None:
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    for r in [header, *rows]:
+        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+
+
+# --- commands ------------------------------------------------------------------------------
+
+
+def cmd_up(args: argparse.Namespace) -> None:
+    from backend.up import up
+
+    overrides: dict[str, Any] = {}
+    if args.data_dir:
+        overrides["data_dir"] = args.data_dir
+    if args.host:
+        overrides["host"] = args.host
+    if args.port:
+        overrides["port"] = args.port
+    if args.sim_size:
+        overrides["sim_drive_size"] = args.sim_size
+    up(Settings(**overrides), with_worker=not args.no_worker)
+
+
+def cmd_worker(args: argparse.Namespace) -> None:
+    from worker.main import run_worker
+
+    overrides: dict[str, Any] = {"bench": args.bench}
+    for key in ("api_url", "token", "broker_url", "sandbox_dir", "concurrency"):
+        value = getattr(args, key)
+        if value is not None:
+            overrides[key] = value
+    if args.data_dir:
+        overrides["data_dir"] = args.data_dir
+    run_worker(WorkerSettings(**overrides))
+
+
+def cmd_migrate(args: argparse.Namespace) -> None:
+    from backend.core.migrate import upgrade
+
+    url = Settings().database_url
+    if not url:
+        raise CliError("set DRIVELAB_DATABASE_URL to the database to migrate")
+    upgrade(url)
+    print("database is at the latest schema")
+
+
+def cmd_plans(args: argparse.Namespace) -> None:
+    with api_client(args) as client:
+        plans = call(client, "GET", "/api/plans")
+    if args.json:
+        _print_json(plans)
+        return
+    for p in plans:
+        flag = "  [writes to the drive]" if p["destructive"] else ""
+        print(f"{p['key']}: {p['title']}{flag}")
+        print(f"    {p['description']}")
+        for name, prop in p["params_schema"].get("properties", {}).items():
+            default = json.dumps(prop.get("default")) if "default" in prop else "-"
+            print(f"    --param {name}=...  (default {default})  {prop.get('description', '')}")
+        print()
+
+
+def cmd_drives(args: argparse.Namespace) -> None:
+    with api_client(args) as client:
+        drives = call(client, "GET", "/api/drives")
+    if args.json:
+        _print_json(drives)
+        return
+    rows = [
+        [str(d["id"]), d["bench"]["name"] + ("" if d["bench"]["online"] else " (offline)"),
+         f"{d['model']['vendor']} {d['model']['model']}" + (" [simulated]" if d["simulated"] else ""),
+         _gb(d["model"]["capacity_bytes"]), d["serial"], d["target_path"],
+         f"run {d['active_run_id']}" if d["active_run_id"] else "free"]
+        for d in drives
+    ]
+    _table(rows, ["ID", "BENCH", "MODEL", "CAPACITY", "SERIAL", "TARGET", "STATE"])
+
+
+def parse_params(pairs: list[str]) -> dict[str, Any]:
+    """k=v pairs; values are JSON when they parse as JSON (numbers, lists, true), else text."""
+    params: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise CliError(f"--param {pair!r}: write it as name=value, e.g. --param runtime_s=5")
+        try:
+            params[key] = json.loads(value)
+        except json.JSONDecodeError:
+            params[key] = value
+    return params
+
+
+def _bar(fraction: float, width: int = 30) -> str:
+    filled = int(round(fraction * width))
+    return "[" + "#" * filled + "-" * (width - filled) + f"] {fraction * 100:5.1f}%"
+
+
+def _current_step(run: dict[str, Any]) -> str:
+    steps = run.get("steps", [])
+    for s in steps:
+        if s["status"] == "running":
+            return f"step {s['idx'] + 1}/{len(steps)} {s['label']}"
+    return run["status"]
+
+
+def wait_for(client: httpx.Client, run_id: int, *, quiet: bool) -> dict[str, Any]:
+    tty = sys.stderr.isatty()
+    last = ""
+    while True:
+        run = call(client, "GET", f"/api/runs/{run_id}")
+        if not quiet:
+            line = f"run {run_id} {_bar(run['progress'])} {_current_step(run)}"
+            if tty:
+                sys.stderr.write("\r" + line[:150].ljust(150))
+                sys.stderr.flush()
+            elif line != last:
+                sys.stderr.write(line + "\n")
+            last = line
+        if run["status"] in FINAL:
+            if not quiet and tty:
+                sys.stderr.write("\n")
+            return run
+        time.sleep(1.0)
+
+
+def print_results(run: dict[str, Any]) -> None:
+    print(f"run {run['id']} ({run['plan']} on {run['drive_label']}): {run['status']}")
+    if run.get("error"):
+        print(f"error: {run['error']}")
+    rows = []
+    for s in run["steps"]:
+        by = {r["metric"]: r["value"] for r in s["results"]}
+        for d in ("read", "write"):
+            if f"{d}_mbps" in by:
+                rows.append([s["label"], d, f"{by[f'{d}_mbps']:.1f}", f"{by[f'{d}_iops']:.0f}",
+                             f"{by.get(f'{d}_lat_mean_us', 0):.1f}",
+                             f"{by.get(f'{d}_lat_p99_us', 0):.1f}"])
+    if rows:
+        _table(rows, ["TEST", "DIR", "MB/s", "IOPS", "LAT MEAN µs", "LAT P99 µs"])
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    params = parse_params(args.param or [])
+    with api_client(args) as client:
+        plan = call(client, "GET", f"/api/plans/{args.plan}")
+        confirm = args.confirm_serial
+        if plan["destructive"] and confirm is None:
+            drive = call(client, "GET", f"/api/drives/{args.drive}")
+            if not sys.stdin.isatty():
+                raise CliError(
+                    f"plan {args.plan} writes to drive {args.drive} ({drive['label']}) and erases "
+                    f"it: pass --confirm-serial {drive['serial']} to confirm"
+                )
+            confirm = input(f"{args.plan} erases drive {args.drive} ({drive['label']}).\n"
+                            "Type its serial to confirm: ").strip()
+        run = call(client, "POST", "/api/runs", {"plan": args.plan, "drive_id": args.drive,
+                                                 "params": params, "confirm_serial": confirm})
+        if not args.json:
+            print(f"queued run {run['id']}: {run['plan']} on {run['drive_label']}", flush=True)
+        if args.wait:
+            run = wait_for(client, run["id"], quiet=args.json)
+    if args.json:
+        _print_json(run)
+    elif args.wait:
+        print_results(run)
+    return 0 if not args.wait or run["status"] == "done" else 1
+
+
+def cmd_api(args: argparse.Namespace) -> None:
+    method, path = ("GET", args.method) if args.path is None else (args.method.upper(), args.path)
+    if not path.startswith("/"):
+        path = "/" + path
+    body = json.loads(args.data) if args.data else None
+    with api_client(args) as client:
+        _print_json(call(client, method, path, body))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="drivelab",
+        description="Review-lab SSD test orchestration: queue fio test plans on bench workers, "
+        "watch them live, compare drives.",
+    )
+    parser.add_argument("--data-dir", help="data directory (default: DRIVELAB_DATA_DIR or "
+                        f"{default_data_dir()})")
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("up", help="start everything on this machine (embedded PostgreSQL and "
+                       "Redis unless DRIVELAB_DATABASE_URL / DRIVELAB_REDIS_URL are set)")
+    p.add_argument("--host", help="address to serve on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, help="port (default 8000)")
+    p.add_argument("--sim-size", help="size of the simulated drive (default 8g = 8 GiB)")
+    p.add_argument("--no-worker", action="store_true", help="do not start the local worker")
+    p.set_defaults(func=cmd_up)
+
+    p = sub.add_parser("worker", help="run a bench worker (one per lab machine)")
+    p.add_argument("--bench", required=True, help="bench name; consumes queue bench.NAME")
+    p.add_argument("--api", dest="api_url", help="api URL (DRIVELAB_API_URL)")
+    p.add_argument("--token", help="the bench's token (DRIVELAB_TOKEN)")
+    p.add_argument("--broker", dest="broker_url", help="redis://... (DRIVELAB_BROKER_URL)")
+    p.add_argument("--sandbox", dest="sandbox_dir",
+                   help="directory where file targets may live (default DATA_DIR/targets)")
+    p.add_argument("--concurrency", type=int, help="runs at once on different drives (4)")
+    p.set_defaults(func=cmd_worker)
+
+    p = sub.add_parser("migrate", help="apply database migrations (DRIVELAB_DATABASE_URL)")
+    p.set_defaults(func=cmd_migrate)
+
+    for name, func, text in (("plans", cmd_plans, "list the test plans and their parameters"),
+                             ("drives", cmd_drives, "list the drives on every bench")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("--json", action="store_true", help="print the api's JSON")
+        p.add_argument("--api", help="api URL (default: from `drivelab up`'s credentials)")
+        p.set_defaults(func=func)
+
+    p = sub.add_parser("run", help="queue a plan on a drive",
+                       epilog="example: drivelab run four-corners --drive 1 --param runtime_s=5 "
+                       "--param span=256m --confirm-serial SIM-0123abcd --wait")
+    p.add_argument("plan", help="plan key (see `drivelab plans`)")
+    p.add_argument("--drive", type=int, required=True, help="drive id (see `drivelab drives`)")
+    p.add_argument("--param", action="append", metavar="NAME=VALUE", help="plan parameter")
+    p.add_argument("--confirm-serial", help="the drive's serial: plans that write need it")
+    p.add_argument("--wait", action="store_true", help="wait, with a progress bar, and print "
+                   "the results")
+    p.add_argument("--json", action="store_true", help="print the run as GET /api/runs/{id}")
+    p.add_argument("--api", help="api URL")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("api", help="call any api endpoint and print the JSON (like `gh api`)",
+                       epilog="examples: drivelab api /api/runs/1;  drivelab api POST "
+                       "/api/runs/1/cancel")
+    p.add_argument("method", help="HTTP method, or the path for a GET")
+    p.add_argument("path", nargs="?", help="path, e.g. /api/health")
+    p.add_argument("--data", help="JSON request body")
+    p.add_argument("--api", help="api URL")
+    p.set_defaults(func=cmd_api)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    level = logging.DEBUG if args.verbose else logging.INFO
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # One line per HTTP request drowns the worker's own log.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    if args.data_dir:
+        os.environ["DRIVELAB_DATA_DIR"] = str(Path(args.data_dir).expanduser().resolve())
+    try:
+        result = args.func(args)
+    except CliError as exc:
+        print(f"drivelab: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return int(result or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

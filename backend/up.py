@@ -1,0 +1,180 @@
+"""`drivelab up`: everything on one machine, embedded servers unless URLs are configured.
+
+Starts (or reuses) PostgreSQL and Redis, applies migrations, makes sure an admin, the bench
+`local` and its simulated drive exist, writes the CLI's credentials into the data directory,
+then runs the api and one local worker until Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+from sqlalchemy import select
+
+from backend.benches.service import ensure_bench
+from backend.core.db import make_engine, session_factory, transaction
+from backend.core.embedded import EmbeddedPostgres, EmbeddedRedis
+from backend.core.migrate import upgrade
+from backend.core.security import hash_token, new_token
+from backend.core.settings import Settings
+from backend.drives.service import get_or_create_model, register_drive
+from backend.plans.base import parse_size
+from backend.users.models import User
+from worker.devices import identify
+
+log = logging.getLogger("drivelab.up")
+
+CREDENTIALS = "credentials.json"
+LOCAL_BENCH = "local"
+
+
+def credentials_path(data_dir: Path) -> Path:
+    return data_dir / CREDENTIALS
+
+
+def write_credentials(data_dir: Path, api_url: str, token: str) -> Path:
+    """Readable by this user only: it holds an admin token."""
+    path = credentials_path(data_dir)
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        json.dump({"api_url": api_url, "token": token}, f)
+    tmp.replace(path)
+    return path
+
+
+def create_sim_target(data_dir: Path, size: str) -> Path:
+    """The simulated drive: a sparse file in the worker's sandbox (`targets/`)."""
+    targets = data_dir / "targets"
+    targets.mkdir(parents=True, exist_ok=True)
+    path = targets / "sim0.img"
+    want = parse_size(size)
+    if not path.exists() or path.stat().st_size != want:
+        with open(path, "ab") as f:
+            f.truncate(want)
+    return path
+
+
+def bootstrap(database_url: str, data_dir: Path, api_url: str, sim_size: str) -> str:
+    """Admin user, bench `local` and its simulated drive; returns the bench's fresh token."""
+    engine = make_engine(database_url)
+    try:
+        with transaction(session_factory(engine)) as session:
+            admin = session.scalar(select(User).where(User.name == "admin"))
+            if admin is None:
+                admin = User(name="admin", role="admin")
+                session.add(admin)
+            token = new_token("dla")
+            admin.token_hash = hash_token(token)
+            bench, bench_token = ensure_bench(session, LOCAL_BENCH)
+            target = create_sim_target(data_dir, sim_size)
+            info = identify(target)
+            model = get_or_create_model(
+                session,
+                vendor="drivelab",
+                model="Simulated drive (sparse file)",
+                capacity_bytes=info.size_bytes,
+                interface="file",
+                simulated=True,
+            )
+            register_drive(session, bench=bench, model=model, serial=info.serial,
+                           target_path=str(target), firmware="sim")
+        write_credentials(data_dir, api_url, token)
+    finally:
+        engine.dispose()
+    return bench_token
+
+
+def _wait_healthy(api_url: str, procs: list[subprocess.Popen[bytes]], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for p in procs:
+            if p.poll() is not None:
+                raise SystemExit(f"a drivelab process exited during start-up (status {p.returncode})")
+        try:
+            if httpx.get(f"{api_url}/api/health", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise SystemExit(f"the api did not answer at {api_url} within {timeout:.0f} s")
+
+
+def up(settings: Settings, *, with_worker: bool = True) -> None:
+    settings.check_safe_bind()
+    data_dir = settings.data_dir
+    data_dir.mkdir(parents=True, exist_ok=True)
+    data_dir.chmod(0o700)
+    pg = EmbeddedPostgres(data_dir)
+    rd = EmbeddedRedis(data_dir)
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        database_url = settings.database_url or pg.start()
+        redis_url = settings.redis_url or rd.start()
+        upgrade(database_url)
+        shown_host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
+        api_url = f"http://{shown_host}:{settings.port}"
+        bench_token = bootstrap(database_url, data_dir, api_url, settings.sim_drive_size)
+        env = {
+            **os.environ,
+            "DRIVELAB_DATABASE_URL": database_url,
+            "DRIVELAB_REDIS_URL": redis_url,
+            "DRIVELAB_DATA_DIR": str(data_dir),
+        }
+        procs.append(subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "backend.main:create_app", "--factory",
+             "--host", settings.host, "--port", str(settings.port),
+             "--log-level", settings.log_level.lower(), "--no-access-log"],
+            env=env,
+        ))
+        if with_worker:
+            procs.append(subprocess.Popen(
+                [sys.executable, "-m", "backend.cli", "worker", "--bench", LOCAL_BENCH],
+                env={**env, "DRIVELAB_API_URL": api_url, "DRIVELAB_TOKEN": bench_token,
+                     "DRIVELAB_BROKER_URL": redis_url},
+            ))
+        _wait_healthy(api_url, procs, timeout=60)
+        print(f"drivelab is running at {api_url}  (api docs: {api_url}/api/docs)", flush=True)
+        print(f"data directory: {data_dir}; press Ctrl-C to stop", flush=True)
+        _wait_for_signal(procs)
+    finally:
+        _stop(procs)
+        rd.stop()
+        pg.stop()
+
+
+def _wait_for_signal(procs: list[subprocess.Popen[bytes]]) -> None:
+    stopping = {"now": False}
+
+    def handler(signum: int, _frame: object) -> None:
+        stopping["now"] = True
+
+    signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGINT, handler)
+    while not stopping["now"]:
+        for p in procs:
+            if p.poll() is not None:
+                log.error("a drivelab process exited (status %s): stopping", p.returncode)
+                return
+        time.sleep(0.3)
+    print("stopping drivelab...", flush=True)
+
+
+def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    for p in reversed(procs):
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+    for p in reversed(procs):
+        try:
+            p.wait(20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()

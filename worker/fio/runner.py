@@ -1,0 +1,126 @@
+"""Run one fio job file and stream its per-second samples.
+
+The job file is exactly the one stored with the run; the only arguments added are the output
+options in FIO_ARGS, so a reviewer reproduces the step by hand with the same command.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import selectors
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from backend.plans.base import FIO_ARGS
+from worker.fio.stream import JsonStreamDecoder, Sample, SampleStream, progress_of
+
+log = logging.getLogger("drivelab.worker.fio")
+
+# After SIGINT fio finishes in-flight I/O and prints its final JSON; past this it is killed.
+STOP_GRACE_S = 1.5
+
+
+@dataclass
+class FioOutcome:
+    returncode: int
+    final_text: str | None  # fio's last JSON document, verbatim
+    stderr: str
+    stopped: bool  # stopped on request (cancel or shutdown)
+    samples: list[Sample] = field(default_factory=list)
+    command: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and self.final_text is not None and not self.stopped
+
+
+def fio_version(binary: str = "fio") -> str | None:
+    try:
+        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None
+
+
+def run_fio(
+    job_file: str,
+    workdir: Path,
+    name: str,
+    *,
+    on_samples: Callable[[list[Sample], float | None], None],
+    should_stop: Callable[[], bool],
+    fio_binary: str = "fio",
+) -> FioOutcome:
+    """Run fio on `job_file`, call `on_samples` for every status snapshot, stop on request.
+
+    Parsing never waits for anything but fio: `on_samples` must only queue.
+    """
+    workdir.mkdir(parents=True, exist_ok=True)
+    path = workdir / f"{name}.fio"
+    path.write_text(job_file)
+    argv = [fio_binary, *FIO_ARGS, path.name]
+    proc = subprocess.Popen(
+        argv, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+    )
+    stderr_chunks: list[bytes] = []
+    err_thread = threading.Thread(
+        target=lambda: stderr_chunks.append(proc.stderr.read() if proc.stderr else b""),
+        daemon=True,
+    )
+    err_thread.start()
+    decoder = JsonStreamDecoder()
+    stream = SampleStream()
+    samples: list[Sample] = []
+    last_text: str | None = None
+    stopped = False
+    stop_deadline: float | None = None
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    os.set_blocking(fd, False)
+    sel = selectors.DefaultSelector()
+    sel.register(fd, selectors.EVENT_READ)
+    try:
+        while True:
+            events = sel.select(timeout=0.2)
+            eof = False
+            if events:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    eof = True
+                else:
+                    for doc in decoder.feed(chunk.decode("utf-8", errors="replace")):
+                        last_text = doc.text
+                        sample = stream.update(doc.data)
+                        if sample is not None:
+                            samples.append(sample)
+                            on_samples([sample], progress_of(doc.data))
+            if eof:
+                break
+            if not stopped and should_stop():
+                stopped = True
+                stop_deadline = time.monotonic() + STOP_GRACE_S
+                log.info("stopping fio (%s) on request", name)
+                proc.send_signal(signal.SIGINT)
+            if stop_deadline is not None and time.monotonic() > stop_deadline and proc.poll() is None:
+                log.warning("fio (%s) did not stop within %.1f s: killing it", name, STOP_GRACE_S)
+                proc.kill()
+                stop_deadline = None
+    finally:
+        sel.close()
+        returncode = proc.wait()
+        err_thread.join(timeout=5)
+    stderr = b"".join(stderr_chunks).decode("utf-8", errors="replace")
+    return FioOutcome(
+        returncode=returncode,
+        final_text=last_text,
+        stderr=stderr,
+        stopped=stopped,
+        samples=samples,
+        command=" ".join(argv),
+    )

@@ -1,0 +1,96 @@
+"""`drivelab worker --bench NAME`: consume the bench's Celery queue and execute runs."""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+
+from celery import signals
+
+from backend.core.settings import WorkerSettings
+from worker.celery_app import RUN_TASK, bench_queue, make_celery
+from worker.client import ApiClient, ApiError, ApiUnreachable
+from worker.executor import WorkerContext, execute_run
+from worker.hostinfo import host_info
+
+log = logging.getLogger("drivelab.worker")
+
+HELLO_EVERY_S = 10.0
+
+
+def _hello_loop(ctx: WorkerContext, stop: threading.Event) -> None:
+    """Keep the bench shown online, with its host info."""
+    info = host_info(ctx.fio_binary)
+    while True:
+        try:
+            ctx.client.post("/api/worker/hello", {"host_info": info}, retry_for_s=0)
+        except ApiError as exc:
+            log.error("the api refused this bench: %s", exc.detail)
+        except ApiUnreachable as exc:
+            log.warning("%s", exc)
+        if stop.wait(HELLO_EVERY_S):
+            return
+
+
+def run_worker(settings: WorkerSettings) -> None:
+    if not settings.token:
+        raise SystemExit(
+            "no bench token: pass --token (or DRIVELAB_TOKEN); `drivelab benches add NAME` on the "
+            "api host prints one"
+        )
+    client = ApiClient(settings.api_url, settings.token)
+    try:
+        bench = client.post("/api/worker/hello", {"host_info": host_info(settings.fio_binary)},
+                            retry_for_s=30)
+    except ApiError as exc:
+        raise SystemExit(f"the api at {settings.api_url} refused this worker: {exc.detail}"
+                         ) from None
+    except ApiUnreachable as exc:
+        raise SystemExit(f"cannot reach the api: {exc}") from None
+    if bench["name"] != settings.bench:
+        raise SystemExit(
+            f"this token belongs to bench {bench['name']!r}, not {settings.bench!r}: "
+            f"start the worker with --bench {bench['name']} or use that bench's token"
+        )
+    settings.sandbox.mkdir(parents=True, exist_ok=True)
+    ctx = WorkerContext(client=client, bench=settings.bench, data_dir=settings.data_dir,
+                        sandbox=settings.sandbox, fio_binary=settings.fio_binary)
+    app = make_celery(settings.broker)
+    queue = bench_queue(settings.bench)
+    app.conf.task_queues = (queue,)
+    app.conf.task_default_queue = queue.name
+
+    @app.task(name=RUN_TASK, acks_late=True)
+    def run_plan(run_id: int) -> str:
+        return execute_run(ctx, int(run_id))
+
+    stop = threading.Event()
+
+    @signals.worker_shutting_down.connect
+    def _on_shutdown(**_kwargs: object) -> None:
+        # Stop running fio jobs now instead of waiting for a 30-minute test to end.
+        ctx.shutdown.set()
+        stop.set()
+
+    threading.Thread(target=_hello_loop, args=(ctx, stop), daemon=True, name="hello").start()
+    log.info("bench %s: consuming queue %s from %s, api %s", settings.bench, queue.name,
+             _redact(settings.broker), settings.api_url)
+    worker = app.Worker(
+        queues=[queue.name],
+        pool="threads",
+        concurrency=settings.concurrency,
+        hostname=f"{settings.bench}@{socket.gethostname()}",
+        loglevel=settings.log_level,
+        without_gossip=True,
+        without_mingle=True,
+        without_heartbeat=True,
+    )
+    worker.start()
+
+
+def _redact(url: str) -> str:
+    if "@" in url and "://" in url:
+        scheme, rest = url.split("://", 1)
+        return f"{scheme}://***@{rest.split('@', 1)[1]}"
+    return url
