@@ -4,10 +4,12 @@ from fastapi import APIRouter
 from sqlalchemy import select
 
 from backend.benches.service import is_online
-from backend.core.deps import OptionalUser, SessionDep
+from backend.benches.service import get_bench_by_name
+from backend.core.deps import OptionalUser, Reviewer, SessionDep
+from backend.core.errors import NotFound
 from backend.drives import service
 from backend.drives.models import DriveSample
-from backend.drives.schemas import BenchRef, DriveModelOut, DriveOut
+from backend.drives.schemas import BenchRef, DriveCreate, DriveModelOut, DriveOut
 from backend.runs.models import RUN_ACTIVE, Run
 
 router = APIRouter(prefix="/api/drives", tags=["drives"])
@@ -49,3 +51,18 @@ def get_drive(drive_id: int, session: SessionDep, _user: OptionalUser) -> DriveO
         select(Run.id).where(Run.drive_id == drive_id, Run.status.in_(RUN_ACTIVE))
     )
     return drive_out(drive, active)
+
+
+@router.post("", response_model=DriveOut, status_code=201)
+def add_drive(data: DriveCreate, session: SessionDep, _user: Reviewer) -> DriveOut:
+    """Register a drive sample (a whole block device, or a file in the bench's sandbox)."""
+    bench = get_bench_by_name(session, data.bench)
+    if bench is None:
+        raise NotFound(f"bench {data.bench!r} does not exist: start its worker first", field="bench")
+    model = service.get_or_create_model(
+        session, vendor=data.vendor, model=data.model, capacity_bytes=data.capacity_bytes,
+        interface=data.interface, simulated=data.simulated,
+    )
+    drive = service.register_drive(session, bench=bench, model=model, serial=data.serial,
+                                   target_path=data.target_path, firmware=data.firmware)
+    return drive_out(service.get_drive(session, drive.id), None)

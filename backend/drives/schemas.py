@@ -30,3 +30,18 @@ class DriveOut(BaseModel):
     bench: BenchRef
     model: DriveModelOut
     active_run_id: int | None
+
+
+class DriveCreate(BaseModel):
+    """Register a drive on a bench. The worker's interlock checks, before every run, that the
+    target still reports this serial."""
+
+    bench: str
+    target_path: str
+    serial: str
+    vendor: str
+    model: str
+    capacity_bytes: int
+    firmware: str | None = None
+    interface: str | None = None
+    simulated: bool = False

@@ -46,6 +46,8 @@ class JsonStreamDecoder:
     def feed(self, chunk: str) -> list[Document]:
         self._buf += chunk
         docs: list[Document] = []
+        if "}" not in chunk:
+            return docs  # no document can have been completed by this chunk
         while True:
             start = self._next_object_start()
             if start < 0:

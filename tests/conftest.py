@@ -1,0 +1,194 @@
+"""Shared fixtures: a real drivelab stack (api, Celery worker, PostgreSQL, Redis, fio).
+
+The stack is started the way a user starts it, with `drivelab up`. It uses the machine's own
+PostgreSQL and Redis when they answer on 127.0.0.1 (a fresh database per test session), and the
+embedded servers otherwise, so `make test` passes on a machine with neither.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import psycopg
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCAL_PG = "postgresql://postgres@127.0.0.1:5432/postgres"
+LOCAL_REDIS = "redis://127.0.0.1:6379"
+
+
+def port_open(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def local_services_available() -> bool:
+    if not (port_open(5432) and port_open(6379)):
+        return False
+    try:
+        with psycopg.connect(LOCAL_PG, connect_timeout=3):
+            return True
+    except psycopg.Error:
+        return False
+
+
+@dataclass
+class TestDatabase:
+    url: str
+    name: str
+
+    def drop(self) -> None:
+        with psycopg.connect(LOCAL_PG, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+
+
+def create_local_database() -> TestDatabase:
+    name = f"drivelab_test_{secrets.token_hex(4)}"
+    with psycopg.connect(LOCAL_PG, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return TestDatabase(url=f"postgresql://postgres@127.0.0.1:5432/{name}", name=name)
+
+
+@dataclass
+class Stack:
+    api_url: str
+    data_dir: Path
+    database_url: str | None
+    proc: subprocess.Popen[bytes]
+    log: Path
+
+    @property
+    def token(self) -> str:
+        return json.loads((self.data_dir / "credentials.json").read_text())["token"]
+
+    def client(self, token: str | None = None) -> httpx.Client:
+        tok = self.token if token is None else token
+        headers = {"Authorization": f"Bearer {tok}"} if tok else {}
+        return httpx.Client(base_url=self.api_url, headers=headers, timeout=30)
+
+    def cli(self, *args: str, check: bool = True, timeout: float = 300
+            ) -> subprocess.CompletedProcess[str]:
+        return run_cli(self.data_dir, *args, check=check, timeout=timeout)
+
+    def log_tail(self, n: int = 60) -> str:
+        return "\n".join(self.log.read_text(errors="replace").splitlines()[-n:])
+
+
+def run_cli(data_dir: Path, *args: str, check: bool = True, timeout: float = 300,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    out = subprocess.run(
+        [sys.executable, "-m", "backend.cli", "--data-dir", str(data_dir), *args],
+        capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+        env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL,
+    )
+    if check and out.returncode != 0:
+        raise AssertionError(f"drivelab {' '.join(args)} failed ({out.returncode}):\n"
+                             f"{out.stdout}\n{out.stderr}")
+    return out
+
+
+def start_stack(data_dir: Path, env: dict[str, str], *, sim_size: str = "1g",
+                timeout: float = 90) -> Stack:
+    port = free_port()
+    log = data_dir.parent / f"{data_dir.name}-up.log"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    full_env = {k: v for k, v in os.environ.items()
+                if k not in ("DRIVELAB_DATABASE_URL", "DRIVELAB_REDIS_URL")}
+    full_env.update(env)
+    full_env["DRIVELAB_HEARTBEAT_TIMEOUT_S"] = full_env.get("DRIVELAB_HEARTBEAT_TIMEOUT_S", "30")
+    with open(log, "ab") as logf:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "backend.cli", "--data-dir", str(data_dir), "up",
+             "--port", str(port), "--sim-size", sim_size],
+            cwd=ROOT, env=full_env, stdout=logf, stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL, start_new_session=True,
+        )
+    stack = Stack(api_url=f"http://127.0.0.1:{port}", data_dir=data_dir,
+                  database_url=env.get("DRIVELAB_DATABASE_URL"), proc=proc, log=log)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"drivelab up exited ({proc.returncode}):\n{stack.log_tail()}")
+        try:
+            health = httpx.get(f"{stack.api_url}/api/health", timeout=2).json()
+            drives = httpx.get(f"{stack.api_url}/api/drives", timeout=2).json()
+            if health["status"] == "ok" and drives and drives[0]["bench"]["online"]:
+                return stack
+        except (httpx.HTTPError, ValueError, KeyError):
+            pass
+        time.sleep(0.3)
+    stop_stack(stack)
+    raise AssertionError(f"drivelab up did not become ready:\n{stack.log_tail()}")
+
+
+def stop_stack(stack: Stack, timeout: float = 60) -> int:
+    """Ctrl-C, as a user stops it; returns the exit status."""
+    if stack.proc.poll() is None:
+        stack.proc.send_signal(signal.SIGINT)
+        try:
+            stack.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(stack.proc.pid, signal.SIGKILL)
+            stack.proc.wait()
+    return stack.proc.returncode
+
+
+@pytest.fixture(scope="session")
+def services() -> Iterator[dict[str, str]]:
+    """Environment for `drivelab up`: the machine's servers, or {} for the embedded ones."""
+    if os.environ.get("DRIVELAB_TEST_EMBEDDED") == "1" or not local_services_available():
+        yield {}
+        return
+    db = create_local_database()
+    redis_db = 1 + secrets.randbelow(15)
+    try:
+        yield {"DRIVELAB_DATABASE_URL": db.url,
+               "DRIVELAB_REDIS_URL": f"{LOCAL_REDIS}/{redis_db}"}
+    finally:
+        db.drop()
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory: pytest.TempPathFactory, services: dict[str, str]) -> Iterator[Stack]:
+    data_dir = tmp_path_factory.mktemp("stack") / "data"
+    s = start_stack(data_dir, services)
+    try:
+        yield s
+    finally:
+        stop_stack(s)
+
+
+@pytest.fixture(scope="session")
+def sim_drive(stack: Stack) -> dict:
+    with stack.client() as c:
+        drives = c.get("/api/drives").json()
+    return next(d for d in drives if d["simulated"] and d["bench"]["name"] == "local")
+
+
+def wait_run(client: httpx.Client, run_id: int, *, timeout: float = 240,
+             until: tuple[str, ...] = ("done", "failed", "cancelled", "lost")) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run = client.get(f"/api/runs/{run_id}").json()
+        if run["status"] in until:
+            return run
+        time.sleep(0.25)
+    raise AssertionError(f"run {run_id} did not reach {until} within {timeout} s: {run}")

@@ -1,0 +1,117 @@
+"""The fio stream parser against recorded fio 3.33 outputs (tests/fixtures/fio-3.33)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from backend.analysis.fio_results import direction_summary
+from worker.fio.stream import (
+    JsonStreamDecoder,
+    SampleStream,
+    percentile_from_bins,
+    progress_of,
+    samples_from_text,
+    sum_samples,
+    totals,
+)
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "fio-3.33"
+RECORDINGS = ["randread-4k-qd3.json", "seqwrite-128k-qd1.json", "late-snapshot.json"]
+
+
+def load(name: str) -> str:
+    return (FIXTURES / name).read_text()
+
+
+@pytest.mark.parametrize("name", RECORDINGS)
+def test_documents_split_whatever_the_chunking(name: str) -> None:
+    text = load(name)
+    whole = JsonStreamDecoder().feed(text)
+    assert len(whole) >= 4
+    for chunk_size in (1, 7, 4096):
+        dec = JsonStreamDecoder()
+        docs = []
+        for i in range(0, len(text), chunk_size):
+            docs.extend(dec.feed(text[i : i + chunk_size]))
+        assert [d.data["timestamp_ms"] for d in docs] == [d.data["timestamp_ms"] for d in whole]
+        assert dec.pending() == ""
+    # The last document's text is fio's final JSON, verbatim.
+    assert json.loads(whole[-1].text) == whole[-1].data
+    assert whole[-1].text in text
+
+
+def test_noise_between_documents_is_skipped() -> None:
+    text = load("randread-4k-qd3.json")
+    docs = JsonStreamDecoder().feed("fio: some notice\n" + text.replace("\n}\n{", "\n}\nnote\n{", 1))
+    assert len(docs) == len(JsonStreamDecoder().feed(text))
+
+
+@pytest.mark.parametrize("name", RECORDINGS)
+def test_samples_add_up_to_fio_totals(name: str) -> None:
+    samples, docs = samples_from_text(load(name))
+    final = docs[-1].data
+    assert sum_samples(samples) == totals(final)
+    # One sample per snapshot, in time order, covering the job from its start.
+    assert len(samples) == len(docs)
+    assert all(b.t_ms > a.t_ms for a, b in zip(samples, samples[1:], strict=False))
+    assert samples[0].t_ms == samples[0].dt_ms
+    assert samples[-1].t_ms == sum(s.dt_ms for s in samples)
+
+
+def test_rates_match_fio_average() -> None:
+    samples, docs = samples_from_text(load("randread-4k-qd3.json"))
+    fio = direction_summary(docs[-1].data, "read")
+    assert fio is not None
+    full = [s for s in samples if s.dt_ms >= 900]
+    mean_mbps = sum(s.rate("read")[0] * s.dt_ms for s in full) / sum(s.dt_ms for s in full)
+    assert mean_mbps == pytest.approx(fio["mbps"], rel=0.05)
+    assert all(s.write_bytes == 0 and s.write_lat_mean_us is None for s in samples)
+    assert all(s.read_lat_p99_us is not None and s.read_lat_p99_us >= s.read_lat_mean_us * 0.5
+               for s in samples)
+
+
+def test_late_snapshot_is_one_long_interval_not_missing_data() -> None:
+    samples, docs = samples_from_text(load("late-snapshot.json"))
+    gaps = [s.dt_ms for s in samples]
+    assert max(gaps) == 2652
+    late = samples[gaps.index(2652)]
+    # Only fio's reporting process was frozen; the job kept doing I/O. The late snapshot must
+    # give one 2.65 s interval at the job's normal rate: no interval lost, nothing counted twice.
+    normal = [s.rate("read")[0] for s in samples if 900 <= s.dt_ms <= 1100]
+    assert min(normal) * 0.8 < late.rate("read")[0] < max(normal) * 1.25
+    assert late.read_bytes > 2 * min(s.read_bytes for s in samples if 900 <= s.dt_ms <= 1100)
+    assert sum_samples(samples) == totals(docs[-1].data)
+
+
+def test_interval_latency_comes_from_histogram_difference() -> None:
+    first = {"timestamp_ms": 2000, "jobs": [{"job_runtime": 1000, "read": {
+        "io_bytes": 4096 * 100, "total_ios": 100,
+        "clat_ns": {"N": 100, "mean": 1000.0, "bins": {"1000": 100}}}}]}
+    second = {"timestamp_ms": 3000, "jobs": [{"job_runtime": 2000, "read": {
+        "io_bytes": 4096 * 200, "total_ios": 200,
+        "clat_ns": {"N": 200, "mean": 5500.0, "bins": {"1000": 100, "10000": 100}}}}]}
+    stream = SampleStream()
+    a = stream.update(first)
+    b = stream.update(second)
+    assert a is not None and b is not None
+    assert (a.t_ms, a.dt_ms, a.read_ios) == (1000, 1000, 100)
+    assert a.read_lat_mean_us == pytest.approx(1.0)
+    # Second interval: only 10 µs completions, whatever the cumulative mean says.
+    assert b.read_lat_mean_us == pytest.approx(10.0)
+    assert b.read_lat_p99_us == pytest.approx(10.0)
+
+
+def test_percentile_from_bins() -> None:
+    bins = {10: 98, 20: 1, 30: 1}
+    assert percentile_from_bins(bins, 50) == 10
+    assert percentile_from_bins(bins, 99) == 20
+    assert percentile_from_bins(bins, 99.5) == 30
+    assert percentile_from_bins({}, 99) is None
+
+
+def test_progress_from_fio_eta() -> None:
+    assert progress_of({"jobs": [{"elapsed": 3, "eta": 1}]}) == pytest.approx(0.75)
+    assert progress_of({"jobs": [{"elapsed": 3, "eta": 2147483647}]}) is None
