@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import redis.asyncio as aioredis
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 
 from backend.core.deps import OptionalUser, Reviewer, SessionDep, StateDep
 from backend.core.events import run_channel, sse
@@ -59,6 +59,14 @@ def get_samples(
 def get_jobs(run_id: int, session: SessionDep, _user: OptionalUser) -> list[JobOut]:
     """The exact fio job files of the run's steps and the command that runs each."""
     return service.list_jobs(session, run_id)
+
+
+@router.get("/{run_id}/steps/{step_id}/output", response_class=Response,
+            responses={200: {"content": {"application/json": {}}}})
+def get_step_output(run_id: int, step_id: int, session: SessionDep, _user: OptionalUser
+                    ) -> Response:
+    """fio's final JSON of a step, byte for byte as fio printed it."""
+    return Response(service.step_output(session, run_id, step_id), media_type="application/json")
 
 
 KEEPALIVE_S = 15.0

@@ -244,3 +244,12 @@ def list_jobs(session: Session, run_id: int) -> list[JobOut]:
         for s in run.steps
         if s.job_file
     ]
+
+
+def step_output(session: Session, run_id: int, step_id: int) -> str:
+    step = session.scalar(select(Step).where(Step.id == step_id, Step.run_id == run_id))
+    if step is None:
+        raise NotFound(f"run {run_id} has no step {step_id}")
+    if step.output is None:
+        raise NotFound(f"step {step_id} ({step.name}) has no fio output yet: it is {step.status}")
+    return step.output
