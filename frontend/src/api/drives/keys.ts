@@ -1,0 +1,4 @@
+export const driveKeys = {
+  all: ["drives"] as const,
+  list: () => [...driveKeys.all, "list"] as const,
+};

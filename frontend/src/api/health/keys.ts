@@ -1,0 +1,3 @@
+export const healthKeys = {
+  all: ["health"] as const,
+};

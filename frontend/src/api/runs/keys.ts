@@ -1,0 +1,10 @@
+export const runKeys = {
+  all: ["runs"] as const,
+  lists: () => [...runKeys.all, "list"] as const,
+  list: (limit: number) => [...runKeys.lists(), { limit }] as const,
+  details: () => [...runKeys.all, "detail"] as const,
+  detail: (id: number) => [...runKeys.details(), id] as const,
+  samplesAll: (id: number) => [...runKeys.detail(id), "samples"] as const,
+  samples: (id: number, stepId: number) => [...runKeys.samplesAll(id), stepId] as const,
+  jobs: (id: number) => [...runKeys.detail(id), "jobs"] as const,
+};

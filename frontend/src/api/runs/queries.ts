@@ -1,0 +1,65 @@
+import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { anyActive } from "../../lib/run-utils";
+import { apiGet, apiPost } from "../client";
+import type { JobFile, RunDetail, RunSummary, Sample } from "../types";
+import { runKeys } from "./keys";
+
+/** While a run is queued or running, lists and details refetch this often. */
+export const ACTIVE_POLL_MS = 2_000;
+/** With nothing active, the overview still notices runs queued elsewhere (CLI, other users). */
+export const IDLE_POLL_MS = 10_000;
+
+export const runsQuery = (limit: number) =>
+  queryOptions({
+    queryKey: runKeys.list(limit),
+    queryFn: ({ signal }) => apiGet<RunSummary[]>(`/runs?limit=${limit}`, signal),
+    refetchInterval: (query) => (anyActive(query.state.data) ? ACTIVE_POLL_MS : IDLE_POLL_MS),
+  });
+
+export const useRuns = (limit = 50) => useQuery(runsQuery(limit));
+
+export const runQuery = (id: number) =>
+  queryOptions({
+    queryKey: runKeys.detail(id),
+    queryFn: ({ signal }) => apiGet<RunDetail>(`/runs/${id}`, signal),
+  });
+
+/**
+ * No polling here: the run page keeps the run fresh from its SSE stream, and useRunEvents
+ * falls back to refetching while that stream is down.
+ */
+export const useRun = (id: number) => useQuery(runQuery(id));
+
+export const runSamplesQuery = (id: number, stepId: number) =>
+  queryOptions({
+    queryKey: runKeys.samples(id, stepId),
+    queryFn: ({ signal }) => apiGet<Sample[]>(`/runs/${id}/samples?step_id=${stepId}`, signal),
+    // Stored samples never change; new ones arrive over SSE and are merged on the page.
+    staleTime: Infinity,
+  });
+
+export const useRunSamples = (id: number, stepId: number | null) =>
+  useQuery({ ...runSamplesQuery(id, stepId ?? -1), enabled: stepId !== null });
+
+export const runJobsQuery = (id: number) =>
+  queryOptions({
+    queryKey: runKeys.jobs(id),
+    queryFn: ({ signal }) => apiGet<JobFile[]>(`/runs/${id}/jobs`, signal),
+    staleTime: Infinity,
+  });
+
+export const useRunJobs = (id: number, options: { enabled: boolean }) =>
+  useQuery({ ...runJobsQuery(id), enabled: options.enabled });
+
+export const useCancelRun = (id: number) => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => apiPost<RunDetail>(`/runs/${id}/cancel`),
+    onSuccess: (run) => {
+      // The contract returns the full run; only trust it as the detail if it has its steps.
+      if (Array.isArray(run.steps)) queryClient.setQueryData(runKeys.detail(id), run);
+      void queryClient.invalidateQueries({ queryKey: runKeys.detail(id), exact: true });
+      void queryClient.invalidateQueries({ queryKey: runKeys.lists() });
+    },
+  });
+};

@@ -1,0 +1,63 @@
+import type { RunStatus, RunSummary, Step } from "../api/types";
+
+const ACTIVE: ReadonlySet<RunStatus> = new Set(["queued", "running"]);
+
+/** Queued or running: the run can still change, and can be cancelled. */
+export const isActiveStatus = (status: RunStatus): boolean => ACTIVE.has(status);
+
+/** done, failed, cancelled or lost: nothing about the run changes any more. */
+export const isFinalStatus = (status: RunStatus): boolean => !ACTIVE.has(status);
+
+export const anyActive = (runs: readonly Pick<RunSummary, "status">[] | undefined): boolean =>
+  (runs ?? []).some((r) => isActiveStatus(r.status));
+
+export const canCancel = (run: Pick<RunSummary, "status">): boolean => isActiveStatus(run.status);
+
+function parseTime(iso: string | null): number | null {
+  if (!iso) return null;
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+/**
+ * How long something has run, in seconds: started -> finished, or started -> now while it
+ * is still going. Null when it never started, or when it ended without a recorded end
+ * (a lost run whose last heartbeat we do not know), so no made-up duration is shown.
+ */
+export function elapsedSeconds(
+  item: { started_at: string | null; finished_at: string | null },
+  stillRunning: boolean,
+  now: number = Date.now(),
+): number | null {
+  const start = parseTime(item.started_at);
+  if (start === null) return null;
+  const end = parseTime(item.finished_at) ?? (stillRunning ? now : null);
+  if (end === null) return null;
+  return Math.max(0, (end - start) / 1000);
+}
+
+export const runDurationSeconds = (
+  run: Pick<RunSummary, "status" | "started_at" | "finished_at">,
+  now: number = Date.now(),
+): number | null => elapsedSeconds(run, run.status === "running", now);
+
+export const stepDurationSeconds = (
+  step: Pick<Step, "status" | "started_at" | "finished_at">,
+  now: number = Date.now(),
+): number | null => elapsedSeconds(step, step.status === "running", now);
+
+/**
+ * The step to show when the reviewer has not picked one: the running step, else the last
+ * step that started (the one that finished or failed most recently), else the first step.
+ */
+export function currentStepId(steps: readonly Step[]): number | null {
+  const ordered = steps.slice().sort((a, b) => a.idx - b.idx);
+  const running = ordered.find((s) => s.status === "running");
+  if (running) return running.id;
+  const started = ordered.filter(
+    (s) => s.started_at !== null || (s.status !== "pending" && s.status !== "skipped"),
+  );
+  const last = started[started.length - 1];
+  if (last) return last.id;
+  return ordered[0]?.id ?? null;
+}
