@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+import type { Sample } from "../../api/types";
+import { activeDirections, formatCompact, timeTicks, toChartPoints } from "./run-chart-utils";
+
+const sample = (t: number, over: Partial<Sample> = {}): Sample => ({
+  step_id: 1,
+  t,
+  dt: 1,
+  read_mbps: 0,
+  write_mbps: 0,
+  read_iops: 0,
+  write_iops: 0,
+  read_lat_mean_us: null,
+  write_lat_mean_us: null,
+  read_lat_p99_us: null,
+  write_lat_p99_us: null,
+  ...over,
+});
+
+describe("toChartPoints", () => {
+  it("keeps t and the four series in sample order", () => {
+    const points = toChartPoints([
+      sample(1, { read_mbps: 3500.5, read_iops: 26_700 }),
+      sample(2, { write_mbps: 1200, write_iops: 9_155 }),
+    ]);
+    expect(points).toEqual([
+      { t: 1, read_mbps: 3500.5, write_mbps: 0, read_iops: 26_700, write_iops: 0 },
+      { t: 2, read_mbps: 0, write_mbps: 1200, read_iops: 0, write_iops: 9_155 },
+    ]);
+  });
+
+  it("turns missing or non-finite numbers into 0", () => {
+    const broken = sample(1, { read_mbps: Number.NaN, write_iops: null as unknown as number });
+    expect(toChartPoints([broken])[0]).toMatchObject({ read_mbps: 0, write_iops: 0 });
+  });
+});
+
+describe("toChartPoints gaps", () => {
+  it("breaks the line where samples are missing", () => {
+    const points = toChartPoints([sample(1), sample(2), sample(6), sample(7)]);
+    expect(points.map((p) => p.t)).toEqual([1, 2, 4, 6, 7]);
+    expect(points[2]).toEqual({
+      t: 4,
+      read_mbps: null,
+      write_mbps: null,
+      read_iops: null,
+      write_iops: null,
+    });
+  });
+
+  it("does not break on ordinary jitter or on longer intervals that cover the jump", () => {
+    const jitter = toChartPoints([sample(1), sample(2.3), sample(3.2)]);
+    expect(jitter.every((p) => p.read_mbps !== null)).toBe(true);
+    const long = toChartPoints([sample(5, { dt: 5 }), sample(10, { dt: 5 })]);
+    expect(long).toHaveLength(2);
+  });
+});
+
+describe("activeDirections", () => {
+  it("draws only the directions that did I/O", () => {
+    expect(activeDirections(toChartPoints([sample(1, { read_mbps: 10 })]))).toEqual({
+      read: true,
+      write: false,
+    });
+    expect(
+      activeDirections(toChartPoints([sample(1, { read_iops: 5 }), sample(2, { write_mbps: 1 })])),
+    ).toEqual({ read: true, write: true });
+  });
+
+  it("draws both when nothing moved yet", () => {
+    expect(activeDirections([])).toEqual({ read: true, write: true });
+    expect(activeDirections(toChartPoints([sample(1)]))).toEqual({ read: true, write: true });
+  });
+});
+
+describe("timeTicks", () => {
+  it("uses round steps and covers the last sample", () => {
+    expect(timeTicks(40)).toEqual([0, 10, 20, 30, 40]);
+    expect(timeTicks(41)).toEqual([0, 10, 20, 30, 40, 50]);
+    expect(timeTicks(122)).toEqual([0, 30, 60, 90, 120, 150]);
+    expect(timeTicks(3)).toEqual([0, 1, 2, 3]);
+  });
+
+  it("keeps at most 8 ticks for long steps", () => {
+    const ticks = timeTicks(5 * 3600 + 1);
+    expect(ticks.length).toBeLessThanOrEqual(8);
+    expect(ticks[1]).toBe(3600);
+    expect(ticks[ticks.length - 1]).toBeGreaterThanOrEqual(5 * 3600 + 1);
+    const huge = timeTicks(100 * 3600);
+    expect(huge.length).toBeLessThanOrEqual(8);
+    expect(huge[huge.length - 1]).toBeGreaterThanOrEqual(100 * 3600);
+  });
+
+  it("has a sane axis before the first sample", () => {
+    expect(timeTicks(0)).toEqual([0, 1]);
+    expect(timeTicks(Number.NaN)).toEqual([0, 1]);
+  });
+});
+
+describe("formatCompact", () => {
+  it("abbreviates thousands and millions", () => {
+    expect(formatCompact(950)).toBe("950");
+    expect(formatCompact(12_500)).toBe("12.5k");
+    expect(formatCompact(1_000)).toBe("1k");
+    expect(formatCompact(1_234_567)).toBe("1.2M");
+    expect(formatCompact(0)).toBe("0");
+  });
+});

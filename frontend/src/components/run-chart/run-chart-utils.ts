@@ -1,0 +1,97 @@
+import type { Sample } from "../../api/types";
+
+/** One x position of the live step chart; null values break the line (a gap in the data). */
+export interface ChartPoint {
+  /** seconds since the step started (end of the interval) */
+  t: number;
+  read_mbps: number | null;
+  write_mbps: number | null;
+  read_iops: number | null;
+  write_iops: number | null;
+}
+
+export interface Directions {
+  read: boolean;
+  write: boolean;
+}
+
+const finiteOrZero = (v: number | null | undefined): number =>
+  typeof v === "number" && Number.isFinite(v) ? v : 0;
+
+/** A jump in t this much longer than the interval means samples are missing there. */
+const GAP_FACTOR = 1.5;
+
+/**
+ * Chart points of one step from its merged samples (ordered by t, one per t, see
+ * stepSamples). Missing numbers become 0. Where samples are missing (a jump in t longer
+ * than the interval, e.g. while a worker's spool has not been resent yet) a null point is
+ * inserted, so the line breaks instead of drawing a straight bridge over data we lack.
+ */
+export function toChartPoints(samples: readonly Sample[]): ChartPoint[] {
+  const points: ChartPoint[] = [];
+  let prev: Sample | undefined;
+  for (const s of samples) {
+    if (prev) {
+      const interval = Math.max(s.dt > 0 ? s.dt : 1, 1e-9);
+      if (s.t - prev.t > interval * GAP_FACTOR) {
+        points.push({
+          t: (prev.t + s.t) / 2,
+          read_mbps: null,
+          write_mbps: null,
+          read_iops: null,
+          write_iops: null,
+        });
+      }
+    }
+    points.push({
+      t: s.t,
+      read_mbps: finiteOrZero(s.read_mbps),
+      write_mbps: finiteOrZero(s.write_mbps),
+      read_iops: finiteOrZero(s.read_iops),
+      write_iops: finiteOrZero(s.write_iops),
+    });
+    prev = s;
+  }
+  return points;
+}
+
+/**
+ * Which directions did any I/O in the step: a read-only job draws no flat write line.
+ * With no I/O at all (or no points yet) both are drawn, so the legend stays put.
+ */
+export function activeDirections(points: readonly ChartPoint[]): Directions {
+  let read = false;
+  let write = false;
+  for (const p of points) {
+    if ((p.read_mbps ?? 0) > 0 || (p.read_iops ?? 0) > 0) read = true;
+    if ((p.write_mbps ?? 0) > 0 || (p.write_iops ?? 0) > 0) write = true;
+    if (read && write) break;
+  }
+  return read || write ? { read, write } : { read: true, write: true };
+}
+
+const TIME_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400];
+const MAX_TIME_TICKS = 8;
+
+/**
+ * Round x-axis ticks for a step that has run `maxT` seconds: 0, 10, 20 … or 0, 60, 120 …,
+ * at most 8 of them, ending at or after maxT. While a step is live the axis then only
+ * rescales when t crosses a round number, not every second.
+ */
+export function timeTicks(maxT: number): number[] {
+  const end = Number.isFinite(maxT) && maxT > 0 ? maxT : 1;
+  const step =
+    TIME_STEPS.find((s) => Math.ceil(end / s) <= MAX_TIME_TICKS - 1) ??
+    Math.ceil(end / (MAX_TIME_TICKS - 1) / 3600) * 3600;
+  const count = Math.max(1, Math.ceil(end / step));
+  return Array.from({ length: count + 1 }, (_, i) => i * step);
+}
+
+/** Compact axis ticks for IOPS: 950 -> "950", 12500 -> "12.5k", 1200000 -> "1.2M". */
+export function formatCompact(value: number): string {
+  const abs = Math.abs(value);
+  const trim = (v: number) => String(Number(v.toFixed(1)));
+  if (abs >= 1e6) return `${trim(value / 1e6)}M`;
+  if (abs >= 1e3) return `${trim(value / 1e3)}k`;
+  return trim(value);
+}

@@ -1,0 +1,173 @@
+import { useMemo } from "react";
+import {
+  CartesianGrid,
+  Legend,
+  Line,
+  LineChart,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from "recharts";
+import type { Sample } from "../../api/types";
+import { formatMetric } from "../../lib/format-utils";
+import { ChartFrame } from "../chart-frame/chart-frame";
+import {
+  AXIS_LABEL,
+  AXIS_LINE,
+  AXIS_TICK,
+  CHART_FONT,
+  GRID_STROKE,
+  LINE_WIDTH,
+  SERIES_COLORS,
+} from "../chart-frame/chart-theme";
+import "./run-chart.css";
+import {
+  activeDirections,
+  formatCompact,
+  timeTicks,
+  toChartPoints,
+  type ChartPoint,
+} from "./run-chart-utils";
+
+const PLOT_HEIGHT = 240;
+const MARGIN = { top: 6, right: 16, bottom: 18, left: 8 };
+
+interface SeriesDef {
+  key: keyof Omit<ChartPoint, "t">;
+  name: string;
+  color: string;
+  direction: "read" | "write";
+}
+
+const MBPS: SeriesDef[] = [
+  { key: "read_mbps", name: "Read", color: SERIES_COLORS.read, direction: "read" },
+  { key: "write_mbps", name: "Write", color: SERIES_COLORS.write, direction: "write" },
+];
+const IOPS: SeriesDef[] = [
+  { key: "read_iops", name: "Read", color: SERIES_COLORS.read, direction: "read" },
+  { key: "write_iops", name: "Write", color: SERIES_COLORS.write, direction: "write" },
+];
+
+interface PanelProps {
+  points: ChartPoint[];
+  series: SeriesDef[];
+  yLabel: string;
+  yTicks: (v: number) => string;
+  unit: string;
+  xTicks: number[];
+}
+
+function Panel({ points, series, yLabel, yTicks, unit, xTicks }: PanelProps) {
+  return (
+    <ResponsiveContainer
+      width="100%"
+      height="100%"
+      initialDimension={{ width: 600, height: PLOT_HEIGHT }}
+    >
+      <LineChart data={points} margin={MARGIN} syncId="run-step" style={{ fontFamily: CHART_FONT }}>
+        <CartesianGrid stroke={GRID_STROKE} vertical={false} />
+        <XAxis
+          dataKey="t"
+          type="number"
+          domain={[0, xTicks[xTicks.length - 1] ?? 1]}
+          ticks={xTicks}
+          allowDataOverflow
+          tick={AXIS_TICK}
+          stroke={AXIS_LINE}
+          label={{ value: "t (s)", position: "insideBottomRight", offset: -8, style: AXIS_LABEL }}
+        />
+        <YAxis
+          width={56}
+          tick={AXIS_TICK}
+          stroke={AXIS_LINE}
+          tickFormatter={yTicks}
+          label={{
+            value: yLabel,
+            angle: -90,
+            position: "insideLeft",
+            offset: 4,
+            style: AXIS_LABEL,
+          }}
+        />
+        <Tooltip
+          isAnimationActive={false}
+          labelFormatter={(label) => `t = ${String(label)} s`}
+          formatter={(value, name) => [
+            value === null || value === undefined
+              ? "no data"
+              : `${formatMetric(Number(value))} ${unit}`,
+            name,
+          ]}
+        />
+        <Legend verticalAlign="top" align="right" height={24} iconType="plainline" />
+        {series.map((s) => (
+          <Line
+            key={s.key}
+            dataKey={s.key}
+            name={s.name}
+            type="linear"
+            stroke={s.color}
+            strokeWidth={LINE_WIDTH}
+            dot={false}
+            activeDot={{ r: 3 }}
+            isAnimationActive={false}
+            connectNulls={false}
+          />
+        ))}
+      </LineChart>
+    </ResponsiveContainer>
+  );
+}
+
+interface RunChartProps {
+  /** The step's samples, merged and ordered (stepSamples). */
+  samples: Sample[];
+  /** Why there is nothing to draw, when `samples` is empty. */
+  emptyText: string;
+  loading: boolean;
+}
+
+/** Live throughput and IOPS of one step against time since the step started. */
+export function RunChart({ samples, emptyText, loading }: RunChartProps) {
+  const points = useMemo(() => toChartPoints(samples), [samples]);
+  const directions = useMemo(() => activeDirections(points), [points]);
+  const xTicks = useMemo(() => timeTicks(points[points.length - 1]?.t ?? 0), [points]);
+  const pick = (defs: SeriesDef[]) => defs.filter((d) => directions[d.direction]);
+  const overlay = points.length === 0 ? (loading ? "Loading samples…" : emptyText) : undefined;
+
+  return (
+    <div className="run-chart">
+      <ChartFrame
+        title="Throughput"
+        subtitle="MB/s (10⁶ bytes/s) per second"
+        height={PLOT_HEIGHT}
+        overlay={overlay}
+      >
+        <Panel
+          points={points}
+          series={pick(MBPS)}
+          yLabel="MB/s"
+          yTicks={formatMetric}
+          unit="MB/s"
+          xTicks={xTicks}
+        />
+      </ChartFrame>
+      <ChartFrame
+        title="IOPS"
+        subtitle="I/O operations per second"
+        height={PLOT_HEIGHT}
+        overlay={overlay}
+      >
+        <Panel
+          points={points}
+          series={pick(IOPS)}
+          yLabel="IOPS"
+          yTicks={formatCompact}
+          unit="IOPS"
+          xTicks={xTicks}
+        />
+      </ChartFrame>
+    </div>
+  );
+}

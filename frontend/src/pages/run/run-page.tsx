@@ -1,0 +1,323 @@
+import { useMemo } from "react";
+import { useParams, useSearchParams } from "react-router";
+import { useRunEvents, type StreamState } from "../../api/runs/events";
+import { useCancelRun, useRun, useRunSamples } from "../../api/runs/queries";
+import { stepSamples } from "../../api/runs/samples-utils";
+import type { RunDetail, Step } from "../../api/types";
+import { Badge } from "../../components/badge/badge";
+import { ErrorBox } from "../../components/error-box/error-box";
+import { JobFiles } from "../../components/job-files/job-files";
+import { ProgressBar } from "../../components/progress-bar/progress-bar";
+import { ResultsTable } from "../../components/results-table/results-table";
+import { RunChart } from "../../components/run-chart/run-chart";
+import { StatusBadge, statusTone } from "../../components/status-badge/status-badge";
+import { StepsTable } from "../../components/steps-table/steps-table";
+import { TimeText } from "../../components/time-text/time-text";
+import { formatDuration } from "../../lib/format-utils";
+import { canCancel, currentStepId, isActiveStatus, runDurationSeconds } from "../../lib/run-utils";
+import { useNow } from "../../lib/use-now";
+import "./run-page.css";
+
+/** Positive integer ids only; anything else in the URL is a visible error, not a request. */
+function parseId(raw: string | undefined): number | null {
+  if (!raw || !/^\d+$/.test(raw)) return null;
+  const id = Number(raw);
+  return Number.isSafeInteger(id) && id > 0 ? id : null;
+}
+
+export function RunPage() {
+  const { id } = useParams();
+  const runId = parseId(id);
+  if (runId === null) {
+    return (
+      <div className="page">
+        <ErrorBox error={`"${id ?? ""}" is not a run id.`} title="No such run" />
+      </div>
+    );
+  }
+  // A new id is a new page: the live samples of the previous run must not leak into it.
+  return <RunView key={runId} runId={runId} />;
+}
+
+const STREAM_BADGES: Partial<
+  Record<StreamState, { tone: "info" | "warn" | "danger"; text: string; title: string }>
+> = {
+  connecting: { tone: "info", text: "connecting…", title: "Opening the live stream" },
+  live: { tone: "info", text: "live", title: "Receiving live updates over SSE" },
+  reconnecting: {
+    tone: "warn",
+    text: "reconnecting…",
+    title: "The live stream dropped; polling every 2 s until it is back",
+  },
+  failed: {
+    tone: "danger",
+    text: "stream lost",
+    title: "The live stream could not be reopened; polling every 2 s",
+  },
+};
+
+function RunView({ runId }: { runId: number }) {
+  const runQuery = useRun(runId);
+  const run = runQuery.data;
+
+  if (runQuery.isError && !run) {
+    return (
+      <div className="page">
+        <div className="page-header">
+          <h1>Run #{runId}</h1>
+        </div>
+        <ErrorBox error={runQuery.error} title="Could not load the run" />
+      </div>
+    );
+  }
+  if (!run) {
+    return (
+      <div className="page" aria-busy="true">
+        <div className="page-header">
+          <h1>Run #{runId}</h1>
+        </div>
+        <div className="section run-page__placeholder">
+          <p className="muted">Loading run…</p>
+        </div>
+      </div>
+    );
+  }
+  return <LoadedRun run={run} refetchError={runQuery.isError ? runQuery.error : null} />;
+}
+
+function sampleEmptyText(step: Step | undefined): string {
+  if (!step) return "Pick a step to see its samples.";
+  switch (step.status) {
+    case "pending":
+      return "This step has not started yet.";
+    case "skipped":
+      return "This step was skipped.";
+    case "running":
+      return step.kind === "fio" || step.kind === "fill"
+        ? "Waiting for the first samples…"
+        : `A ${step.kind} step reports no per-second I/O samples.`;
+    default:
+      return step.kind === "fio" || step.kind === "fill"
+        ? "No samples were recorded for this step."
+        : `A ${step.kind} step reports no per-second I/O samples.`;
+  }
+}
+
+function resultsEmptyText(step: Step | undefined): string {
+  if (!step) return "Pick a step to see its results.";
+  if (step.status === "pending" || step.status === "running") {
+    return "Results appear when the step finishes.";
+  }
+  return "No results for this step.";
+}
+
+function LoadedRun({ run, refetchError }: { run: RunDetail; refetchError: unknown }) {
+  const active = isActiveStatus(run.status);
+  const events = useRunEvents(run.id, active);
+  const cancel = useCancelRun(run.id);
+  const now = useNow(run.status === "running");
+
+  const [searchParams, setSearchParams] = useSearchParams();
+  // ?step=ID pins a step; without it (or with a stale id) the page follows the current step.
+  const stepParam = searchParams.get("step");
+  const pinned = run.steps.find((s) => String(s.id) === stepParam) ?? null;
+  const selectedId = pinned?.id ?? currentStepId(run.steps);
+  const selected = run.steps.find((s) => s.id === selectedId);
+
+  const samplesQuery = useRunSamples(run.id, selectedId);
+  const samples = useMemo(
+    () => (selectedId === null ? [] : stepSamples(selectedId, samplesQuery.data, events.live)),
+    [selectedId, samplesQuery.data, events.live],
+  );
+
+  const selectStep = (stepId: number) =>
+    setSearchParams(
+      (prev) => {
+        const next = new URLSearchParams(prev);
+        next.set("step", String(stepId));
+        return next;
+      },
+      { replace: true },
+    );
+  const followCurrent = () =>
+    setSearchParams(
+      (prev) => {
+        const next = new URLSearchParams(prev);
+        next.delete("step");
+        return next;
+      },
+      { replace: true },
+    );
+
+  const onCancel = () => {
+    if (window.confirm(`Cancel run #${run.id} (${run.plan} on ${run.drive_label})?`)) {
+      cancel.mutate();
+    }
+  };
+
+  const streamBadge = active ? STREAM_BADGES[events.state] : undefined;
+  const stepNumber = selected ? selected.idx + 1 : null;
+
+  return (
+    <div className="page">
+      <div className="page-header">
+        <div className="page-header__title">
+          <h1>Run #{run.id}</h1>
+          <StatusBadge status={run.status} />
+          {streamBadge && (
+            <Badge tone={streamBadge.tone} title={streamBadge.title}>
+              {streamBadge.text}
+            </Badge>
+          )}
+        </div>
+        <button
+          type="button"
+          className="button button--danger"
+          onClick={onCancel}
+          disabled={!canCancel(run) || cancel.isPending}
+          title={canCancel(run) ? "Stop this run" : `A ${run.status} run cannot be cancelled`}
+        >
+          {cancel.isPending ? "Cancelling…" : "Cancel run"}
+        </button>
+      </div>
+
+      {cancel.isError && <ErrorBox error={cancel.error} title="Could not cancel the run" />}
+      {refetchError !== null && <ErrorBox error={refetchError} title="Could not refresh the run" />}
+
+      <section className="section" aria-label="Summary">
+        <div className="section__body run-page__summary">
+          <dl className="facts">
+            <div>
+              <dt>Plan</dt>
+              <dd className="mono">{run.plan}</dd>
+            </div>
+            <div>
+              <dt>Drive</dt>
+              <dd>
+                {run.drive_label} <span className="muted">(#{run.drive_id})</span>
+              </dd>
+            </div>
+            <div>
+              <dt>Created</dt>
+              <dd>
+                <TimeText iso={run.created_at} />
+              </dd>
+            </div>
+            <div>
+              <dt>Started</dt>
+              <dd>
+                <TimeText iso={run.started_at} />
+              </dd>
+            </div>
+            <div>
+              <dt>Finished</dt>
+              <dd>
+                <TimeText iso={run.finished_at} />
+              </dd>
+            </div>
+            <div>
+              <dt>Duration</dt>
+              <dd className="num run-page__left">{formatDuration(runDurationSeconds(run, now))}</dd>
+            </div>
+          </dl>
+          <ProgressBar
+            value={run.status === "done" ? 1 : run.progress}
+            tone={statusTone(run.status)}
+            label={`Run ${run.id} progress`}
+            size="large"
+          />
+        </div>
+      </section>
+
+      {run.error && (
+        <ErrorBox error={run.error} title={run.status === "lost" ? "Run lost" : "Run failed"} />
+      )}
+
+      <section className="section" aria-labelledby="steps-heading">
+        <div className="section__header">
+          <h2 id="steps-heading">Steps</h2>
+          <span className="muted">{run.steps.length} in order</span>
+        </div>
+        <div className="section__body section__body--flush">
+          <StepsTable steps={run.steps} selectedId={selectedId} onSelect={selectStep} />
+        </div>
+      </section>
+
+      {run.steps.length > 0 && (
+        <section className="section" aria-labelledby="step-heading">
+          <div className="section__header">
+            <h2 id="step-heading" className="run-page__step-title">
+              {selected ? (
+                <>
+                  <span className="muted">
+                    Step {stepNumber} of {run.steps.length}
+                  </span>
+                  <span>{selected.name}</span>
+                  <StatusBadge status={selected.status} />
+                </>
+              ) : (
+                "Step"
+              )}
+            </h2>
+            <span className="run-page__follow">
+              {pinned ? (
+                <button type="button" className="button" onClick={followCurrent}>
+                  Follow current step
+                </button>
+              ) : (
+                <span className="muted">{active ? "following the current step" : ""}</span>
+              )}
+            </span>
+          </div>
+          <div className="section__body run-page__step">
+            {selected?.error && <ErrorBox error={selected.error} title="Step failed" />}
+            <div className="run-page__step-grid">
+              <RunChart
+                samples={samples}
+                loading={samplesQuery.isPending && selectedId !== null && samples.length === 0}
+                emptyText={sampleEmptyText(selected)}
+              />
+              <div className="run-page__results">
+                <h3 className="run-page__results-title">Results</h3>
+                {samplesQuery.isError && (
+                  <ErrorBox error={samplesQuery.error} title="Could not load the samples" />
+                )}
+                <ResultsTable
+                  results={selected?.results ?? []}
+                  emptyText={resultsEmptyText(selected)}
+                />
+              </div>
+            </div>
+          </div>
+        </section>
+      )}
+
+      <JobFiles runId={run.id} />
+
+      <details className="section">
+        <summary>Parameters and environment</summary>
+        <div className="section__body run-page__params">
+          <ParamsList params={run.params} />
+          <pre className="run-page__env" tabIndex={0}>
+            {JSON.stringify(run.environment, null, 2)}
+          </pre>
+        </div>
+      </details>
+    </div>
+  );
+}
+
+function ParamsList({ params }: { params: Record<string, unknown> }) {
+  const entries = Object.entries(params ?? {});
+  if (entries.length === 0) return <p className="muted">Default parameters.</p>;
+  return (
+    <dl className="facts">
+      {entries.map(([key, value]) => (
+        <div key={key}>
+          <dt className="mono">{key}</dt>
+          <dd className="mono">{typeof value === "string" ? value : JSON.stringify(value)}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
