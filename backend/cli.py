@@ -53,8 +53,9 @@ def call(client: httpx.Client, method: str, path: str, body: Any = None) -> Any:
     try:
         resp = client.request(method, path, json=body)
     except httpx.TransportError as exc:
-        raise CliError(f"cannot reach the api at {client.base_url}: {exc} "
-                       "(is `drivelab up` running?)") from None
+        raise CliError(
+            f"cannot reach the api at {client.base_url}: {exc} (is `drivelab up` running?)"
+        ) from None
     if resp.status_code >= 400:
         try:
             detail = resp.json().get("detail", resp.text)
@@ -144,10 +145,16 @@ def cmd_drives(args: argparse.Namespace) -> None:
         _print_json(drives)
         return
     rows = [
-        [str(d["id"]), d["bench"]["name"] + ("" if d["bench"]["online"] else " (offline)"),
-         f"{d['model']['vendor']} {d['model']['model']}" + (" [simulated]" if d["simulated"] else ""),
-         _gb(d["model"]["capacity_bytes"]), d["serial"], d["target_path"],
-         f"run {d['active_run_id']}" if d["active_run_id"] else "free"]
+        [
+            str(d["id"]),
+            d["bench"]["name"] + ("" if d["bench"]["online"] else " (offline)"),
+            f"{d['model']['vendor']} {d['model']['model']}"
+            + (" [simulated]" if d["simulated"] else ""),
+            _gb(d["model"]["capacity_bytes"]),
+            d["serial"],
+            d["target_path"],
+            f"run {d['active_run_id']}" if d["active_run_id"] else "free",
+        ]
         for d in drives
     ]
     _table(rows, ["ID", "BENCH", "MODEL", "CAPACITY", "SERIAL", "TARGET", "STATE"])
@@ -209,9 +216,16 @@ def print_results(run: dict[str, Any]) -> None:
         by = {r["metric"]: r["value"] for r in s["results"]}
         for d in ("read", "write"):
             if f"{d}_mbps" in by:
-                rows.append([s["label"], d, f"{by[f'{d}_mbps']:.1f}", f"{by[f'{d}_iops']:.0f}",
-                             f"{by.get(f'{d}_lat_mean_us', 0):.1f}",
-                             f"{by.get(f'{d}_lat_p99_us', 0):.1f}"])
+                rows.append(
+                    [
+                        s["label"],
+                        d,
+                        f"{by[f'{d}_mbps']:.1f}",
+                        f"{by[f'{d}_iops']:.0f}",
+                        f"{by.get(f'{d}_lat_mean_us', 0):.1f}",
+                        f"{by.get(f'{d}_lat_p99_us', 0):.1f}",
+                    ]
+                )
     if rows:
         _table(rows, ["TEST", "DIR", "MB/s", "IOPS", "LAT MEAN µs", "LAT P99 µs"])
 
@@ -228,10 +242,21 @@ def cmd_run(args: argparse.Namespace) -> int:
                     f"plan {args.plan} writes to drive {args.drive} ({drive['label']}) and erases "
                     f"it: pass --confirm-serial {drive['serial']} to confirm"
                 )
-            confirm = input(f"{args.plan} erases drive {args.drive} ({drive['label']}).\n"
-                            "Type its serial to confirm: ").strip()
-        run = call(client, "POST", "/api/runs", {"plan": args.plan, "drive_id": args.drive,
-                                                 "params": params, "confirm_serial": confirm})
+            confirm = input(
+                f"{args.plan} erases drive {args.drive} ({drive['label']}).\n"
+                "Type its serial to confirm: "
+            ).strip()
+        run = call(
+            client,
+            "POST",
+            "/api/runs",
+            {
+                "plan": args.plan,
+                "drive_id": args.drive,
+                "params": params,
+                "confirm_serial": confirm,
+            },
+        )
         if not args.json:
             print(f"queued run {run['id']}: {run['plan']} on {run['drive_label']}", flush=True)
         if args.wait:
@@ -252,19 +277,72 @@ def cmd_api(args: argparse.Namespace) -> None:
         _print_json(call(client, method, path, body))
 
 
+def cmd_benches_add(args: argparse.Namespace) -> None:
+    with api_client(args) as client:
+        out = call(client, "POST", "/api/benches", {"name": args.name})
+    print(f"bench {out['name']} registered. Its worker token (shown once):\n{out['token']}")
+    print(
+        f"start its worker with: drivelab worker --bench {out['name']} --api URL "
+        "--token TOKEN --broker redis://HOST:6379/0"
+    )
+
+
+def cmd_benches(args: argparse.Namespace) -> None:
+    with api_client(args) as client:
+        benches = call(client, "GET", "/api/benches")
+    if args.json:
+        _print_json(benches)
+        return
+    _table(
+        [
+            [
+                b["name"],
+                "online" if b["online"] else "offline",
+                str(b["last_seen_at"] or "-"),
+                str(b["host_info"].get("fio_version") or "-"),
+            ]
+            for b in benches
+        ],
+        ["BENCH", "STATE", "LAST SEEN", "FIO"],
+    )
+
+
+def cmd_drives_add(args: argparse.Namespace) -> None:
+    body = {
+        "bench": args.bench,
+        "target_path": args.target,
+        "serial": args.serial,
+        "vendor": args.vendor,
+        "model": args.model,
+        "capacity_bytes": args.capacity,
+        "firmware": args.firmware,
+        "interface": args.interface,
+    }
+    with api_client(args) as client:
+        out = call(client, "POST", "/api/drives", body)
+    print(
+        f"drive {out['id']} registered: {out['label']} at {out['target_path']} on "
+        f"{out['bench']['name']}"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="drivelab",
         description="Review-lab SSD test orchestration: queue fio test plans on bench workers, "
         "watch them live, compare drives.",
     )
-    parser.add_argument("--data-dir", help="data directory (default: DRIVELAB_DATA_DIR or "
-                        f"{default_data_dir()})")
+    parser.add_argument(
+        "--data-dir", help=f"data directory (default: DRIVELAB_DATA_DIR or {default_data_dir()})"
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("up", help="start everything on this machine (embedded PostgreSQL and "
-                       "Redis unless DRIVELAB_DATABASE_URL / DRIVELAB_REDIS_URL are set)")
+    p = sub.add_parser(
+        "up",
+        help="start everything on this machine (embedded PostgreSQL and "
+        "Redis unless DRIVELAB_DATABASE_URL / DRIVELAB_REDIS_URL are set)",
+    )
     p.add_argument("--host", help="address to serve on (default 127.0.0.1)")
     p.add_argument("--port", type=int, help="port (default 8000)")
     p.add_argument("--sim-size", help="size of the simulated drive (default 8g = 8 GiB)")
@@ -276,37 +354,74 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--api", dest="api_url", help="api URL (DRIVELAB_API_URL)")
     p.add_argument("--token", help="the bench's token (DRIVELAB_TOKEN)")
     p.add_argument("--broker", dest="broker_url", help="redis://... (DRIVELAB_BROKER_URL)")
-    p.add_argument("--sandbox", dest="sandbox_dir",
-                   help="directory where file targets may live (default DATA_DIR/targets)")
+    p.add_argument(
+        "--sandbox",
+        dest="sandbox_dir",
+        help="directory where file targets may live (default DATA_DIR/targets)",
+    )
     p.add_argument("--concurrency", type=int, help="runs at once on different drives (4)")
     p.set_defaults(func=cmd_worker)
 
     p = sub.add_parser("migrate", help="apply database migrations (DRIVELAB_DATABASE_URL)")
     p.set_defaults(func=cmd_migrate)
 
-    for name, func, text in (("plans", cmd_plans, "list the test plans and their parameters"),
-                             ("drives", cmd_drives, "list the drives on every bench")):
+    listings = {}
+    for name, func, text in (
+        ("plans", cmd_plans, "list the test plans and their parameters"),
+        ("drives", cmd_drives, "list the drives on every bench"),
+        ("benches", cmd_benches, "list the benches"),
+    ):
         p = sub.add_parser(name, help=text)
         p.add_argument("--json", action="store_true", help="print the api's JSON")
         p.add_argument("--api", help="api URL (default: from `drivelab up`'s credentials)")
         p.set_defaults(func=func)
+        listings[name] = p
 
-    p = sub.add_parser("run", help="queue a plan on a drive",
-                       epilog="example: drivelab run four-corners --drive 1 --param runtime_s=5 "
-                       "--param span=256m --confirm-serial SIM-0123abcd --wait")
+    actions = listings["benches"].add_subparsers(dest="action", metavar="ACTION")
+    p = actions.add_parser("add", help="register a bench and print its worker token (admin)")
+    p.add_argument("name", help="bench name, e.g. bench1")
+    p.add_argument("--api", help="api URL")
+    p.set_defaults(func=cmd_benches_add)
+
+    actions = listings["drives"].add_subparsers(dest="action", metavar="ACTION")
+    p = actions.add_parser("add", help="register a drive on a bench")
+    p.add_argument("--bench", required=True)
+    p.add_argument(
+        "--target",
+        required=True,
+        help="whole block device (/dev/disk/by-id/...) or a file in the sandbox",
+    )
+    p.add_argument("--serial", required=True, help="the serial the device reports")
+    p.add_argument("--vendor", required=True)
+    p.add_argument("--model", required=True)
+    p.add_argument("--capacity", type=int, required=True, help="capacity in bytes")
+    p.add_argument("--firmware")
+    p.add_argument("--interface", help="e.g. NVMe PCIe 4.0 x4, SATA 6Gb/s")
+    p.add_argument("--api", help="api URL")
+    p.set_defaults(func=cmd_drives_add)
+
+    p = sub.add_parser(
+        "run",
+        help="queue a plan on a drive",
+        epilog="example: drivelab run four-corners --drive 1 --param runtime_s=5 "
+        "--param span=256m --confirm-serial SIM-0123abcd --wait",
+    )
     p.add_argument("plan", help="plan key (see `drivelab plans`)")
     p.add_argument("--drive", type=int, required=True, help="drive id (see `drivelab drives`)")
     p.add_argument("--param", action="append", metavar="NAME=VALUE", help="plan parameter")
     p.add_argument("--confirm-serial", help="the drive's serial: plans that write need it")
-    p.add_argument("--wait", action="store_true", help="wait, with a progress bar, and print "
-                   "the results")
+    p.add_argument(
+        "--wait", action="store_true", help="wait, with a progress bar, and print the results"
+    )
     p.add_argument("--json", action="store_true", help="print the run as GET /api/runs/{id}")
     p.add_argument("--api", help="api URL")
     p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("api", help="call any api endpoint and print the JSON (like `gh api`)",
-                       epilog="examples: drivelab api /api/runs/1;  drivelab api POST "
-                       "/api/runs/1/cancel")
+    p = sub.add_parser(
+        "api",
+        help="call any api endpoint and print the JSON (like `gh api`)",
+        epilog="examples: drivelab api /api/runs/1;  drivelab api POST /api/runs/1/cancel",
+    )
     p.add_argument("method", help="HTTP method, or the path for a GET")
     p.add_argument("path", nargs="?", help="path, e.g. /api/health")
     p.add_argument("--data", help="JSON request body")

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from sqlalchemy import text
 
 from backend import __version__
+from backend.benches.router import router as benches_router
 from backend.core.db import make_engine, session_factory, transaction
 from backend.core.deps import AppState, StateDep, install_session_hooks
 from backend.core.errors import DrivelabError
@@ -70,8 +71,11 @@ def _reaper(state: AppState, stop: threading.Event) -> None:
             with transaction(state.sessions) as session:
                 lost = mark_lost_runs(session, state, state.settings.heartbeat_timeout_s)
             for run_id in lost:
-                log.warning("run %s lost: no heartbeat for %.0f s", run_id,
-                            state.settings.heartbeat_timeout_s)
+                log.warning(
+                    "run %s lost: no heartbeat for %.0f s",
+                    run_id,
+                    state.settings.heartbeat_timeout_s,
+                )
         except Exception:  # noqa: BLE001 - keep watching; the database may be restarting
             log.exception("lost-run check failed")
 
@@ -101,8 +105,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         stop = threading.Event()
-        reaper = threading.Thread(target=_reaper, args=(state, stop), daemon=True,
-                                  name="drivelab-reaper")
+        reaper = threading.Thread(
+            target=_reaper, args=(state, stop), daemon=True, name="drivelab-reaper"
+        )
         reaper.start()
         try:
             yield
@@ -141,10 +146,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/api/health", response_model=Health, tags=["health"])
     def health(st: StateDep) -> Health:
         db, broker = _check_database(st), _check_broker(st)
-        return Health(status="ok" if db.ok and broker.ok else "degraded", version=__version__,
-                      database=db, broker=broker)
+        return Health(
+            status="ok" if db.ok and broker.ok else "degraded",
+            version=__version__,
+            database=db,
+            broker=broker,
+        )
 
-    for router in (plans_router, drives_router, runs_router, worker_router):
+    for router in (plans_router, benches_router, drives_router, runs_router, worker_router):
         app.include_router(router)
 
     _mount_frontend(app, settings.frontend_dir or REPO_FRONTEND)
@@ -154,13 +163,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 def _mount_frontend(app: FastAPI, dist: Path) -> None:
     index = dist / "index.html"
     if not index.is_file():
+
         @app.get("/", include_in_schema=False)
         def no_frontend() -> JSONResponse:
             return JSONResponse(
-                {"detail": f"the frontend is not built ({index} is missing): run `make run`, "
-                 "or `npm --prefix frontend run build`; the api is at /api/docs"},
+                {
+                    "detail": f"the frontend is not built ({index} is missing): run `make run`, "
+                    "or `npm --prefix frontend run build`; the api is at /api/docs"
+                },
                 status_code=503,
             )
+
         return
 
     if (dist / "assets").is_dir():

@@ -8,5 +8,15 @@ from backend.results.models import Result
 from backend.runs.models import Run, Sample, Step
 from backend.users.models import User
 
-__all__ = ["Base", "Bench", "DriveModel", "DriveSample", "Price", "Result", "Run", "Sample",
-           "Step", "User"]
+__all__ = [
+    "Base",
+    "Bench",
+    "DriveModel",
+    "DriveSample",
+    "Price",
+    "Result",
+    "Run",
+    "Sample",
+    "Step",
+    "User",
+]

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import httpx
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from backend.benches.service import ensure_bench
 from backend.core.db import make_engine, session_factory, transaction
@@ -63,9 +64,13 @@ def create_sim_target(data_dir: Path, size: str) -> Path:
     return path
 
 
-def bootstrap(database_url: str, data_dir: Path, api_url: str, sim_size: str) -> str:
-    """Admin user, bench `local` and its simulated drive; returns the bench's fresh token."""
+def bootstrap(
+    database_url: str, data_dir: Path, api_url: str, sim_size: str, with_local_bench: bool = True
+) -> str | None:
+    """The admin (its fresh token goes to the CLI's credentials file) and, for the local
+    worker, bench `local` with its simulated drive. Returns the bench's fresh token."""
     engine = make_engine(database_url)
+    bench_token = None
     try:
         with transaction(session_factory(engine)) as session:
             admin = session.scalar(select(User).where(User.name == "admin"))
@@ -74,22 +79,34 @@ def bootstrap(database_url: str, data_dir: Path, api_url: str, sim_size: str) ->
                 session.add(admin)
             token = new_token("dla")
             admin.token_hash = hash_token(token)
-            bench, bench_token = ensure_bench(session, LOCAL_BENCH)
-            target = create_sim_target(data_dir, sim_size)
-            info = identify(target)
-            model = get_or_create_model(
-                session,
-                vendor="drivelab",
-                model="Simulated drive (sparse file)",
-                capacity_bytes=info.size_bytes,
-                interface="file",
-                simulated=True,
-            )
-            register_drive(session, bench=bench, model=model, serial=info.serial,
-                           target_path=str(target), firmware="sim")
+            if with_local_bench:
+                bench_token = _local_bench(session, data_dir, sim_size)
         write_credentials(data_dir, api_url, token)
     finally:
         engine.dispose()
+    return bench_token
+
+
+def _local_bench(session: Session, data_dir: Path, sim_size: str) -> str:
+    bench, bench_token = ensure_bench(session, LOCAL_BENCH)
+    target = create_sim_target(data_dir, sim_size)
+    info = identify(target)
+    model = get_or_create_model(
+        session,
+        vendor="drivelab",
+        model="Simulated drive (sparse file)",
+        capacity_bytes=info.size_bytes,
+        interface="file",
+        simulated=True,
+    )
+    register_drive(
+        session,
+        bench=bench,
+        model=model,
+        serial=info.serial,
+        target_path=str(target),
+        firmware="sim",
+    )
     return bench_token
 
 
@@ -98,7 +115,9 @@ def _wait_healthy(api_url: str, procs: list[subprocess.Popen[bytes]], timeout: f
     while time.monotonic() < deadline:
         for p in procs:
             if p.poll() is not None:
-                raise SystemExit(f"a drivelab process exited during start-up (status {p.returncode})")
+                raise SystemExit(
+                    f"a drivelab process exited during start-up (status {p.returncode})"
+                )
         try:
             if httpx.get(f"{api_url}/api/health", timeout=2).status_code == 200:
                 return
@@ -122,25 +141,46 @@ def up(settings: Settings, *, with_worker: bool = True) -> None:
         upgrade(database_url)
         shown_host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
         api_url = f"http://{shown_host}:{settings.port}"
-        bench_token = bootstrap(database_url, data_dir, api_url, settings.sim_drive_size)
+        bench_token = bootstrap(
+            database_url, data_dir, api_url, settings.sim_drive_size, with_worker
+        )
         env = {
             **os.environ,
             "DRIVELAB_DATABASE_URL": database_url,
             "DRIVELAB_REDIS_URL": redis_url,
             "DRIVELAB_DATA_DIR": str(data_dir),
         }
-        procs.append(subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "backend.main:create_app", "--factory",
-             "--host", settings.host, "--port", str(settings.port),
-             "--log-level", settings.log_level.lower(), "--no-access-log"],
-            env=env,
-        ))
-        if with_worker:
-            procs.append(subprocess.Popen(
-                [sys.executable, "-m", "backend.cli", "worker", "--bench", LOCAL_BENCH],
-                env={**env, "DRIVELAB_API_URL": api_url, "DRIVELAB_TOKEN": bench_token,
-                     "DRIVELAB_BROKER_URL": redis_url},
-            ))
+        procs.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "uvicorn",
+                    "backend.main:create_app",
+                    "--factory",
+                    "--host",
+                    settings.host,
+                    "--port",
+                    str(settings.port),
+                    "--log-level",
+                    settings.log_level.lower(),
+                    "--no-access-log",
+                ],
+                env=env,
+            )
+        )
+        if bench_token is not None:
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "backend.cli", "worker", "--bench", LOCAL_BENCH],
+                    env={
+                        **env,
+                        "DRIVELAB_API_URL": api_url,
+                        "DRIVELAB_TOKEN": bench_token,
+                        "DRIVELAB_BROKER_URL": redis_url,
+                    },
+                )
+            )
         _wait_healthy(api_url, procs, timeout=60)
         print(f"drivelab is running at {api_url}  (api docs: {api_url}/api/docs)", flush=True)
         print(f"data directory: {data_dir}; press Ctrl-C to stop", flush=True)

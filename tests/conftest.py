@@ -84,45 +84,79 @@ class Stack:
         headers = {"Authorization": f"Bearer {tok}"} if tok else {}
         return httpx.Client(base_url=self.api_url, headers=headers, timeout=30)
 
-    def cli(self, *args: str, check: bool = True, timeout: float = 300
-            ) -> subprocess.CompletedProcess[str]:
+    def cli(
+        self, *args: str, check: bool = True, timeout: float = 300
+    ) -> subprocess.CompletedProcess[str]:
         return run_cli(self.data_dir, *args, check=check, timeout=timeout)
 
     def log_tail(self, n: int = 60) -> str:
         return "\n".join(self.log.read_text(errors="replace").splitlines()[-n:])
 
 
-def run_cli(data_dir: Path, *args: str, check: bool = True, timeout: float = 300,
-            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    data_dir: Path,
+    *args: str,
+    check: bool = True,
+    timeout: float = 300,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
     out = subprocess.run(
         [sys.executable, "-m", "backend.cli", "--data-dir", str(data_dir), *args],
-        capture_output=True, text=True, timeout=timeout, cwd=ROOT,
-        env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        stdin=subprocess.DEVNULL,
     )
     if check and out.returncode != 0:
-        raise AssertionError(f"drivelab {' '.join(args)} failed ({out.returncode}):\n"
-                             f"{out.stdout}\n{out.stderr}")
+        raise AssertionError(
+            f"drivelab {' '.join(args)} failed ({out.returncode}):\n{out.stdout}\n{out.stderr}"
+        )
     return out
 
 
-def start_stack(data_dir: Path, env: dict[str, str], *, sim_size: str = "1g",
-                timeout: float = 90) -> Stack:
+def start_stack(
+    data_dir: Path, env: dict[str, str], *, sim_size: str = "1g", timeout: float = 90
+) -> Stack:
     port = free_port()
     log = data_dir.parent / f"{data_dir.name}-up.log"
     data_dir.mkdir(parents=True, exist_ok=True)
-    full_env = {k: v for k, v in os.environ.items()
-                if k not in ("DRIVELAB_DATABASE_URL", "DRIVELAB_REDIS_URL")}
+    full_env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DRIVELAB_DATABASE_URL", "DRIVELAB_REDIS_URL")
+    }
     full_env.update(env)
     full_env["DRIVELAB_HEARTBEAT_TIMEOUT_S"] = full_env.get("DRIVELAB_HEARTBEAT_TIMEOUT_S", "30")
     with open(log, "ab") as logf:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "backend.cli", "--data-dir", str(data_dir), "up",
-             "--port", str(port), "--sim-size", sim_size],
-            cwd=ROOT, env=full_env, stdout=logf, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL, start_new_session=True,
+            [
+                sys.executable,
+                "-m",
+                "backend.cli",
+                "--data-dir",
+                str(data_dir),
+                "up",
+                "--port",
+                str(port),
+                "--sim-size",
+                sim_size,
+            ],
+            cwd=ROOT,
+            env=full_env,
+            stdout=logf,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
         )
-    stack = Stack(api_url=f"http://127.0.0.1:{port}", data_dir=data_dir,
-                  database_url=env.get("DRIVELAB_DATABASE_URL"), proc=proc, log=log)
+    stack = Stack(
+        api_url=f"http://127.0.0.1:{port}",
+        data_dir=data_dir,
+        database_url=env.get("DRIVELAB_DATABASE_URL"),
+        proc=proc,
+        log=log,
+    )
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -160,8 +194,7 @@ def services() -> Iterator[dict[str, str]]:
     db = create_local_database()
     redis_db = 1 + secrets.randbelow(15)
     try:
-        yield {"DRIVELAB_DATABASE_URL": db.url,
-               "DRIVELAB_REDIS_URL": f"{LOCAL_REDIS}/{redis_db}"}
+        yield {"DRIVELAB_DATABASE_URL": db.url, "DRIVELAB_REDIS_URL": f"{LOCAL_REDIS}/{redis_db}"}
     finally:
         db.drop()
 
@@ -183,8 +216,13 @@ def sim_drive(stack: Stack) -> dict:
     return next(d for d in drives if d["simulated"] and d["bench"]["name"] == "local")
 
 
-def wait_run(client: httpx.Client, run_id: int, *, timeout: float = 240,
-             until: tuple[str, ...] = ("done", "failed", "cancelled", "lost")) -> dict:
+def wait_run(
+    client: httpx.Client,
+    run_id: int,
+    *,
+    timeout: float = 240,
+    until: tuple[str, ...] = ("done", "failed", "cancelled", "lost"),
+) -> dict:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         run = client.get(f"/api/runs/{run_id}").json()

@@ -32,8 +32,9 @@ class ApiUnreachable(Exception):
 
 
 class ApiClient:
-    def __init__(self, base_url: str, token: str | None, *, timeout: float = 10.0,
-                 retry_for_s: float = 120.0) -> None:
+    def __init__(
+        self, base_url: str, token: str | None, *, timeout: float = 10.0, retry_for_s: float = 120.0
+    ) -> None:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.base_url = base_url.rstrip("/")
         self._http = httpx.Client(base_url=self.base_url, headers=headers, timeout=timeout)
@@ -42,8 +43,9 @@ class ApiClient:
     def close(self) -> None:
         self._http.close()
 
-    def post(self, path: str, body: dict[str, Any] | None = None, *,
-             retry_for_s: float | None = None) -> Any:
+    def post(
+        self, path: str, body: dict[str, Any] | None = None, *, retry_for_s: float | None = None
+    ) -> Any:
         """POST with retries on network errors and 5xx; 4xx are final and raised as ApiError."""
         deadline = time.monotonic() + (self.retry_for_s if retry_for_s is None else retry_for_s)
         delay = 0.2
@@ -87,9 +89,15 @@ class SampleOutbox:
     each reply (it says whether the reviewer cancelled the run).
     """
 
-    def __init__(self, client: ApiClient, run_id: int, step_id: int,
-                 on_control: Callable[[dict[str, Any]], None], spool: Path | None = None,
-                 interval_s: float = 1.0) -> None:
+    def __init__(
+        self,
+        client: ApiClient,
+        run_id: int,
+        step_id: int,
+        on_control: Callable[[dict[str, Any]], None],
+        spool: Path | None = None,
+        interval_s: float = 1.0,
+    ) -> None:
         self.client = client
         self.run_id = run_id
         self.step_id = step_id
@@ -100,8 +108,9 @@ class SampleOutbox:
         self._progress: float | None = None
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True,
-                                        name=f"outbox-{run_id}-{step_id}")
+        self._thread = threading.Thread(
+            target=self._loop, daemon=True, name=f"outbox-{run_id}-{step_id}"
+        )
         self.error: Exception | None = None
 
     def start(self) -> None:

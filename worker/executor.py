@@ -75,8 +75,9 @@ def execute_run(ctx: WorkerContext, run_id: int) -> str:
     return status
 
 
-def _execute(ctx: WorkerContext, spec: dict[str, Any], control: _RunControl
-             ) -> tuple[str, str | None]:
+def _execute(
+    ctx: WorkerContext, spec: dict[str, Any], control: _RunControl
+) -> tuple[str, str | None]:
     run_id = spec["run_id"]
     drive = spec["drive"]
     try:
@@ -91,23 +92,31 @@ def _execute(ctx: WorkerContext, spec: dict[str, Any], control: _RunControl
         )
     except InterlockError as exc:
         return "failed", f"safety interlock: {exc.message}"
-    environment = {"drive": info.as_dict(), "host": host_info(ctx.fio_binary, info),
-                   "worker": ctx.name}
+    environment = {
+        "drive": info.as_dict(),
+        "host": host_info(ctx.fio_binary, info),
+        "worker": ctx.name,
+    }
     ctx.client.post(f"/api/worker/runs/{run_id}/environment", {"environment": environment})
     workdir = ctx.data_dir / "runs" / str(run_id)
     for step in spec["steps"]:
         if step["status"] != "pending":
             continue
-        reply = ctx.client.post(f"/api/worker/runs/{run_id}/steps/{step['id']}/start",
-                                {"command": None})
+        reply = ctx.client.post(
+            f"/api/worker/runs/{run_id}/steps/{step['id']}/start", {"command": None}
+        )
         control.update(reply)
         if control.cancel.is_set():
             return "cancelled", None
         if ctx.shutdown.is_set():
             return "failed", f"the worker stopped before step {step['name']}"
         if step["kind"] != "fio":
-            _finish_step(ctx, run_id, step, {"status": "failed",
-                                             "error": f"step kind {step['kind']} not supported"})
+            _finish_step(
+                ctx,
+                run_id,
+                step,
+                {"status": "failed", "error": f"step kind {step['kind']} not supported"},
+            )
             return "failed", f"step {step['name']}: kind {step['kind']} is not supported"
         outcome = _run_fio_step(ctx, run_id, step, workdir, control)
         if outcome.stopped:
@@ -123,10 +132,14 @@ def _execute(ctx: WorkerContext, spec: dict[str, Any], control: _RunControl
     return "done", None
 
 
-def _run_fio_step(ctx: WorkerContext, run_id: int, step: dict[str, Any], workdir: Path,
-                  control: _RunControl) -> FioOutcome:
+def _run_fio_step(
+    ctx: WorkerContext, run_id: int, step: dict[str, Any], workdir: Path, control: _RunControl
+) -> FioOutcome:
     outbox = SampleOutbox(
-        ctx.client, run_id, step["id"], control.update,
+        ctx.client,
+        run_id,
+        step["id"],
+        control.update,
         spool=ctx.data_dir / "spool" / f"run-{run_id}-step-{step['id']}.jsonl",
     )
     outbox.start()
@@ -138,8 +151,9 @@ def _run_fio_step(ctx: WorkerContext, run_id: int, step: dict[str, Any], workdir
             on_samples=lambda samples, progress: outbox.add(
                 [s.as_dict() for s in samples], progress
             ),
-            should_stop=lambda: control.cancel.is_set() or ctx.shutdown.is_set()
-            or outbox.error is not None,
+            should_stop=lambda: (
+                control.cancel.is_set() or ctx.shutdown.is_set() or outbox.error is not None
+            ),
             fio_binary=ctx.fio_binary,
         )
     finally:
@@ -164,6 +178,7 @@ def _fio_error(outcome: FioOutcome) -> str:
     return f"fio exited with status {outcome.returncode}: {detail}"
 
 
-def _finish_step(ctx: WorkerContext, run_id: int, step: dict[str, Any],
-                 report: dict[str, Any]) -> None:
+def _finish_step(
+    ctx: WorkerContext, run_id: int, step: dict[str, Any], report: dict[str, Any]
+) -> None:
     ctx.client.post(f"/api/worker/runs/{run_id}/steps/{step['id']}/finish", report)

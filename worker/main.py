@@ -41,11 +41,13 @@ def run_worker(settings: WorkerSettings) -> None:
         )
     client = ApiClient(settings.api_url, settings.token)
     try:
-        bench = client.post("/api/worker/hello", {"host_info": host_info(settings.fio_binary)},
-                            retry_for_s=30)
+        bench = client.post(
+            "/api/worker/hello", {"host_info": host_info(settings.fio_binary)}, retry_for_s=30
+        )
     except ApiError as exc:
-        raise SystemExit(f"the api at {settings.api_url} refused this worker: {exc.detail}"
-                         ) from None
+        raise SystemExit(
+            f"the api at {settings.api_url} refused this worker: {exc.detail}"
+        ) from None
     except ApiUnreachable as exc:
         raise SystemExit(f"cannot reach the api: {exc}") from None
     if bench["name"] != settings.bench:
@@ -54,8 +56,13 @@ def run_worker(settings: WorkerSettings) -> None:
             f"start the worker with --bench {bench['name']} or use that bench's token"
         )
     settings.sandbox.mkdir(parents=True, exist_ok=True)
-    ctx = WorkerContext(client=client, bench=settings.bench, data_dir=settings.data_dir,
-                        sandbox=settings.sandbox, fio_binary=settings.fio_binary)
+    ctx = WorkerContext(
+        client=client,
+        bench=settings.bench,
+        data_dir=settings.data_dir,
+        sandbox=settings.sandbox,
+        fio_binary=settings.fio_binary,
+    )
     app = make_celery(settings.broker)
     queue = bench_queue(settings.bench)
     app.conf.task_queues = (queue,)
@@ -74,8 +81,13 @@ def run_worker(settings: WorkerSettings) -> None:
         stop.set()
 
     threading.Thread(target=_hello_loop, args=(ctx, stop), daemon=True, name="hello").start()
-    log.info("bench %s: consuming queue %s from %s, api %s", settings.bench, queue.name,
-             _redact(settings.broker), settings.api_url)
+    log.info(
+        "bench %s: consuming queue %s from %s, api %s",
+        settings.bench,
+        queue.name,
+        _redact(settings.broker),
+        settings.api_url,
+    )
     worker = app.Worker(
         queues=[queue.name],
         pool="threads",

@@ -103,7 +103,9 @@ def get_reviewer(user: Annotated[User | None, Depends(get_optional_user)]) -> Us
             "(the drivelab CLI does this with the credentials `drivelab up` wrote)"
         )
     if user.role not in ("admin", "reviewer"):
-        raise Forbidden(f"user {user.name} is a {user.role}: queuing and cancelling need a reviewer")
+        raise Forbidden(
+            f"user {user.name} is a {user.role}: queuing and cancelling need a reviewer"
+        )
     return user
 
 

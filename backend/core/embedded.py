@@ -69,17 +69,19 @@ class EmbeddedRedis:
         port = free_port()
         conf = self.dir / "redis.conf"
         conf.write_text(
-            "\n".join([
-                "bind 127.0.0.1",
-                f"port {port}",
-                f"requirepass {password}",
-                f"dir {self.dir}",
-                "appendonly yes",
-                "save ''",
-                "daemonize no",
-                f"logfile {self.dir / 'redis.log'}",
-                "",
-            ])
+            "\n".join(
+                [
+                    "bind 127.0.0.1",
+                    f"port {port}",
+                    f"requirepass {password}",
+                    f"dir {self.dir}",
+                    "appendonly yes",
+                    "save ''",
+                    "daemonize no",
+                    f"logfile {self.dir / 'redis.log'}",
+                    "",
+                ]
+            )
         )
         conf.chmod(0o600)
         self._proc = subprocess.Popen(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
@@ -17,10 +18,8 @@ LAB_CHANNEL = "drivelab:lab"
 
 def publish(client: redis.Redis, channel: str, event: str, data: Any) -> None:
     """Best effort: a live view may miss an event, the database never does."""
-    try:
+    with contextlib.suppress(redis.RedisError):
         client.publish(channel, json.dumps({"event": event, "data": data}, default=str))
-    except redis.RedisError:
-        pass
 
 
 def sse(event: str, data: Any) -> str:

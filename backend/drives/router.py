@@ -3,8 +3,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from sqlalchemy import select
 
-from backend.benches.service import is_online
-from backend.benches.service import get_bench_by_name
+from backend.benches.service import get_bench_by_name, is_online
 from backend.core.deps import OptionalUser, Reviewer, SessionDep
 from backend.core.errors import NotFound
 from backend.drives import service
@@ -26,8 +25,14 @@ def drive_out(drive: DriveSample, active_run_id: int | None) -> DriveOut:
         label=service.drive_label(drive),
         bench=BenchRef(id=drive.bench.id, name=drive.bench.name, online=is_online(drive.bench)),
         model=DriveModelOut(
-            id=m.id, vendor=m.vendor, model=m.model, capacity_bytes=m.capacity_bytes,
-            interface=m.interface, controller=m.controller, nand=m.nand, dram=m.dram,
+            id=m.id,
+            vendor=m.vendor,
+            model=m.model,
+            capacity_bytes=m.capacity_bytes,
+            interface=m.interface,
+            controller=m.controller,
+            nand=m.nand,
+            dram=m.dram,
         ),
         active_run_id=active_run_id,
     )
@@ -58,11 +63,23 @@ def add_drive(data: DriveCreate, session: SessionDep, _user: Reviewer) -> DriveO
     """Register a drive sample (a whole block device, or a file in the bench's sandbox)."""
     bench = get_bench_by_name(session, data.bench)
     if bench is None:
-        raise NotFound(f"bench {data.bench!r} does not exist: start its worker first", field="bench")
+        raise NotFound(
+            f"bench {data.bench!r} does not exist: start its worker first", field="bench"
+        )
     model = service.get_or_create_model(
-        session, vendor=data.vendor, model=data.model, capacity_bytes=data.capacity_bytes,
-        interface=data.interface, simulated=data.simulated,
+        session,
+        vendor=data.vendor,
+        model=data.model,
+        capacity_bytes=data.capacity_bytes,
+        interface=data.interface,
+        simulated=data.simulated,
     )
-    drive = service.register_drive(session, bench=bench, model=model, serial=data.serial,
-                                   target_path=data.target_path, firmware=data.firmware)
+    drive = service.register_drive(
+        session,
+        bench=bench,
+        model=model,
+        serial=data.serial,
+        target_path=data.target_path,
+        firmware=data.firmware,
+    )
     return drive_out(service.get_drive(session, drive.id), None)

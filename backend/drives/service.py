@@ -85,8 +85,13 @@ def register_drive(
         )
     )
     if drive is None:
-        drive = DriveSample(bench_id=bench.id, target_path=target_path, model_id=model.id,
-                            serial=serial, firmware=firmware)
+        drive = DriveSample(
+            bench_id=bench.id,
+            target_path=target_path,
+            model_id=model.id,
+            serial=serial,
+            firmware=firmware,
+        )
         session.add(drive)
     else:
         drive.model_id = model.id

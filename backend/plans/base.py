@@ -101,8 +101,9 @@ def span_bytes(span: str | None, drive: DriveContext, name: str = "span") -> int
     return n
 
 
-def fio_job_file(title: str, global_opts: dict[str, Any], job_name: str,
-                 job_opts: dict[str, Any]) -> str:
+def fio_job_file(
+    title: str, global_opts: dict[str, Any], job_name: str, job_opts: dict[str, Any]
+) -> str:
     """Render a fio job file: a comment, a [global] section and one job section."""
     lines = [f"; drivelab: {title}", "[global]"]
     lines += [_opt(k, v) for k, v in global_opts.items() if v is not None]

@@ -39,8 +39,9 @@ def validate_params(plan: Plan, params: dict[str, Any] | None) -> Any:
         ) from None
 
 
-def compile_plan(key: str, params: dict[str, Any] | None, drive: DriveContext
-                 ) -> tuple[Plan, dict[str, Any], list[StepSpec]]:
+def compile_plan(
+    key: str, params: dict[str, Any] | None, drive: DriveContext
+) -> tuple[Plan, dict[str, Any], list[StepSpec]]:
     """(plan, the params with every default filled in, the concrete steps)."""
     plan = get_plan(key)
     parsed = validate_params(plan, params)

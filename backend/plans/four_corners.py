@@ -106,16 +106,29 @@ class FourCorners(Plan):
             add(
                 "prewrite",
                 f"pre-write {format_size(span)} sequentially, 128K QD32",
-                {"rw": "write", "bs": "128k", "iodepth": 32, "size": format_size(span),
-                 "offset": 0, **pattern_options("incompressible", 0)},
+                {
+                    "rw": "write",
+                    "bs": "128k",
+                    "iodepth": 32,
+                    "size": format_size(span),
+                    "offset": 0,
+                    **pattern_options("incompressible", 0),
+                },
                 max(1.0, span / 400e6),
             )
         rt = params.runtime_s
         add(
             "randread-4k-qd3",
             "4K random read QD3",
-            {"rw": "randread", "bs": "4k", "iodepth": 3, "size": format_size(span),
-             "norandommap": True, "time_based": True, "runtime": rt},
+            {
+                "rw": "randread",
+                "bs": "4k",
+                "iodepth": 3,
+                "size": format_size(span),
+                "norandommap": True,
+                "time_based": True,
+                "runtime": rt,
+            },
             rt,
         )
         for qd in (3, 32):
@@ -123,26 +136,45 @@ class FourCorners(Plan):
                 add(
                     f"randwrite-4k-qd{qd}-{pattern}",
                     f"4K random write QD{qd}, {pattern}",
-                    {"rw": "randwrite", "bs": "4k", "iodepth": qd, "size": format_size(span),
-                     "norandommap": True, "time_based": True, "runtime": rt,
-                     **pattern_options(pattern, params.compress_percentage)},
+                    {
+                        "rw": "randwrite",
+                        "bs": "4k",
+                        "iodepth": qd,
+                        "size": format_size(span),
+                        "norandommap": True,
+                        "time_based": True,
+                        "runtime": rt,
+                        **pattern_options(pattern, params.compress_percentage),
+                    },
                     rt,
                 )
         srt = params.seq_runtime_s
         add(
             "seqread-128k-qd1",
             "128K sequential read QD1",
-            {"rw": "read", "bs": "128k", "iodepth": 1, "size": format_size(seq_span),
-             "time_based": True, "runtime": srt},
+            {
+                "rw": "read",
+                "bs": "128k",
+                "iodepth": 1,
+                "size": format_size(seq_span),
+                "time_based": True,
+                "runtime": srt,
+            },
             srt,
         )
         for pattern in params.patterns:
             add(
                 f"seqwrite-128k-qd1-{pattern}",
                 f"128K sequential write QD1, {pattern}",
-                {"rw": "write", "bs": "128k", "iodepth": 1, "size": format_size(seq_span),
-                 "time_based": True, "runtime": srt,
-                 **pattern_options(pattern, params.compress_percentage)},
+                {
+                    "rw": "write",
+                    "bs": "128k",
+                    "iodepth": 1,
+                    "size": format_size(seq_span),
+                    "time_based": True,
+                    "runtime": srt,
+                    **pattern_options(pattern, params.compress_percentage),
+                },
                 srt,
             )
         return steps

@@ -5,8 +5,8 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel
 
-from backend.plans.catalog import PLANS, get_plan
 from backend.plans.base import Plan
+from backend.plans.catalog import PLANS, get_plan
 
 router = APIRouter(prefix="/api/plans", tags=["plans"])
 
@@ -20,8 +20,13 @@ class PlanOut(BaseModel):
 
 
 def plan_out(plan: Plan) -> PlanOut:
-    return PlanOut(key=plan.key, title=plan.title, description=plan.description,
-                   destructive=plan.destructive, params_schema=plan.params_schema())
+    return PlanOut(
+        key=plan.key,
+        title=plan.title,
+        description=plan.description,
+        destructive=plan.destructive,
+        params_schema=plan.params_schema(),
+    )
 
 
 @router.get("", response_model=list[PlanOut])

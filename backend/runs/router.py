@@ -61,10 +61,14 @@ def get_jobs(run_id: int, session: SessionDep, _user: OptionalUser) -> list[JobO
     return service.list_jobs(session, run_id)
 
 
-@router.get("/{run_id}/steps/{step_id}/output", response_class=Response,
-            responses={200: {"content": {"application/json": {}}}})
-def get_step_output(run_id: int, step_id: int, session: SessionDep, _user: OptionalUser
-                    ) -> Response:
+@router.get(
+    "/{run_id}/steps/{step_id}/output",
+    response_class=Response,
+    responses={200: {"content": {"application/json": {}}}},
+)
+def get_step_output(
+    run_id: int, step_id: int, session: SessionDep, _user: OptionalUser
+) -> Response:
     """fio's final JSON of a step, byte for byte as fio printed it."""
     return Response(service.step_output(session, run_id, step_id), media_type="application/json")
 

@@ -205,8 +205,9 @@ def list_samples(session: Session, run_id: int, step_id: int | None) -> list[Sam
     if step_id is not None:
         query = query.where(Sample.step_id == step_id)
     query = query.order_by(Sample.step_id, Sample.t_ms)
-    return [sample_out(dict(zip(SAMPLE_COLUMNS, row, strict=True)))
-            for row in session.execute(query)]
+    return [
+        sample_out(dict(zip(SAMPLE_COLUMNS, row, strict=True))) for row in session.execute(query)
+    ]
 
 
 def sample_out(row: dict[str, Any]) -> SampleOut:

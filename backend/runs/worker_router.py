@@ -41,8 +41,9 @@ def hello(data: Hello, session: SessionDep, bench: BenchAuth) -> BenchOut:
 
 
 @router.post("/runs/{run_id}/claim", response_model=RunSpec)
-def claim(run_id: int, data: ClaimIn, session: SessionDep, state: StateDep,
-          bench: BenchAuth) -> RunSpec:
+def claim(
+    run_id: int, data: ClaimIn, session: SessionDep, state: StateDep, bench: BenchAuth
+) -> RunSpec:
     return svc.claim(session, state, bench, run_id, data.worker)
 
 
@@ -52,30 +53,45 @@ def environment(run_id: int, data: EnvironmentIn, session: SessionDep, bench: Be
 
 
 @router.post("/runs/{run_id}/heartbeat", response_model=Control)
-def heartbeat(run_id: int, data: Heartbeat, session: SessionDep, state: StateDep,
-              bench: BenchAuth) -> Control:
+def heartbeat(
+    run_id: int, data: Heartbeat, session: SessionDep, state: StateDep, bench: BenchAuth
+) -> Control:
     return svc.heartbeat(session, state, bench, run_id, data.progress, data.step_id)
 
 
 @router.post("/runs/{run_id}/steps/{step_id}/start", response_model=Control)
-def start_step(run_id: int, step_id: int, data: StepStart, session: SessionDep, state: StateDep,
-               bench: BenchAuth) -> Control:
+def start_step(
+    run_id: int,
+    step_id: int,
+    data: StepStart,
+    session: SessionDep,
+    state: StateDep,
+    bench: BenchAuth,
+) -> Control:
     return svc.start_step(session, state, bench, run_id, step_id, data.command)
 
 
 @router.post("/runs/{run_id}/samples", response_model=Control)
-def samples(run_id: int, data: SampleBatch, session: SessionDep, state: StateDep,
-            bench: BenchAuth) -> Control:
+def samples(
+    run_id: int, data: SampleBatch, session: SessionDep, state: StateDep, bench: BenchAuth
+) -> Control:
     return svc.store_samples(session, state, bench, run_id, data)
 
 
 @router.post("/runs/{run_id}/steps/{step_id}/finish", response_model=Control)
-def finish_step(run_id: int, step_id: int, data: StepFinish, session: SessionDep,
-                state: StateDep, bench: BenchAuth) -> Control:
+def finish_step(
+    run_id: int,
+    step_id: int,
+    data: StepFinish,
+    session: SessionDep,
+    state: StateDep,
+    bench: BenchAuth,
+) -> Control:
     return svc.finish_step(session, state, bench, run_id, step_id, data)
 
 
 @router.post("/runs/{run_id}/finish", status_code=204)
-def finish_run(run_id: int, data: RunFinish, session: SessionDep, state: StateDep,
-               bench: BenchAuth) -> None:
+def finish_run(
+    run_id: int, data: RunFinish, session: SessionDep, state: StateDep, bench: BenchAuth
+) -> None:
     svc.finish_run(session, state, bench, run_id, data)

@@ -91,8 +91,15 @@ def claim(session: Session, state: AppState, bench: Bench, run_id: int, worker: 
             capacity_bytes=run.drive.model.capacity_bytes,
         ),
         steps=[
-            WorkerStep(id=s.id, idx=s.idx, kind=s.kind, name=s.name, params=s.params,
-                       job_file=s.job_file, status=s.status)  # type: ignore[arg-type]
+            WorkerStep(
+                id=s.id,
+                idx=s.idx,
+                kind=s.kind,
+                name=s.name,
+                params=s.params,
+                job_file=s.job_file,
+                status=s.status,
+            )  # type: ignore[arg-type]
             for s in run.steps
         ],
     )
@@ -102,8 +109,9 @@ def _update_progress(run: Run, step: Step, fraction: float | None) -> None:
     if fraction is not None:
         step.progress = max(step.progress, min(1.0, fraction))
     total = sum(s.estimate_s for s in run.steps) or 1.0
-    done = sum(s.estimate_s * (1.0 if s.status in ("done", "skipped") else s.progress)
-               for s in run.steps)
+    done = sum(
+        s.estimate_s * (1.0 if s.status in ("done", "skipped") else s.progress) for s in run.steps
+    )
     run.progress = min(1.0, done / total)
 
 
@@ -111,8 +119,14 @@ def _control(run: Run, stored: int = 0) -> Control:
     return Control(cancel=run.cancel_requested, stored=stored)
 
 
-def heartbeat(session: Session, state: AppState, bench: Bench, run_id: int,
-              progress: float | None, step_id: int | None) -> Control:
+def heartbeat(
+    session: Session,
+    state: AppState,
+    bench: Bench,
+    run_id: int,
+    progress: float | None,
+    step_id: int | None,
+) -> Control:
     run = _running(session, bench, run_id)
     run.heartbeat_at = utcnow()
     touch(bench)
@@ -127,8 +141,9 @@ def set_environment(session: Session, bench: Bench, run_id: int, environment: di
     run.environment = environment
 
 
-def start_step(session: Session, state: AppState, bench: Bench, run_id: int, step_id: int,
-               command: str | None) -> Control:
+def start_step(
+    session: Session, state: AppState, bench: Bench, run_id: int, step_id: int, command: str | None
+) -> Control:
     run = _running(session, bench, run_id)
     step = _step(run, step_id)
     if step.status == "pending":
@@ -140,8 +155,9 @@ def start_step(session: Session, state: AppState, bench: Bench, run_id: int, ste
     return _control(run)
 
 
-def store_samples(session: Session, state: AppState, bench: Bench, run_id: int,
-                  batch: SampleBatch) -> Control:
+def store_samples(
+    session: Session, state: AppState, bench: Bench, run_id: int, batch: SampleBatch
+) -> Control:
     """Write a batch with binary COPY (through a staging table, so a resent batch is stored
     once), update progress and publish the samples to live viewers."""
     run = _running(session, bench, run_id)
@@ -169,8 +185,20 @@ _STAGE_DDL = (
     "CREATE TEMP TABLE IF NOT EXISTS samples_in "
     "(LIKE samples INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
 )
-_COPY_TYPES = ["int4", "int4", "int4", "int4", "int8", "int8", "int8", "int8",
-               "float8", "float8", "float8", "float8"]
+_COPY_TYPES = [
+    "int4",
+    "int4",
+    "int4",
+    "int4",
+    "int8",
+    "int8",
+    "int8",
+    "int8",
+    "float8",
+    "float8",
+    "float8",
+    "float8",
+]
 
 
 def copy_samples(session: Session, run_id: int, step_id: int, batch: SampleBatch) -> int:
@@ -183,11 +211,22 @@ def copy_samples(session: Session, run_id: int, step_id: int, batch: SampleBatch
         with cur.copy(f"COPY samples_in ({cols}) FROM STDIN (FORMAT BINARY)") as copy:
             copy.set_types(_COPY_TYPES)
             for s in batch.samples:
-                copy.write_row((
-                    run_id, step_id, s.t_ms, s.dt_ms, s.read_bytes, s.write_bytes, s.read_ios,
-                    s.write_ios, s.read_lat_mean_us, s.write_lat_mean_us, s.read_lat_p99_us,
-                    s.write_lat_p99_us,
-                ))
+                copy.write_row(
+                    (
+                        run_id,
+                        step_id,
+                        s.t_ms,
+                        s.dt_ms,
+                        s.read_bytes,
+                        s.write_bytes,
+                        s.read_ios,
+                        s.write_ios,
+                        s.read_lat_mean_us,
+                        s.write_lat_mean_us,
+                        s.read_lat_p99_us,
+                        s.write_lat_p99_us,
+                    )
+                )
         cur.execute(
             f"INSERT INTO samples ({cols}) SELECT {cols} FROM samples_in "
             "ON CONFLICT (step_id, t_ms) DO NOTHING"
@@ -197,8 +236,9 @@ def copy_samples(session: Session, run_id: int, step_id: int, batch: SampleBatch
     return stored
 
 
-def finish_step(session: Session, state: AppState, bench: Bench, run_id: int, step_id: int,
-                data: StepFinish) -> Control:
+def finish_step(
+    session: Session, state: AppState, bench: Bench, run_id: int, step_id: int, data: StepFinish
+) -> Control:
     run = _running(session, bench, run_id)
     step = _step(run, step_id)
     if step.status not in ("pending", "running"):
@@ -220,16 +260,18 @@ def finish_step(session: Session, state: AppState, bench: Bench, run_id: int, st
     existing = set(session.scalars(select(Result.metric).where(Result.step_id == step.id)))
     for metric, value, unit in metrics:
         if metric not in existing:
-            session.add(Result(run_id=run.id, step_id=step.id, metric=metric, value=value,
-                               unit=unit))
+            session.add(
+                Result(run_id=run.id, step_id=step.id, metric=metric, value=value, unit=unit)
+            )
     run.heartbeat_at = utcnow()
     _update_progress(run, step, None)
     publish_run(session, state, run_id)
     return _control(run)
 
 
-def finish_run(session: Session, state: AppState, bench: Bench, run_id: int,
-               data: RunFinish) -> None:
+def finish_run(
+    session: Session, state: AppState, bench: Bench, run_id: int, data: RunFinish
+) -> None:
     run = _own_run(session, bench, run_id)
     if run.status in RUN_FINAL:
         return
@@ -254,16 +296,24 @@ def mark_lost_runs(session: Session, state: AppState, timeout_s: float) -> list[
     from datetime import timedelta
 
     cutoff = utcnow() - timedelta(seconds=timeout_s)
-    ids = list(session.scalars(
-        update(Run)
-        .where(Run.status == "running", Run.heartbeat_at < cutoff)
-        .values(status="lost", finished_at=utcnow(),
+    ids = list(
+        session.scalars(
+            update(Run)
+            .where(Run.status == "running", Run.heartbeat_at < cutoff)
+            .values(
+                status="lost",
+                finished_at=utcnow(),
                 error=f"no word from the worker for {timeout_s:.0f} s: the run is lost; "
-                      "its samples so far are kept")
-        .returning(Run.id)
-    ))
+                "its samples so far are kept",
+            )
+            .returning(Run.id)
+        )
+    )
     for run_id in ids:
-        session.execute(update(Step).where(Step.run_id == run_id, Step.status == "running")
-                        .values(status="failed", error="worker lost"))
+        session.execute(
+            update(Step)
+            .where(Step.run_id == run_id, Step.status == "running")
+            .values(status="failed", error="worker lost")
+        )
         publish_run(session, state, run_id)
     return ids

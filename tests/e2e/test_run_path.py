@@ -37,8 +37,15 @@ EXPECTED_STEPS = [
 
 
 def queue(client: httpx.Client, drive: dict, params: dict, plan: str = "four-corners") -> dict:
-    resp = client.post("/api/runs", json={"plan": plan, "drive_id": drive["id"],
-                                          "params": params, "confirm_serial": drive["serial"]})
+    resp = client.post(
+        "/api/runs",
+        json={
+            "plan": plan,
+            "drive_id": drive["id"],
+            "params": params,
+            "confirm_serial": drive["serial"],
+        },
+    )
     assert resp.status_code == 201, resp.text
     return resp.json()
 
@@ -53,11 +60,11 @@ def check_against_fio(client: httpx.Client, run: dict) -> None:
         text = client.get(f"/api/runs/{run['id']}/steps/{step['id']}/output").text
         final = json.loads(text)
         assert final["fio version"] == final["fio version"].strip() and final["jobs"]
-        samples = client.get(f"/api/runs/{run['id']}/samples",
-                             params={"step_id": step["id"]}).json()
+        samples = client.get(
+            f"/api/runs/{run['id']}/samples", params={"step_id": step["id"]}
+        ).json()
         # Timed steps report every second; a size-based one (the pre-write) may end sooner.
-        timed = (
-            final["jobs"][0]["job options"].get("time_based") == "1")
+        timed = final["jobs"][0]["job options"].get("time_based") == "1"
         assert len(samples) >= (2 if timed else 1), f"{step['name']}: {len(samples)} samples"
         assert all(0 < s["dt"] <= 5 for s in samples)
         results = {r["metric"]: r["value"] for r in step["results"]}
@@ -71,7 +78,8 @@ def check_against_fio(client: httpx.Client, run: dict) -> None:
             assert results[f"{d}_mbps"] == pytest.approx(job["bw_bytes"] / 1e6, rel=0.01)
             assert results[f"{d}_iops"] == pytest.approx(job["iops"], rel=0.01)
             assert results[f"{d}_lat_p99_us"] == pytest.approx(
-                job["clat_ns"]["percentile"]["99.000000"] / 1000, rel=1e-6)
+                job["clat_ns"]["percentile"]["99.000000"] / 1000, rel=1e-6
+            )
             summed = sum(s[f"{d}_mbps"] * s["dt"] * 1e6 for s in samples)
             assert summed == pytest.approx(job["io_bytes"], rel=0.02)
         for other in {"read", "write"} - set(directions):
@@ -101,8 +109,9 @@ def test_four_corners_on_a_sparse_file(stack: Stack, sim_drive: dict) -> None:
         for text in by.values():
             assert f"filename={sim_drive['target_path']}" in text
             assert "direct=1" in text and "ioengine=libaio" in text
-        assert all(j["command"].startswith("fio --output-format=json+ --status-interval=1")
-                   for j in jobs)
+        assert all(
+            j["command"].startswith("fio --output-format=json+ --status-interval=1") for j in jobs
+        )
 
 
 def test_health_reports_the_servers_in_use(stack: Stack, services: dict) -> None:
@@ -120,8 +129,9 @@ def test_live_events_stream_samples_while_running(stack: Stack, sim_drive: dict)
         run = queue(c, sim_drive, {**SHORT, "prewrite": False, "patterns": ["incompressible"]})
 
         def listen() -> None:
-            with httpx.stream("GET", f"{stack.api_url}/api/runs/{run['id']}/events",
-                              timeout=120) as resp:
+            with httpx.stream(
+                "GET", f"{stack.api_url}/api/runs/{run['id']}/events", timeout=120
+            ) as resp:
                 assert resp.headers["content-type"].startswith("text/event-stream")
                 name = None
                 for line in resp.iter_lines():
@@ -142,8 +152,10 @@ def test_live_events_stream_samples_while_running(stack: Stack, sim_drive: dict)
     batches = [d for n, d in events if n == "samples"]
     assert len(batches) >= 5
     live = {(b["step_id"], s["t"]) for b in batches for s in b["samples"]}
-    stored = {(s["step_id"], s["t"]) for s in httpx.get(
-        f"{stack.api_url}/api/runs/{run['id']}/samples").json()}
+    stored = {
+        (s["step_id"], s["t"])
+        for s in httpx.get(f"{stack.api_url}/api/runs/{run['id']}/samples").json()
+    }
     assert live == stored
     progress = [d["progress"] for n, d in events if n == "run"]
     assert progress == sorted(progress)
@@ -185,31 +197,65 @@ def test_bad_requests_say_what_to_fix(stack: Stack, sim_drive: dict) -> None:
     with stack.client() as c:
         r = c.post("/api/runs", json={"plan": "nope", "drive_id": sim_drive["id"]})
         assert r.status_code == 404 and "four-corners" in r.json()["detail"]
-        r = c.post("/api/runs", json={"plan": "four-corners", "drive_id": sim_drive["id"],
-                                      "params": {"runtime_s": 0},
-                                      "confirm_serial": sim_drive["serial"]})
+        r = c.post(
+            "/api/runs",
+            json={
+                "plan": "four-corners",
+                "drive_id": sim_drive["id"],
+                "params": {"runtime_s": 0},
+                "confirm_serial": sim_drive["serial"],
+            },
+        )
         assert r.status_code == 422 and "runtime_s" in r.json()["detail"]
-        r = c.post("/api/runs", json={"plan": "four-corners", "drive_id": sim_drive["id"],
-                                      "params": {"span": "64t"},
-                                      "confirm_serial": sim_drive["serial"]})
+        r = c.post(
+            "/api/runs",
+            json={
+                "plan": "four-corners",
+                "drive_id": sim_drive["id"],
+                "params": {"span": "64t"},
+                "confirm_serial": sim_drive["serial"],
+            },
+        )
         assert r.status_code == 422 and "larger than the drive" in r.json()["detail"]
-        r = c.post("/api/runs", json={"plan": "four-corners", "drive_id": sim_drive["id"],
-                                      "params": {"bogus": 1},
-                                      "confirm_serial": sim_drive["serial"]})
+        r = c.post(
+            "/api/runs",
+            json={
+                "plan": "four-corners",
+                "drive_id": sim_drive["id"],
+                "params": {"bogus": 1},
+                "confirm_serial": sim_drive["serial"],
+            },
+        )
         assert r.status_code == 422 and "bogus" in r.json()["detail"]
-        r = c.post("/api/runs", json={"plan": "four-corners", "drive_id": sim_drive["id"],
-                                      "params": SHORT})
+        r = c.post(
+            "/api/runs", json={"plan": "four-corners", "drive_id": sim_drive["id"], "params": SHORT}
+        )
         assert r.status_code == 422 and r.json()["field"] == "confirm_serial"
-        r = c.post("/api/runs", json={"plan": "four-corners", "drive_id": sim_drive["id"],
-                                      "params": SHORT, "confirm_serial": "WRONG"})
+        r = c.post(
+            "/api/runs",
+            json={
+                "plan": "four-corners",
+                "drive_id": sim_drive["id"],
+                "params": SHORT,
+                "confirm_serial": "WRONG",
+            },
+        )
         assert r.status_code == 422 and "does not match" in r.json()["detail"]
-        r = c.post("/api/runs", json={"plan": "four-corners", "drive_id": 99999,
-                                      "confirm_serial": "x"})
+        r = c.post(
+            "/api/runs", json={"plan": "four-corners", "drive_id": 99999, "confirm_serial": "x"}
+        )
         assert r.status_code == 404
         # A busy drive: the second run is refused while the first is active.
         first = queue(c, sim_drive, {**SHORT, "prewrite": False, "runtime_s": 30})
-        r = c.post("/api/runs", json={"plan": "four-corners", "drive_id": sim_drive["id"],
-                                      "params": SHORT, "confirm_serial": sim_drive["serial"]})
+        r = c.post(
+            "/api/runs",
+            json={
+                "plan": "four-corners",
+                "drive_id": sim_drive["id"],
+                "params": SHORT,
+                "confirm_serial": sim_drive["serial"],
+            },
+        )
         assert r.status_code == 409 and f"run {first['id']}" in r.json()["detail"]
         c.post(f"/api/runs/{first['id']}/cancel")
         assert wait_run(c, first["id"], timeout=20)["status"] == "cancelled"
@@ -224,8 +270,9 @@ def test_bad_requests_say_what_to_fix(stack: Stack, sim_drive: dict) -> None:
 def test_a_run_is_claimed_once(stack: Stack, sim_drive: dict) -> None:
     """A redelivered task finds the run already claimed: it is never executed twice."""
     with stack.client() as c:
-        run = wait_run(c, queue(c, sim_drive, {**SHORT, "prewrite": False,
-                                               "patterns": ["compressible"]})["id"])
+        run = wait_run(
+            c, queue(c, sim_drive, {**SHORT, "prewrite": False, "patterns": ["compressible"]})["id"]
+        )
     bench_token = _bench_token(stack)
     with stack.client(token=bench_token) as worker:
         r = worker.post(f"/api/worker/runs/{run['id']}/claim", json={"worker": "again"})
@@ -234,8 +281,9 @@ def test_a_run_is_claimed_once(stack: Stack, sim_drive: dict) -> None:
 
 def _bench_token(stack: Stack) -> str:
     """The local worker's token, as `drivelab up` handed it to the worker process."""
-    out = subprocess.run(["pgrep", "-f", "backend.cli worker --bench local"],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        ["pgrep", "-f", "backend.cli worker --bench local"], capture_output=True, text=True
+    )
     for pid in out.stdout.split():
         environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
         env = dict(e.decode().split("=", 1) for e in environ if b"=" in e)
@@ -251,8 +299,9 @@ def loop_device(tmp_path: Path):  # type: ignore[no-untyped-def]
     backing = tmp_path / "loop-backing.img"
     with open(backing, "wb") as f:
         f.truncate(512 * 1024 * 1024)
-    dev = subprocess.run(["losetup", "-f", "--show", str(backing)], capture_output=True,
-                         text=True, check=True).stdout.strip()
+    dev = subprocess.run(
+        ["losetup", "-f", "--show", str(backing)], capture_output=True, text=True, check=True
+    ).stdout.strip()
     try:
         yield dev
     finally:
@@ -262,10 +311,19 @@ def loop_device(tmp_path: Path):  # type: ignore[no-untyped-def]
 def test_four_corners_on_a_loop_device(stack: Stack, loop_device: str) -> None:
     info = identify(loop_device)
     with stack.client() as c:
-        r = c.post("/api/drives", json={
-            "bench": "local", "target_path": loop_device, "serial": info.serial,
-            "vendor": "drivelab", "model": "Loop device (test)",
-            "capacity_bytes": info.size_bytes, "interface": "loop", "simulated": True})
+        r = c.post(
+            "/api/drives",
+            json={
+                "bench": "local",
+                "target_path": loop_device,
+                "serial": info.serial,
+                "vendor": "drivelab",
+                "model": "Loop device (test)",
+                "capacity_bytes": info.size_bytes,
+                "interface": "loop",
+                "simulated": True,
+            },
+        )
         assert r.status_code == 201, r.text
         drive = r.json()
         run = wait_run(c, queue(c, drive, SHORT)["id"])

@@ -107,7 +107,11 @@ def run_fio(
                 stop_deadline = time.monotonic() + STOP_GRACE_S
                 log.info("stopping fio (%s) on request", name)
                 proc.send_signal(signal.SIGINT)
-            if stop_deadline is not None and time.monotonic() > stop_deadline and proc.poll() is None:
+            if (
+                stop_deadline is not None
+                and time.monotonic() > stop_deadline
+                and proc.poll() is None
+            ):
                 log.warning("fio (%s) did not stop within %.1f s: killing it", name, STOP_GRACE_S)
                 proc.kill()
                 stop_deadline = None

@@ -45,7 +45,9 @@ def test_documents_split_whatever_the_chunking(name: str) -> None:
 
 def test_noise_between_documents_is_skipped() -> None:
     text = load("randread-4k-qd3.json")
-    docs = JsonStreamDecoder().feed("fio: some notice\n" + text.replace("\n}\n{", "\n}\nnote\n{", 1))
+    docs = JsonStreamDecoder().feed(
+        "fio: some notice\n" + text.replace("\n}\n{", "\n}\nnote\n{", 1)
+    )
     assert len(docs) == len(JsonStreamDecoder().feed(text))
 
 
@@ -69,8 +71,10 @@ def test_rates_match_fio_average() -> None:
     mean_mbps = sum(s.rate("read")[0] * s.dt_ms for s in full) / sum(s.dt_ms for s in full)
     assert mean_mbps == pytest.approx(fio["mbps"], rel=0.05)
     assert all(s.write_bytes == 0 and s.write_lat_mean_us is None for s in samples)
-    assert all(s.read_lat_p99_us is not None and s.read_lat_p99_us >= s.read_lat_mean_us * 0.5
-               for s in samples)
+    assert all(
+        s.read_lat_p99_us is not None and s.read_lat_p99_us >= s.read_lat_mean_us * 0.5
+        for s in samples
+    )
 
 
 def test_late_snapshot_is_one_long_interval_not_missing_data() -> None:
@@ -87,12 +91,32 @@ def test_late_snapshot_is_one_long_interval_not_missing_data() -> None:
 
 
 def test_interval_latency_comes_from_histogram_difference() -> None:
-    first = {"timestamp_ms": 2000, "jobs": [{"job_runtime": 1000, "read": {
-        "io_bytes": 4096 * 100, "total_ios": 100,
-        "clat_ns": {"N": 100, "mean": 1000.0, "bins": {"1000": 100}}}}]}
-    second = {"timestamp_ms": 3000, "jobs": [{"job_runtime": 2000, "read": {
-        "io_bytes": 4096 * 200, "total_ios": 200,
-        "clat_ns": {"N": 200, "mean": 5500.0, "bins": {"1000": 100, "10000": 100}}}}]}
+    first = {
+        "timestamp_ms": 2000,
+        "jobs": [
+            {
+                "job_runtime": 1000,
+                "read": {
+                    "io_bytes": 4096 * 100,
+                    "total_ios": 100,
+                    "clat_ns": {"N": 100, "mean": 1000.0, "bins": {"1000": 100}},
+                },
+            }
+        ],
+    }
+    second = {
+        "timestamp_ms": 3000,
+        "jobs": [
+            {
+                "job_runtime": 2000,
+                "read": {
+                    "io_bytes": 4096 * 200,
+                    "total_ios": 200,
+                    "clat_ns": {"N": 200, "mean": 5500.0, "bins": {"1000": 100, "10000": 100}},
+                },
+            }
+        ],
+    }
     stream = SampleStream()
     a = stream.update(first)
     b = stream.update(second)

@@ -1,0 +1,63 @@
+# drivelab: the two commands of the README are `make run` and `make test`.
+# Everything they need is installed on first use: a virtualenv in .venv, node_modules,
+# and fio from the OS package manager.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/tsconfig.json -type f 2>/dev/null)
+PYTEST_ARGS ?=
+
+.PHONY: run test lint client migrate fio deps frontend help
+
+help:
+	@echo "make run     install what is missing, build the frontend, start drivelab (embedded servers)"
+	@echo "make test    install what is missing, run the whole test suite"
+	@echo "make lint    ruff and mypy on backend/ and worker/, tsc on the frontend"
+	@echo "make client  regenerate the frontend's api types from the api's OpenAPI schema"
+	@echo "make migrate apply migrations to DRIVELAB_DATABASE_URL"
+
+run: deps fio frontend
+	$(VENV)/bin/drivelab up
+
+test: deps fio frontend/node_modules/.installed
+	cd frontend && npm test && npm run lint
+	$(MAKE) frontend
+	$(PY) -m pytest $(PYTEST_ARGS); status=$$?; [ $$status -eq 5 ] && exit 1; exit $$status
+
+lint: deps frontend/node_modules/.installed
+	$(VENV)/bin/ruff check backend worker tests migrations
+	$(VENV)/bin/mypy backend worker
+	cd frontend && npm run lint
+
+client: deps frontend/node_modules/.installed
+	$(PY) -m backend.openapi > frontend/openapi.json
+	cd frontend && npm run client
+
+migrate: deps
+	$(VENV)/bin/drivelab migrate
+
+deps: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+fio:
+	@command -v fio >/dev/null || { \
+	  echo "fio is missing: installing it from the OS packages"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq fio; }
+
+frontend/node_modules/.installed: frontend/package.json frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund
+	touch $@
+
+frontend: frontend/dist/index.html
+
+frontend/dist/index.html: frontend/node_modules/.installed $(FRONTEND_SRC)
+	cd frontend && npm run build

