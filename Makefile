@@ -53,8 +53,11 @@ fio:
 	  echo "fio is missing: installing it from the OS packages"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq fio; }
 
+# `npm install --no-save` installs exactly the committed lock file without rewriting it. Not
+# `npm ci`: npm omits other platforms' optional packages (rollup's) from a lock file written
+# here, and `npm ci` then refuses it as out of sync.
 frontend/node_modules/.installed: frontend/package.json frontend/package-lock.json
-	cd frontend && npm ci --no-audit --no-fund
+	cd frontend && npm install --no-save --no-audit --no-fund
 	touch $@
 
 frontend: frontend/dist/index.html
