@@ -2,30 +2,20 @@
  * API types used by the whole frontend. Every module imports api shapes from here, never
  * from the generated file directly.
  *
- * Until the backend commits frontend/openapi.json these are written by hand to match the
- * contract. Once it exists, run `npm run client` (writes src/api/schema.d.ts) and replace the
- * hand-written declarations below with aliases to the generated ones, for example:
- *
- *   import type { components } from "./schema";
- *   type Schemas = components["schemas"];
- *   export type RunDetail = Schemas["RunDetail"];
- *
- * That swap is a change to this file only.
+ * The api models are aliases of the types generated from the api's OpenAPI schema
+ * (`make client` writes openapi.json and src/api/schema.d.ts; neither is edited by hand). What
+ * is written here by hand is only what that schema does not describe:
+ * - the JSON Schema of a plan's parameters (the api sends it as an open object),
+ * - the data of the `samples` event on the SSE stream (not an OpenAPI operation),
+ * - the error body the api's error handlers return.
  */
 
-export type HealthStatus = "ok" | "degraded";
+import type { components } from "./schema";
 
-export interface HealthCheck {
-  ok: boolean;
-  detail: string;
-}
+type Schemas = components["schemas"];
 
-export interface Health {
-  status: HealthStatus;
-  version: string;
-  database: HealthCheck;
-  broker: HealthCheck;
-}
+export type Health = Schemas["Health"];
+export type HealthCheck = Schemas["Check"];
 
 /** One property of a plan's parameter JSON schema (as pydantic emits it). */
 export interface ParamSchemaProperty {
@@ -41,6 +31,7 @@ export interface ParamSchemaProperty {
   [extra: string]: unknown;
 }
 
+/** A plan's `params_schema`: the pydantic JSON Schema of its parameters. */
 export interface ParamsSchema {
   type?: string;
   title?: string;
@@ -50,118 +41,42 @@ export interface ParamsSchema {
   [extra: string]: unknown;
 }
 
-export interface Plan {
-  key: string;
-  title: string;
-  description: string;
-  destructive: boolean;
-  params_schema: ParamsSchema;
-}
+/** PlanOut, with `params_schema` (an open object in the OpenAPI schema) typed as JSON Schema. */
+export type Plan = Omit<Schemas["PlanOut"], "params_schema"> & { params_schema: ParamsSchema };
 
-export interface BenchRef {
-  id: number;
-  name: string;
-  online: boolean;
-}
+export type BenchRef = Schemas["BenchRef"];
+export type DriveModel = Schemas["DriveModelOut"];
+export type Drive = Schemas["DriveOut"];
 
-export interface DriveModel {
-  id: number;
-  vendor: string;
-  model: string;
-  capacity_bytes: number;
-  interface: string | null;
-}
+export type RunSummary = Schemas["RunSummary"];
+export type RunDetail = Schemas["RunOut"];
+export type RunStatus = RunSummary["status"];
 
-export interface Drive {
-  id: number;
-  serial: string;
-  firmware: string | null;
-  target_path: string;
-  simulated: boolean;
-  bench: BenchRef;
-  model: DriveModel;
-  active_run_id: number | null;
-}
-
-export type RunStatus = "queued" | "running" | "done" | "failed" | "cancelled" | "lost";
-
-export interface RunSummary {
-  id: number;
-  plan: string;
-  drive_id: number;
-  drive_label: string;
-  status: RunStatus;
-  /** 0..1 */
-  progress: number;
-  error: string | null;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-}
-
-export type StepKind = "fio" | "purge" | "trim" | "idle" | "fill";
-
-export type StepStatus = "pending" | "running" | "done" | "failed" | "cancelled" | "skipped";
-
-export interface StepResult {
-  metric: string;
-  value: number;
-  unit: string;
-}
-
-export interface Step {
-  id: number;
-  idx: number;
-  kind: StepKind;
-  name: string;
-  status: StepStatus;
-  /** 0..1 */
-  progress: number;
-  started_at: string | null;
-  finished_at: string | null;
-  error: string | null;
-  results: StepResult[];
-}
-
-export interface RunDetail extends RunSummary {
-  params: Record<string, unknown>;
-  environment: Record<string, unknown>;
-  steps: Step[];
-}
+export type Step = Schemas["StepOut"];
+export type StepStatus = Step["status"];
+export type StepResult = Schemas["ResultOut"];
 
 /** One per-second fio sample. MB/s are decimal (10^6 bytes/s). */
-export interface Sample {
-  step_id: number;
-  /** seconds since the step started, end of the interval */
-  t: number;
-  /** interval length in seconds */
-  dt: number;
-  read_mbps: number;
-  write_mbps: number;
-  read_iops: number;
-  write_iops: number;
-  read_lat_mean_us: number | null;
-  write_lat_mean_us: number | null;
-  read_lat_p99_us: number | null;
-  write_lat_p99_us: number | null;
-}
+export type Sample = Schemas["SampleOut"];
 
-/** Data of the `samples` event on GET /api/runs/{id}/events. */
+/**
+ * Data of the `samples` event on GET /api/runs/{id}/events: the new samples of one step, as
+ * GET /api/runs/{id}/samples returns them. (The schema's own `SampleBatch` is what a bench
+ * worker uploads, raw byte and I/O counts; it is not this.)
+ */
 export interface SampleBatch {
-  step_id: number;
+  step_id: Sample["step_id"];
   samples: Sample[];
 }
 
-export interface JobFile {
-  step_id: number;
-  idx: number;
-  name: string;
-  job_file: string;
-  /** The fio command line the worker runs the job file with (not in the first contract). */
-  command?: string;
-}
+export type JobFile = Schemas["JobOut"];
 
-/** Error body of every failing api call. FastAPI validation errors carry a list. */
+/**
+ * Error body of every failing api call: `detail` is a message a person can act on, `field`
+ * names the request field at fault when there is one. FastAPI's own validation errors (a
+ * list in `detail`) are mapped to a message by the api, but are still understood here.
+ */
 export interface ApiErrorBody {
   detail: string | { msg: string; loc?: (string | number)[] }[];
+  field?: string;
 }

@@ -13,8 +13,10 @@ import {
 const step = (over: Partial<Step> & Pick<Step, "id" | "idx">): Step => ({
   kind: "fio",
   name: `step ${over.idx}`,
+  label: `Step ${over.idx}`,
   status: "pending",
   progress: 0,
+  estimate_s: 10,
   started_at: null,
   finished_at: null,
   error: null,
