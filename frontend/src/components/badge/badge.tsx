@@ -16,3 +16,12 @@ export function Badge({ tone = "neutral", title, children }: BadgeProps) {
     </span>
   );
 }
+
+/** A drive (or a run on one) that is a sparse file or loop device, not a real SSD. */
+export function SimulatedBadge() {
+  return (
+    <Badge tone="warn" title="A sparse file or loop device, not a real SSD">
+      simulated
+    </Badge>
+  );
+}

@@ -1,7 +1,7 @@
 import { Link } from "react-router";
 import type { Drive } from "../../api/types";
 import { formatCapacity } from "../../lib/format-utils";
-import { Badge } from "../badge/badge";
+import { Badge, SimulatedBadge } from "../badge/badge";
 import { TableStateRow } from "../table-states/table-states";
 import "./drives-table.css";
 
@@ -37,11 +37,7 @@ export function DrivesTable({ drives, loading }: DrivesTableProps) {
               <td>
                 <span className="drives-table__model">
                   {drive.model.vendor} {drive.model.model}
-                  {drive.simulated && (
-                    <Badge tone="warn" title="A sparse file or loop device, not a real SSD">
-                      simulated
-                    </Badge>
-                  )}
+                  {drive.simulated && <SimulatedBadge />}
                 </span>
                 <span className="cell-sub">
                   {drive.model.interface ?? "interface unknown"}

@@ -3,6 +3,7 @@ import type { RunSummary } from "../../api/types";
 import { formatDuration } from "../../lib/format-utils";
 import { anyActive, runDurationSeconds } from "../../lib/run-utils";
 import { useNow } from "../../lib/use-now";
+import { SimulatedBadge } from "../badge/badge";
 import { ProgressBar } from "../progress-bar/progress-bar";
 import { StatusBadge, statusTone } from "../status-badge/status-badge";
 import { TableStateRow } from "../table-states/table-states";
@@ -48,8 +49,13 @@ export function RunsTable({ runs, loading }: RunsTableProps) {
                 </Link>
               </td>
               <td className="mono">{run.plan}</td>
-              <td className="runs-table__drive" title={run.drive_label}>
-                {run.drive_label}
+              <td>
+                <span className="runs-table__drive">
+                  <span className="runs-table__drive-label" title={run.drive_label}>
+                    {run.drive_label}
+                  </span>
+                  {run.simulated && <SimulatedBadge />}
+                </span>
               </td>
               <td>
                 <StatusBadge status={run.status} />

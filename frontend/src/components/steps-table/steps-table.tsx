@@ -58,6 +58,7 @@ export function StepsTable({ steps, selectedId, onSelect }: StepsTableProps) {
                   >
                     {step.name}
                   </button>
+                  {step.label !== step.name && <span className="cell-sub">{step.label}</span>}
                 </td>
                 <td className="mono">{step.kind}</td>
                 <td>

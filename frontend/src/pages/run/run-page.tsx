@@ -4,7 +4,7 @@ import { useRunEvents, type StreamState } from "../../api/runs/events";
 import { useCancelRun, useRun, useRunSamples } from "../../api/runs/queries";
 import { stepSamples } from "../../api/runs/samples-utils";
 import type { RunDetail, Step } from "../../api/types";
-import { Badge } from "../../components/badge/badge";
+import { Badge, SimulatedBadge } from "../../components/badge/badge";
 import { ErrorBox } from "../../components/error-box/error-box";
 import { JobFiles } from "../../components/job-files/job-files";
 import { ProgressBar } from "../../components/progress-bar/progress-bar";
@@ -191,10 +191,16 @@ function LoadedRun({ run, refetchError }: { run: RunDetail; refetchError: unknow
               <dt>Plan</dt>
               <dd className="mono">{run.plan}</dd>
             </div>
-            <div>
+            <div className="run-page__drive">
               <dt>Drive</dt>
               <dd>
                 {run.drive_label} <span className="muted">(#{run.drive_id})</span>
+                {run.simulated && (
+                  <>
+                    {" "}
+                    <SimulatedBadge />
+                  </>
+                )}
               </dd>
             </div>
             <div>
