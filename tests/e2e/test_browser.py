@@ -1,0 +1,196 @@
+"""The served UI in a real browser: Chromium (headless) against a running `drivelab up`.
+
+The overview lists the simulated drive and a healthy api; a run queued through the api is
+followed live on its page (progress grows, the chart is drawn from the SSE samples) until it
+is done, and the page shows the api's own results. Screenshots go to
+test-artifacts/screenshots/; with DRIVELAB_DOCS_SCREENSHOTS=1 the overview and run page are
+also copied to docs/screenshots/ for the README.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, Stack, wait_run
+from tests.e2e.test_run_path import queue
+
+pytestmark = [pytest.mark.e2e, pytest.mark.browser]
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+VIEWPORT = {"width": 1280, "height": 900}
+SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+DOCS_SCREENSHOTS = ROOT / "docs" / "screenshots"
+# Shortened four-corners: no pre-write, 3 s random and 2 s sequential steps (8 steps, ~30 s).
+PARAMS = {"span": "64m", "runtime_s": 3, "seq_runtime_s": 2, "prewrite": False}
+# A drawn line: a move and at least one line segment with numbers.
+DRAWN_LINE = re.compile(r"M\s*-?[\d.]+[ ,]-?[\d.]+\s*L\s*-?[\d.]+")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"{CHROMIUM} is missing: install Chromium (`apt-get install -y chromium`; "
+            "`make test` installs it)",
+            pytrace=False,
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def shot(page, name: str) -> Path:  # type: ignore[no-untyped-def]
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def progress_value(bar) -> int:  # type: ignore[no-untyped-def]
+    return int(bar.get_attribute("aria-valuenow"))
+
+
+def decimals(text: str) -> int:
+    return len(text.split(".", 1)[1]) if "." in text else 0
+
+
+def test_overview_and_live_run_page(browser, stack: Stack, sim_drive: dict) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    started = time.monotonic()
+    context = browser.new_context(viewport=VIEWPORT, base_url=stack.api_url)
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
+    page.on(
+        "console",
+        lambda msg: (
+            problems.append(f"console {msg.type}: {msg.text}") if msg.type == "error" else None
+        ),
+    )
+    page.on(
+        "response",
+        lambda r: (
+            problems.append(f"{r.status} {r.request.method} {r.url}") if r.status >= 400 else None
+        ),
+    )
+    try:
+        # 1. The overview: the simulated drive, flagged as such, and a healthy api.
+        page.goto("/")
+        drive_row = page.locator(".drives-table tbody tr", has_text=sim_drive["serial"])
+        expect(drive_row).to_have_count(1)
+        expect(drive_row.locator(".badge", has_text="simulated")).to_be_visible()
+        expect(drive_row).to_contain_text(sim_drive["bench"]["name"])
+        expect(page.locator(".app-header .health__button")).to_have_class(
+            re.compile(r"\bhealth__button--ok\b")
+        )
+        expect(page.get_by_role("button", name="All systems ok: show details")).to_be_visible()
+
+        # 2. A run queued through the api, followed live on its page.
+        with stack.client() as c:
+            run = queue(c, sim_drive, PARAMS)
+            run_id = run["id"]
+            page.goto(f"/runs/{run_id}")
+            expect(page.get_by_role("heading", name=f"Run #{run_id}")).to_be_visible()
+            header = page.locator(".page-header")
+            expect(header.locator(".badge", has_text="running")).to_be_visible(timeout=15_000)
+            # The page gets the run's events over SSE, not by polling.
+            expect(header.locator(".badge", has_text=re.compile(r"^live$"))).to_be_visible()
+
+            bar = page.get_by_role("progressbar", name=f"Run {run_id} progress")
+            first = progress_value(bar)
+            # The live chart draws the current step's samples as they arrive.
+            page.wait_for_function(
+                """(re) => [...document.querySelectorAll(
+                        '.run-chart path.recharts-line-curve')]
+                    .some((p) => new RegExp(re).test(p.getAttribute('d') || ''))""",
+                arg=DRAWN_LINE.pattern,
+                timeout=8_000,
+            )
+            shot(page, "run-live")
+            deadline = time.monotonic() + 10
+            while progress_value(bar) <= first and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert progress_value(bar) > first, f"progress stayed at {first}% for 10 s"
+
+            expect(header.locator(".badge", has_text=re.compile(r"^done$"))).to_be_visible(
+                timeout=60_000
+            )
+            expect(bar).to_have_attribute("aria-valuenow", "100")
+            final = wait_run(c, run_id, timeout=10)
+        assert final["status"] == "done", final
+
+        # The results shown for a step are the api's, to the precision displayed.
+        step = next(s for s in final["steps"] if s["name"] == "randread-4k-qd3")
+        api = {r["metric"]: r for r in step["results"]}
+        step_row = page.locator(".steps-table tbody tr", has_text=step["name"])
+        expect(step_row).to_contain_text(step["label"])  # "4K random read QD3"
+        page.get_by_role("button", name=step["name"], exact=True).click()
+        expect(page).to_have_url(re.compile(rf"[?&]step={step['id']}\b"))
+        results = page.locator(".run-page__results table")
+        row = results.locator(
+            "tbody tr", has=page.locator("td", has_text=re.compile("^read_mbps$"))
+        )
+        expect(row).to_have_count(1)
+        shown = row.locator("td").nth(1).inner_text()
+        assert row.locator("td").nth(2).inner_text() == api["read_mbps"]["unit"] == "MB/s"
+        value = float(shown.replace(",", ""))
+        tolerance = 0.5 * 10 ** -decimals(shown) + 1e-9
+        assert abs(value - api["read_mbps"]["value"]) <= tolerance, (
+            f"page shows {shown} MB/s, api says {api['read_mbps']['value']}"
+        )
+        assert value > 0
+        # Every metric of the step is listed, in the api's order.
+        metrics = results.locator("tbody tr td:first-child").all_inner_texts()
+        assert metrics == [r["metric"] for r in step["results"]]
+        expect(page.locator(".run-chart path.recharts-line-curve").first).to_have_attribute(
+            "d", DRAWN_LINE
+        )
+        run_png = shot(page, "run-done")
+
+        # 3. Back on the overview (in-app navigation), the run is listed as done.
+        page.get_by_role("link", name="Lab", exact=True).click()
+        run_row = page.locator(
+            ".runs-table tbody tr", has=page.get_by_role("link", name=f"#{run_id}", exact=True)
+        )
+        expect(run_row).to_have_count(1)
+        expect(run_row.locator(".badge", has_text=re.compile(r"^done$"))).to_be_visible(
+            timeout=15_000
+        )
+        expect(run_row).to_contain_text("four-corners")
+        expect(run_row.locator(".badge", has_text="simulated")).to_be_visible()
+        expect(drive_row.locator(".badge", has_text=re.compile(r"^free$"))).to_be_visible()
+        overview_png = shot(page, "overview")
+
+        assert not problems, "the browser reported problems:\n" + "\n".join(problems)
+    finally:
+        context.close()
+
+    # 4. The screenshots for the docs, on request.
+    if os.environ.get("DRIVELAB_DOCS_SCREENSHOTS") == "1":
+        DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(overview_png, DOCS_SCREENSHOTS / "overview.png")
+        shutil.copyfile(run_png, DOCS_SCREENSHOTS / "run.png")
+    elapsed = time.monotonic() - started
+    assert elapsed < 60, f"the browser test took {elapsed:.0f} s"
