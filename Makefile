@@ -1,6 +1,6 @@
 # drivelab: the two commands of the README are `make run` and `make test`.
 # Everything they need is installed on first use: a virtualenv in .venv, node_modules,
-# and fio from the OS package manager.
+# and fio (and, for the browser tests, Chromium) from the OS package manager.
 
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -11,7 +11,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/tsconfig.json -type f 2>/dev/null)
 PYTEST_ARGS ?=
 
-.PHONY: run test lint client migrate fio deps frontend help
+.PHONY: run test lint client migrate fio chromium deps frontend help
 
 help:
 	@echo "make run     install what is missing, build the frontend, start drivelab (embedded servers)"
@@ -23,7 +23,7 @@ help:
 run: deps fio frontend
 	$(VENV)/bin/drivelab up
 
-test: deps fio frontend/node_modules/.installed
+test: deps fio chromium frontend/node_modules/.installed
 	cd frontend && npm test && npm run lint
 	$(MAKE) frontend
 	$(PY) -m pytest $(PYTEST_ARGS); status=$$?; [ $$status -eq 5 ] && exit 1; exit $$status
@@ -52,6 +52,13 @@ fio:
 	@command -v fio >/dev/null || { \
 	  echo "fio is missing: installing it from the OS packages"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq fio; }
+
+# The browser tests drive the OS's Chromium (tests/e2e/test_browser.py); Playwright never
+# downloads a browser of its own.
+chromium:
+	@command -v chromium >/dev/null || { \
+	  echo "chromium is missing: installing it from the OS packages"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium; }
 
 # `npm install --no-save` installs exactly the committed lock file without rewriting it. Not
 # `npm ci`: npm omits other platforms' optional packages (rollup's) from a lock file written
