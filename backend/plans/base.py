@@ -58,7 +58,7 @@ class DriveContext:
 
 @dataclass
 class StepSpec:
-    kind: str  # fio | purge | trim | idle | fill
+    kind: str  # fio | fio-rounds | purge | trim | idle
     name: str
     estimate_s: float
     params: dict[str, Any] = field(default_factory=dict)
@@ -80,6 +80,11 @@ class Plan:
 
     def compile(self, params: Any, drive: DriveContext) -> list[StepSpec]:
         raise NotImplementedError
+
+    def notes(self, params: Any, drive: DriveContext) -> list[str]:
+        """What the plan leaves out or qualifies on this drive (e.g. a transfer size below the
+        logical sector); compile also records them on the first step as `notes`."""
+        return []
 
     def params_schema(self) -> dict[str, Any]:
         return self.Params.model_json_schema()

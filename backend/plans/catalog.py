@@ -8,9 +8,34 @@ from pydantic import ValidationError
 
 from backend.core.errors import InvalidParams, NotFound
 from backend.plans.base import DriveContext, Plan, StepSpec
+from backend.plans.consistency import Consistency
 from backend.plans.four_corners import FourCorners
+from backend.plans.hdtach import HdTach
+from backend.plans.performance_over_time import PerformanceOverTime
+from backend.plans.pts_steady_state import PtsSteadyState
+from backend.plans.torture import Torture
+from backend.plans.trace_replay import TraceReplay
+from backend.plans.transfer_size import TransferSize
+from backend.plans.trim_performance import TrimPerformance
+from backend.plans.trim_validation import TrimValidation
+from backend.plans.write_hitching import WriteHitching
 
-PLANS: dict[str, Plan] = {p.key: p for p in (FourCorners(),)}
+PLANS: dict[str, Plan] = {
+    p.key: p
+    for p in (
+        FourCorners(),
+        TransferSize(),
+        Consistency(),
+        Torture(),
+        HdTach(),
+        PerformanceOverTime(),
+        TrimValidation(),
+        TrimPerformance(),
+        WriteHitching(),
+        TraceReplay(),
+        PtsSteadyState(),
+    )
+}
 
 
 def get_plan(key: str) -> Plan:

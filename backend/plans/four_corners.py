@@ -7,7 +7,7 @@ Reported as average MB/s plus IOPS and latency.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field
 
@@ -20,8 +20,7 @@ from backend.plans.base import (
     format_size,
     span_bytes,
 )
-
-Pattern = Literal["incompressible", "compressible"]
+from backend.plans.common import IoEngine, Pattern, common_options, pattern_options
 
 
 class FourCornersParams(PlanParams):
@@ -46,31 +45,10 @@ class FourCornersParams(PlanParams):
         50, ge=1, le=99, description="buffer_compress_percentage of the compressible pattern."
     )
     prewrite: bool = Field(True, description="Sequentially write the span before the tests.")
-    ioengine: Literal["libaio", "io_uring"] = "libaio"
+    ioengine: IoEngine = Field(
+        "libaio", description="fio ioengine (io_uring where the bench's fio and kernel have it)."
+    )
     randseed: int = Field(20261121, ge=0, description="fio randseed, recorded for repeatability.")
-
-
-def pattern_options(pattern: Pattern, compress_percentage: int) -> dict[str, Any]:
-    """fio options of a data pattern (METHODS.md, Data patterns)."""
-    if pattern == "compressible":
-        return {
-            "refill_buffers": True,
-            "buffer_compress_percentage": compress_percentage,
-            "buffer_compress_chunk": 4096,
-        }
-    return {"refill_buffers": True}
-
-
-def common_options(drive: DriveContext, ioengine: str, randseed: int) -> dict[str, Any]:
-    return {
-        "filename": drive.target_path,
-        "ioengine": ioengine,
-        "direct": True,
-        "numjobs": 1,
-        "randseed": randseed,
-        "allow_mounted_write": False,
-        "kb_base": 1024,
-    }
 
 
 class FourCorners(Plan):

@@ -1,0 +1,141 @@
+"""Properties every plan's compiled steps must have, checked on every plan."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from backend.core.errors import InvalidParams
+from backend.plans.base import DriveContext, StepSpec, parse_size
+from backend.plans.catalog import PLANS, compile_plan
+from tests.backend.plans.jobfiles import SMALL, TB2, TB2_4KN, job, sections
+
+KEYS = [
+    "four-corners",
+    "transfer-size",
+    "consistency",
+    "torture",
+    "hdtach",
+    "performance-over-time",
+    "trim-validation",
+    "trim-performance",
+    "write-hitching",
+    "trace-replay",
+    "pts-steady-state",
+]
+# The least each plan needs: trace-replay has no default workload (a trace or a profile).
+MINIMAL: dict[str, dict[str, Any]] = {"trace-replay": {"profile": "heavy"}}
+# Shortened params: every plan runs in seconds on a 1 GiB sparse file.
+SHORT: dict[str, dict[str, Any]] = {
+    "four-corners": {"span": "64m", "runtime_s": 2, "seq_runtime_s": 2},
+    "transfer-size": {"span": "16m", "runtime_s": 2},
+    "consistency": {"span": "256m", "runtime_s": 3},
+    "torture": {"span": "256m", "runtime_s": 3},
+    "hdtach": {"span": "256m", "log_window_ms": 5},
+    "performance-over-time": {"span": "128m", "torture_runtime_s": 2, "idle_s": 1},
+    "trim-validation": {"span": "128m", "torture_runtime_s": 2},
+    "trim-performance": {"span": "256m", "amounts": ["16m", "64m"], "followup_s": 2},
+    "write-hitching": {"span": "256m", "runtime_s": 2},
+    "trace-replay": {"profile": "light", "span": "128m", "runtime_s": 2},
+    "pts-steady-state": {"span": "64m", "round_s": 1, "max_rounds": 5, "measurement_s": 2},
+}
+KINDS = {"fio", "fio-rounds", "purge", "trim", "idle"}
+LOG_OPTS = ("log_avg_msec", "bwavgtime", "iopsavgtime")
+
+
+def check_steps(steps: list[StepSpec], drive: DriveContext, ioengine: str = "libaio") -> None:
+    assert steps
+    names = [s.name for s in steps]
+    assert len(names) == len(set(names)), f"step names repeat: {names}"
+    for s in steps:
+        assert s.kind in KINDS, s.kind
+        assert s.params["label"], s.name
+        assert s.estimate_s > 0, s.name
+        json.dumps(s.params)  # stored as JSON
+        if s.kind in ("fio", "fio-rounds"):
+            g = sections(s.job_file or "")["global"]
+            assert g["filename"] == drive.target_path
+            assert g["direct"] == "1" and g["ioengine"] == ioengine and g["numjobs"] == "1"
+            assert g["randseed"].isdigit() and g["allow_mounted_write"] == "0"
+            opts = job(s)
+            window = s.params.get("log_window_ms")
+            if window is not None:
+                assert opts["write_bw_log"] == opts["write_iops_log"] == s.name
+                assert all(opts[o] == str(window) for o in LOG_OPTS), opts
+            else:
+                assert not {"write_bw_log", "write_iops_log", "log_avg_msec"} & set(opts)
+            if "size" in opts:
+                end = int(opts.get("offset", "0")) + parse_size(opts["size"])
+                assert end <= drive.capacity_bytes, s.name
+            if opts.get("time_based") == "1" and s.kind == "fio":
+                assert s.estimate_s == float(opts["runtime"]), s.name
+            if "rw" in opts and "write" in opts["rw"] or opts.get("rw") == "randrw":
+                assert opts["refill_buffers"] == "1", f"{s.name}: writes without a data pattern"
+        else:
+            assert s.job_file is None
+        if s.kind == "trim":
+            assert s.params["offset"] >= 0
+            length = s.params["length"]
+            assert length is None or 0 < s.params["offset"] + length <= drive.capacity_bytes
+        if s.kind == "idle":
+            assert s.params["seconds"] == s.estimate_s > 0
+        if s.kind == "fio-rounds":
+            p = s.params
+            assert p["metric"] in ("write_iops", "read_iops", "write_mbps", "read_mbps")
+            assert (p["window"], p["excursion_pct"], p["slope_pct"]) == (5, 20, 10)
+            assert p["max_rounds"] >= p["window"]
+            opts = job(s)
+            assert opts["time_based"] == "1" and opts["runtime"] == str(p["round_s"])
+
+
+def test_catalog_lists_every_plan_four_corners_first() -> None:
+    assert list(PLANS) == KEYS
+    assert all(p.destructive for p in PLANS.values())
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_schema_serialises_and_describes_every_field(key: str) -> None:
+    schema = PLANS[key].params_schema()
+    json.dumps(schema)
+    assert schema["additionalProperties"] is False
+    for name, prop in schema["properties"].items():
+        assert prop.get("description"), f"{key}: parameter {name} has no description"
+
+
+@pytest.mark.parametrize("key", KEYS)
+@pytest.mark.parametrize("drive", [TB2, TB2_4KN], ids=["512e", "4Kn"])
+def test_defaults_compile_on_a_2tb_drive(key: str, drive: DriveContext) -> None:
+    plan, params, steps = compile_plan(key, MINIMAL.get(key, {}), drive)
+    check_steps(steps, drive)
+    assert plan.Params.model_validate(params)  # the stored params validate again
+    assert isinstance(plan.notes(plan.Params.model_validate(params), drive), list)
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_shortened_params_run_in_seconds_on_1gib(key: str) -> None:
+    _plan, _params, steps = compile_plan(key, {**SHORT[key], "ioengine": "io_uring"}, SMALL)
+    check_steps(steps, SMALL, ioengine="io_uring")
+    assert sum(s.estimate_s for s in steps) < 120, [(s.name, s.estimate_s) for s in steps]
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_unknown_params_and_too_large_span_are_refused(key: str) -> None:
+    with pytest.raises(InvalidParams) as exc:
+        compile_plan(key, {**MINIMAL.get(key, {}), "typo": 1}, TB2)
+    assert exc.value.field == "params.typo"
+    if "span" in PLANS[key].Params.model_fields:
+        with pytest.raises(InvalidParams) as exc:
+            compile_plan(key, {**MINIMAL.get(key, {}), "span": "4t"}, TB2)
+        assert exc.value.field == "span" and "larger than the drive" in exc.value.message
+
+
+@pytest.mark.parametrize("key", [k for k in KEYS if k != "four-corners"])
+def test_randseed_and_ioengine_are_recorded(key: str) -> None:
+    params = {**SHORT[key], "randseed": 7, "ioengine": "io_uring"}
+    _p, stored, steps = compile_plan(key, params, SMALL)
+    assert stored["randseed"] == 7
+    fio = [s for s in steps if s.job_file]
+    assert fio and all(sections(s.job_file or "")["global"]["ioengine"] == "io_uring" for s in fio)
+    assert sections(fio[0].job_file or "")["global"]["randseed"] == "7"

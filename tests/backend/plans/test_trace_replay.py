@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+import pytest
+
+from backend.core.errors import InvalidParams
+from backend.plans.catalog import compile_plan
+from tests.backend.plans.jobfiles import SMALL, TB2, TB2_4KN, job
+
+
+def test_an_uploaded_trace_is_replayed_against_the_target() -> None:
+    _p, _params, steps = compile_plan("trace-replay", {"trace_id": 12}, TB2)
+    fill, replay = steps
+    assert fill.params["role"] == "fill"
+    opts = job(replay)
+    assert opts["read_iolog"] == "trace-12.iolog"
+    assert opts["replay_redirect"] == TB2.target_path
+    assert opts["replay_no_stall"] == "1" and opts["replay_align"] == "4096"
+    assert "size" not in opts and "time_based" not in opts and "runtime" not in opts
+    assert replay.params["trace_id"] == 12 and replay.params["trace_file"] == "trace-12.iolog"
+    assert replay.params["role"] == "trace-replay"
+
+
+def test_heavy_and_light_profiles() -> None:
+    _p, _params, steps = compile_plan("trace-replay", {"profile": "heavy"}, TB2)
+    heavy = job(steps[1])
+    assert heavy["rw"] == "randrw" and heavy["rwmixread"] == "46" and heavy["iodepth"] == "8"
+    reads, writes = heavy["bssplit"].split(",")
+    assert reads.startswith("4k/") and writes.startswith("4k/") and "128k/" in writes
+    assert heavy["time_based"] == "1" and heavy["runtime"] == "600"
+    assert heavy["norandommap"] == "1" and "percentage_random" in heavy
+    _p, _params, steps = compile_plan("trace-replay", {"profile": "light", "prefill": False}, TB2)
+    (light_step,) = steps
+    light = job(light_step)
+    assert light["rwmixread"] == "66" and light["iodepth"] == "2"
+    assert int(light["percentage_random"]) > int(heavy["percentage_random"])
+
+
+def test_custom_profile() -> None:
+    params = {
+        "profile": "custom",
+        "rwmixread": 70,
+        "bssplit": "4k/80:64k/20,4k/50:128k/50",
+        "percentage_random": 90,
+        "iodepth": 4,
+        "runtime_s": 2,
+        "span": "128m",
+    }
+    _p, _params, steps = compile_plan("trace-replay", params, SMALL)
+    opts = job(steps[1])
+    assert opts["bssplit"] == "4k/80:64k/20,4k/50:128k/50" and opts["rwmixread"] == "70"
+    assert opts["percentage_random"] == "90" and opts["iodepth"] == "4"
+    assert opts["runtime"] == "2" and opts["size"] == "128m"
+
+
+CUSTOM = {"profile": "custom", "rwmixread": 50, "percentage_random": 50, "iodepth": 4}
+
+
+@pytest.mark.parametrize(
+    ("params", "field", "words"),
+    [
+        ({}, "params.profile", "exactly one of trace_id"),
+        ({"trace_id": 3, "profile": "heavy"}, "params.trace_id", "exactly one of trace_id"),
+        ({"profile": "custom"}, "params.rwmixread", "needs rwmixread, bssplit"),
+        ({"profile": "heavy", "rwmixread": 50}, "params.rwmixread", "custom only"),
+        ({"trace_id": 3, "bssplit": "4k/100"}, "params.bssplit", "custom only"),
+        ({**CUSTOM, "bssplit": "4k/50:8k/40"}, "params.bssplit", "add up to 90"),
+        ({**CUSTOM, "bssplit": "4k/100,4k/60"}, "params.bssplit", "add up to 60"),
+        ({**CUSTOM, "bssplit": "4k 100"}, "params.bssplit", "bssplit"),
+        ({"profile": "medium"}, "params.profile", "profile"),
+        ({"trace_id": 0}, "params.trace_id", "trace_id"),
+    ],
+)
+def test_bad_params_name_the_field(params: dict, field: str, words: str) -> None:
+    with pytest.raises(InvalidParams) as exc:
+        compile_plan("trace-replay", params, TB2)
+    assert exc.value.field == field and words in exc.value.message
+
+
+def test_bssplit_below_the_logical_sector_is_refused() -> None:
+    with pytest.raises(InvalidParams, match="4096 B logical sector") as exc:
+        compile_plan("trace-replay", {**CUSTOM, "bssplit": "512/50:4k/50"}, TB2_4KN)
+    assert exc.value.field == "params.bssplit"
