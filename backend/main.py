@@ -21,12 +21,14 @@ from backend.benches.router import router as benches_router
 from backend.core.db import make_engine, session_factory, transaction
 from backend.core.deps import AppState, StateDep, install_session_hooks
 from backend.core.errors import DrivelabError
+from backend.core.events import namespace
 from backend.core.settings import Settings, get_settings
 from backend.drives.router import router as drives_router
 from backend.plans.router import router as plans_router
 from backend.runs.router import router as runs_router
 from backend.runs.worker_router import router as worker_router
 from backend.runs.worker_service import mark_lost_runs
+from backend.traces.router import router as traces_router
 from worker.celery_app import make_celery
 
 log = logging.getLogger("drivelab.api")
@@ -95,6 +97,7 @@ def build_state(settings: Settings) -> AppState:
         sessions=sessions,
         redis=redis.Redis.from_url(settings.redis_url, socket_timeout=5),
         celery=make_celery(settings.redis_url),
+        channels=namespace(settings.database_url),
     )
 
 
@@ -153,7 +156,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             broker=broker,
         )
 
-    for router in (plans_router, benches_router, drives_router, runs_router, worker_router):
+    for router in (
+        plans_router,
+        benches_router,
+        drives_router,
+        runs_router,
+        traces_router,
+        worker_router,
+    ):
         app.include_router(router)
 
     _mount_frontend(app, settings.frontend_dir or REPO_FRONTEND)

@@ -6,6 +6,7 @@ from backend.drives.models import DriveModel, DriveSample
 from backend.prices.models import Price
 from backend.results.models import Result
 from backend.runs.models import Run, Sample, Step
+from backend.traces.models import Trace
 from backend.users.models import User
 
 __all__ = [
@@ -18,5 +19,6 @@ __all__ = [
     "Run",
     "Sample",
     "Step",
+    "Trace",
     "User",
 ]

@@ -106,6 +106,7 @@ def _local_bench(session: Session, data_dir: Path, sim_size: str) -> str:
         serial=info.serial,
         target_path=str(target),
         firmware="sim",
+        logical_sector=info.logical_sector,
     )
     return bench_token
 

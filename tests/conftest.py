@@ -15,13 +15,14 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import psycopg
 import pytest
+import redis
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCAL_PG = "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -192,11 +193,30 @@ def services() -> Iterator[dict[str, str]]:
         yield {}
         return
     db = create_local_database()
-    redis_db = 1 + secrets.randbelow(15)
+    redis_db, release = reserve_redis_db()
     try:
         yield {"DRIVELAB_DATABASE_URL": db.url, "DRIVELAB_REDIS_URL": f"{LOCAL_REDIS}/{redis_db}"}
     finally:
+        release()
         db.drop()
+
+
+def reserve_redis_db() -> tuple[int, Callable[[], None]]:
+    """A Redis database number no other test session on this machine is using: Celery queues
+    live in the database, so two sessions sharing one would take each other's runs."""
+    token = secrets.token_hex(8)
+    for number in range(1, 16):
+        client = redis.Redis.from_url(f"{LOCAL_REDIS}/{number}")
+        if client.set("drivelab-test-session", token, nx=True, ex=3600):
+            client.flushdb()
+            client.set("drivelab-test-session", token, ex=3600)
+
+            def release(client: redis.Redis = client) -> None:
+                if client.get("drivelab-test-session") == token.encode():
+                    client.flushdb()
+
+            return number, release
+    raise AssertionError("every Redis database 1-15 on 127.0.0.1:6379 is in use by a test run")
 
 
 @pytest.fixture(scope="session")

@@ -67,6 +67,12 @@ class ApiClient:
     def get(self, path: str) -> Any:
         return _decode(self._http.get(path))
 
+    def get_bytes(self, path: str) -> bytes:
+        resp = self._http.get(path)
+        if resp.status_code >= 400:
+            _decode(resp)
+        return resp.content
+
 
 def _decode(resp: httpx.Response) -> Any:
     if resp.status_code >= 400:

@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from worker.client import ApiClient, ApiError, ApiUnreachable, SampleOutbox
-from worker.fio.runner import FioOutcome, run_fio
+from worker.client import ApiClient, ApiError, ApiUnreachable
+from worker.devices import DeviceInfo
+from worker.driveinfo import drive_record, smart, unchanged_since, write_fingerprint
 from worker.hostinfo import host_info
 from worker.safety import InterlockError, check_target
+from worker.step_runner import RUNNERS, StepContext, StepReport
 
 log = logging.getLogger("drivelab.worker")
 
@@ -92,93 +94,97 @@ def _execute(
         )
     except InterlockError as exc:
         return "failed", f"safety interlock: {exc.message}"
+    if spec.get("resumed"):
+        refusal = _resume_refusal(spec, info)
+        if refusal:
+            return "failed", refusal
     environment = {
-        "drive": info.as_dict(),
+        "drive": drive_record(info),
         "host": host_info(ctx.fio_binary, info),
         "worker": ctx.name,
     }
     ctx.client.post(f"/api/worker/runs/{run_id}/environment", {"environment": environment})
     workdir = ctx.data_dir / "runs" / str(run_id)
+    status, error = "done", None
     for step in spec["steps"]:
         if step["status"] != "pending":
             continue
-        reply = ctx.client.post(
-            f"/api/worker/runs/{run_id}/steps/{step['id']}/start", {"command": None}
+        status, error = _execute_step(ctx, run_id, step, info, workdir, control)
+        if status != "done":
+            break
+    after = smart(info)
+    if after is not None:
+        ctx.client.post(
+            f"/api/worker/runs/{run_id}/environment", {"environment": {"smart_after": after}}
         )
-        control.update(reply)
-        if control.cancel.is_set():
-            return "cancelled", None
-        if ctx.shutdown.is_set():
-            return "failed", f"the worker stopped before step {step['name']}"
-        if step["kind"] != "fio":
-            _finish_step(
-                ctx,
-                run_id,
-                step,
-                {"status": "failed", "error": f"step kind {step['kind']} not supported"},
-            )
-            return "failed", f"step {step['name']}: kind {step['kind']} is not supported"
-        outcome = _run_fio_step(ctx, run_id, step, workdir, control)
-        if outcome.stopped:
-            _finish_step(ctx, run_id, step, _step_report(outcome, "cancelled"))
-            if control.cancel.is_set():
-                return "cancelled", None
-            return "failed", f"the worker stopped during step {step['name']}"
-        if not outcome.ok:
-            message = _fio_error(outcome)
-            _finish_step(ctx, run_id, step, {**_step_report(outcome, "failed"), "error": message})
-            return "failed", f"step {step['name']}: {message}"
-        _finish_step(ctx, run_id, step, _step_report(outcome, "done"))
-    return "done", None
+    return status, error
 
 
-def _run_fio_step(
-    ctx: WorkerContext, run_id: int, step: dict[str, Any], workdir: Path, control: _RunControl
-) -> FioOutcome:
-    outbox = SampleOutbox(
-        ctx.client,
-        run_id,
-        step["id"],
-        control.update,
-        spool=ctx.data_dir / "spool" / f"run-{run_id}-step-{step['id']}.jsonl",
+def _resume_refusal(spec: dict[str, Any], info: DeviceInfo) -> str | None:
+    """A resumed run keeps its completed steps only if nothing wrote to the drive since the run
+    stopped (the api sends the drive's state as the worker last reported it)."""
+    done = [s for s in spec["steps"] if s["status"] == "done"]
+    last = done[-1]["name"]
+    seen = spec.get("resume_fingerprint")
+    if not seen:
+        return (
+            f"resume refused: the state of {info.path} when the run stopped is unknown (the "
+            "worker did not report it), so writes since then cannot be ruled out; queue the "
+            "plan again"
+        )
+    if not unchanged_since(seen, write_fingerprint(info)):
+        return (
+            f"resume refused: {info.path} was written after the run stopped, so the "
+            f"completed steps (up to {last}) no longer describe the drive; queue the plan "
+            "again"
+        )
+    return None
+
+
+def _execute_step(
+    ctx: WorkerContext,
+    run_id: int,
+    step: dict[str, Any],
+    info: DeviceInfo,
+    workdir: Path,
+    control: _RunControl,
+) -> tuple[str, str | None]:
+    reply = ctx.client.post(
+        f"/api/worker/runs/{run_id}/steps/{step['id']}/start", {"command": None}
     )
-    outbox.start()
-    try:
-        outcome = run_fio(
-            step["job_file"],
-            workdir,
-            f"{step['idx']:02d}-{step['name']}",
-            on_samples=lambda samples, progress: outbox.add(
-                [s.as_dict() for s in samples], progress
-            ),
-            should_stop=lambda: (
-                control.cancel.is_set() or ctx.shutdown.is_set() or outbox.error is not None
-            ),
+    control.update(reply)
+    if control.cancel.is_set():
+        return "cancelled", None
+    if ctx.shutdown.is_set():
+        return "failed", f"the worker stopped before step {step['name']}"
+    runner = RUNNERS.get(step["kind"])
+    if runner is None:
+        report = StepReport(
+            "failed",
+            error=f"step kind {step['kind']} is not supported by "
+            "this worker: update drivelab on the bench",
+        )
+    else:
+        sc = StepContext(
+            client=ctx.client,
+            run_id=run_id,
+            step=step,
+            info=info,
+            workdir=workdir,
+            spool_dir=ctx.data_dir / "spool",
+            should_stop=lambda: control.cancel.is_set() or ctx.shutdown.is_set(),
+            on_control=control.update,
             fio_binary=ctx.fio_binary,
         )
-    finally:
-        outbox.close()
-    if outbox.error is not None:
-        if isinstance(outbox.error, ApiError) and outbox.error.status == 409:
-            control.cancel.set()  # the run ended on the api side (e.g. marked lost)
-        else:
-            raise ApiUnreachable(str(outbox.error))
-    return outcome
-
-
-def _step_report(outcome: FioOutcome, status: str) -> dict[str, Any]:
-    return {"status": status, "output": outcome.final_text, "stderr": outcome.stderr[-20000:]}
-
-
-def _fio_error(outcome: FioOutcome) -> str:
-    lines = [ln for ln in outcome.stderr.strip().splitlines() if ln.strip()]
-    detail = "; ".join(lines[-5:]) if lines else "no message on stderr"
-    if outcome.final_text is None and outcome.returncode == 0:
-        return f"fio printed no JSON result ({detail})"
-    return f"fio exited with status {outcome.returncode}: {detail}"
-
-
-def _finish_step(
-    ctx: WorkerContext, run_id: int, step: dict[str, Any], report: dict[str, Any]
-) -> None:
-    ctx.client.post(f"/api/worker/runs/{run_id}/steps/{step['id']}/finish", report)
+        report = runner(sc)
+    ctx.client.post(
+        f"/api/worker/runs/{run_id}/steps/{step['id']}/finish",
+        report.body(write_fingerprint(info)),
+    )
+    if report.status == "done":
+        return "done", None
+    if report.status == "cancelled" or control.cancel.is_set():
+        if control.cancel.is_set():
+            return "cancelled", None
+        return "failed", f"the worker stopped during step {step['name']}"
+    return "failed", f"step {step['name']}: {report.error}"

@@ -11,6 +11,7 @@ from celery import signals
 from backend.core.settings import WorkerSettings
 from worker.celery_app import RUN_TASK, bench_queue, make_celery
 from worker.client import ApiClient, ApiError, ApiUnreachable
+from worker.devices import list_block_devices
 from worker.executor import WorkerContext, execute_run
 from worker.hostinfo import host_info
 
@@ -24,13 +25,24 @@ def _hello_loop(ctx: WorkerContext, stop: threading.Event) -> None:
     info = host_info(ctx.fio_binary)
     while True:
         try:
-            ctx.client.post("/api/worker/hello", {"host_info": info}, retry_for_s=0)
+            ctx.client.post(
+                "/api/worker/hello", {"host_info": {**info, "devices": _devices()}}, retry_for_s=0
+            )
         except ApiError as exc:
             log.error("the api refused this bench: %s", exc.detail)
         except ApiUnreachable as exc:
             log.warning("%s", exc)
         if stop.wait(HELLO_EVERY_S):
             return
+
+
+def _devices() -> list[dict]:
+    """The block devices this bench sees, so a reviewer picks a target from a list."""
+    try:
+        return [d.as_dict() for d in list_block_devices()]
+    except OSError as exc:
+        log.warning("could not list block devices: %s", exc)
+        return []
 
 
 def run_worker(settings: WorkerSettings) -> None:

@@ -9,7 +9,7 @@ from sqlalchemy import select
 from backend.benches.models import Bench
 from backend.benches.service import ensure_bench, get_bench_by_name, is_online
 from backend.core.deps import OptionalUser, Reviewer, SessionDep
-from backend.core.errors import Conflict, Forbidden
+from backend.core.errors import Conflict, Forbidden, NotFound
 
 router = APIRouter(prefix="/api/benches", tags=["benches"])
 
@@ -71,3 +71,13 @@ def rotate_token(name: str, session: SessionDep, user: Reviewer) -> BenchToken:
         raise Conflict(f"bench {name} does not exist: create it with POST /api/benches")
     _bench, token = ensure_bench(session, name)
     return BenchToken(name=name, token=token)
+
+
+@router.get("/{name}/devices", response_model=list[dict])
+def bench_devices(name: str, session: SessionDep, _user: OptionalUser) -> list[dict]:
+    """The block devices the bench's worker reported (model, serial, size, mounts...), to pick
+    a target from when registering a drive."""
+    bench = get_bench_by_name(session, name)
+    if bench is None:
+        raise NotFound(f"bench {name} does not exist")
+    return list(bench.host_info.get("devices", []))

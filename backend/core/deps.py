@@ -27,6 +27,8 @@ class AppState:
     sessions: sessionmaker[Session]
     redis: redis.Redis
     celery: Celery
+    # Names this installation's pub/sub channels (see backend.core.events.namespace).
+    channels: str = "default"
     extras: dict[str, object] = field(default_factory=dict)
 
 

@@ -3,17 +3,25 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 from typing import Any
 
 import redis
 
 
-def run_channel(run_id: int) -> str:
-    return f"drivelab:run:{run_id}"
+def namespace(database_url: str) -> str:
+    """Channels are named per installation: Redis pub/sub ignores the database number, so two
+    drivelab installations sharing a Redis server would otherwise see each other's runs."""
+    return hashlib.sha256(database_url.encode()).hexdigest()[:12]
 
 
-LAB_CHANNEL = "drivelab:lab"
+def run_channel(ns: str, run_id: int) -> str:
+    return f"drivelab:{ns}:run:{run_id}"
+
+
+def lab_channel(ns: str) -> str:
+    return f"drivelab:{ns}:lab"
 
 
 def publish(client: redis.Redis, channel: str, event: str, data: Any) -> None:

@@ -42,6 +42,7 @@ class DriveSample(Base):
     firmware: Mapped[str | None] = mapped_column(String(40))
     # What the worker opens: a whole block device (/dev/nvme0n1) or a file in its sandbox.
     target_path: Mapped[str] = mapped_column(String(512))
+    logical_sector: Mapped[int] = mapped_column(default=512, server_default="512")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     model: Mapped[DriveModel] = relationship(lazy="raise")

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
-from sqlalchemy import select
 
 from backend.benches.service import get_bench_by_name, is_online
 from backend.core.deps import OptionalUser, Reviewer, SessionDep
@@ -9,7 +8,7 @@ from backend.core.errors import NotFound
 from backend.drives import service
 from backend.drives.models import DriveSample
 from backend.drives.schemas import BenchRef, DriveCreate, DriveModelOut, DriveOut
-from backend.runs.models import RUN_ACTIVE, Run
+from backend.runs import queue
 
 router = APIRouter(prefix="/api/drives", tags=["drives"])
 
@@ -41,21 +40,14 @@ def drive_out(drive: DriveSample, active_run_id: int | None) -> DriveOut:
 @router.get("", response_model=list[DriveOut])
 def list_drives(session: SessionDep, _user: OptionalUser) -> list[DriveOut]:
     """Drive samples with their model, capacity, bench and the run using them now."""
-    active = dict(
-        session.execute(
-            select(Run.drive_id, Run.id).where(Run.status.in_(RUN_ACTIVE)).order_by(Run.id.desc())
-        ).all()
-    )
+    active = queue.active_runs(session)
     return [drive_out(d, active.get(d.id)) for d in service.list_drives(session)]
 
 
 @router.get("/{drive_id}", response_model=DriveOut)
 def get_drive(drive_id: int, session: SessionDep, _user: OptionalUser) -> DriveOut:
     drive = service.get_drive(session, drive_id)
-    active = session.scalar(
-        select(Run.id).where(Run.drive_id == drive_id, Run.status.in_(RUN_ACTIVE))
-    )
-    return drive_out(drive, active)
+    return drive_out(drive, queue.active_runs(session).get(drive_id))
 
 
 @router.post("", response_model=DriveOut, status_code=201)
@@ -81,5 +73,6 @@ def add_drive(data: DriveCreate, session: SessionDep, _user: Reviewer) -> DriveO
         serial=data.serial,
         target_path=data.target_path,
         firmware=data.firmware,
+        logical_sector=data.logical_sector,
     )
     return drive_out(service.get_drive(session, drive.id), None)

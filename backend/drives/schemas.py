@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 
 class BenchRef(BaseModel):
@@ -45,3 +45,4 @@ class DriveCreate(BaseModel):
     firmware: str | None = None
     interface: str | None = None
     simulated: bool = False
+    logical_sector: int = Field(512, description="Logical sector size in bytes (512 or 4096).")

@@ -77,6 +77,7 @@ def register_drive(
     serial: str,
     target_path: str,
     firmware: str | None = None,
+    logical_sector: int = 512,
 ) -> DriveSample:
     """Register (or update) the drive at `target_path` on `bench`."""
     drive = session.scalar(
@@ -91,11 +92,13 @@ def register_drive(
             model_id=model.id,
             serial=serial,
             firmware=firmware,
+            logical_sector=logical_sector,
         )
         session.add(drive)
     else:
         drive.model_id = model.id
         drive.serial = serial
         drive.firmware = firmware
+        drive.logical_sector = logical_sector
     session.flush()
     return drive

@@ -36,6 +36,10 @@ class Run(Base):
     error: Mapped[str | None] = mapped_column(Text)
     confirmed_serial: Mapped[str | None] = mapped_column(String(80))
     cancel_requested: Mapped[bool] = mapped_column(default=False)
+    # Waiting runs of a drive execute in this order (lowest first); reorderable while waiting.
+    queue_position: Mapped[float] = mapped_column(Float, default=0.0, server_default="0")
+    # When the api handed the run to the bench's Celery queue (only the drive's next run is).
+    dispatched_at: Mapped[datetime | None]
     # Drive, host and tool information recorded by the worker when it starts the run.
     environment: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict)
     worker: Mapped[str | None] = mapped_column(String(200))
@@ -73,6 +77,11 @@ class Step(Base):
     output: Mapped[str | None] = mapped_column(Text)
     stderr: Mapped[str | None] = mapped_column(Text)
     command: Mapped[str | None] = mapped_column(Text)
+    # fio's fine-grained logs (bw/iops per window), uploaded after the job; other step kinds'
+    # structured outputs (purge method, TRIM timing, steady-state rounds).
+    logs: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    # What the worker saw of the target when the step ended; a resume compares it with now.
+    fingerprint: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
 

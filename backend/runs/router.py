@@ -12,7 +12,7 @@ from backend.core.deps import OptionalUser, Reviewer, SessionDep, StateDep
 from backend.core.events import run_channel, sse
 from backend.runs import service
 from backend.runs.models import RUN_FINAL
-from backend.runs.schemas import JobOut, RunCreate, RunOut, RunSummary, SampleOut
+from backend.runs.schemas import JobOut, RunCreate, RunMove, RunOut, RunSummary, SampleOut
 
 router = APIRouter(prefix="/api/runs", tags=["runs"])
 
@@ -45,6 +45,21 @@ def cancel_run(run_id: int, session: SessionDep, state: StateDep, _user: Reviewe
     """Cancel a queued run, or stop a running one (fio stops within 2 s; samples are kept)."""
     run = service.cancel_run(session, state, run_id)
     return service.run_out(session, run)
+
+
+@router.post("/{run_id}/move", response_model=RunOut)
+def move_run(
+    run_id: int, data: RunMove, session: SessionDep, state: StateDep, _user: Reviewer
+) -> RunOut:
+    """Reorder a waiting run among the runs waiting for the same drive (1 = next)."""
+    return service.run_out(session, service.move_run(session, state, run_id, data.position))
+
+
+@router.post("/{run_id}/resume", response_model=RunOut)
+def resume_run(run_id: int, session: SessionDep, state: StateDep, _user: Reviewer) -> RunOut:
+    """Queue an interrupted run again from its first unfinished step, keeping the steps done
+    (purge, preconditioning) when nothing wrote to the drive since."""
+    return service.run_out(session, service.resume_run(session, state, run_id))
 
 
 @router.get("/{run_id}/samples", response_model=list[SampleOut])
@@ -83,7 +98,7 @@ async def run_events(run_id: int, request: Request, state: StateDep) -> Streamin
     client = aioredis.from_url(state.settings.redis_url)  # type: ignore[arg-type]
     pubsub = client.pubsub()
     # Subscribe before reading the snapshot so nothing falls between the two.
-    await pubsub.subscribe(run_channel(run_id))
+    await pubsub.subscribe(run_channel(state.channels, run_id))
 
     def snapshot() -> dict:
         with state.sessions() as s:

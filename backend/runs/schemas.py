@@ -20,6 +20,10 @@ class RunCreate(BaseModel):
     )
 
 
+class RunMove(BaseModel):
+    position: int = Field(description="1 = run next on this drive.")
+
+
 class ResultOut(BaseModel):
     metric: str
     value: float
@@ -50,6 +54,9 @@ class RunSummary(BaseModel):
     status: RunStatus
     progress: float
     error: str | None
+    waiting_position: int | None = Field(
+        None, description="Place in the drive's queue (1 = next) while the drive is busy."
+    )
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
@@ -98,6 +105,7 @@ class WorkerStep(BaseModel):
     params: dict[str, Any]
     job_file: str | None
     status: StepStatus
+    fingerprint: dict[str, Any] | None = None
 
 
 class WorkerDrive(BaseModel):
@@ -110,6 +118,10 @@ class WorkerDrive(BaseModel):
 class RunSpec(BaseModel):
     run_id: int
     plan: str
+    resumed: bool = Field(False, description="Steps already done are kept; check the drive first.")
+    resume_fingerprint: dict[str, Any] | None = Field(
+        None, description="How the drive looked when the run stopped; None when unknown."
+    )
     destructive: bool
     confirmed_serial: str | None
     params: dict[str, Any]
@@ -156,6 +168,13 @@ class StepFinish(BaseModel):
     output: str | None = Field(None, description="fio's final JSON, verbatim.")
     stderr: str | None = None
     error: str | None = None
+    logs: dict[str, Any] | None = Field(
+        None, description="fio's window logs, or a purge/TRIM/steady-state record."
+    )
+    metrics: list[ResultOut] = Field(
+        default_factory=list, description="Results measured by the worker (TRIM GB/s...)."
+    )
+    fingerprint: dict[str, Any] | None = None
 
 
 class RunFinish(BaseModel):

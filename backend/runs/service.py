@@ -5,19 +5,20 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session, selectinload
 
 from backend.core.db import utcnow
 from backend.core.deps import AppState, after_commit
 from backend.core.errors import Conflict, InvalidParams, NotFound
-from backend.core.events import LAB_CHANNEL, publish, run_channel
+from backend.core.events import lab_channel, publish, run_channel
 from backend.drives.models import DriveSample
 from backend.drives.service import drive_label, get_drive
 from backend.plans.base import FIO_ARGS, DriveContext
 from backend.plans.catalog import compile_plan
 from backend.results.models import Result
-from backend.runs.models import RUN_ACTIVE, SAMPLE_COLUMNS, Run, Sample, Step
+from backend.runs import queue
+from backend.runs.models import SAMPLE_COLUMNS, Run, Sample, Step
 from backend.runs.schemas import (
     JobOut,
     ResultOut,
@@ -27,8 +28,8 @@ from backend.runs.schemas import (
     SampleOut,
     StepOut,
 )
+from backend.traces.service import get_trace
 from backend.users.models import User
-from worker.celery_app import send_run
 
 
 def _run_query():  # type: ignore[no-untyped-def]
@@ -48,20 +49,18 @@ def get_run(session: Session, run_id: int, *, with_steps: bool = True) -> Run:
     return run
 
 
-def active_run_for_drive(session: Session, drive_id: int) -> Run | None:
-    return session.scalar(
-        select(Run).where(Run.drive_id == drive_id, Run.status.in_(RUN_ACTIVE)).order_by(Run.id)
-    )
-
-
 def create_run(session: Session, state: AppState, data: RunCreate, user: User | None) -> Run:
     drive = get_drive(session, data.drive_id)
     ctx = DriveContext(
         target_path=drive.target_path,
         capacity_bytes=drive.model.capacity_bytes,
         serial=drive.serial,
+        logical_sector=drive.logical_sector,
     )
     plan, params, steps = compile_plan(data.plan, data.params, ctx)
+    for spec in steps:
+        if spec.params.get("trace_id"):
+            get_trace(session, int(spec.params["trace_id"]))
     if plan.destructive and (data.confirm_serial or "").strip() != drive.serial:
         given = (data.confirm_serial or "").strip()
         problem = "is missing" if not given else f"{given!r} does not match this drive"
@@ -70,13 +69,7 @@ def create_run(session: Session, state: AppState, data: RunCreate, user: User | 
             f"is on it: confirm_serial {problem}; type the drive's serial to confirm",
             field="confirm_serial",
         )
-    busy = active_run_for_drive(session, drive.id)
-    if busy is not None:
-        raise Conflict(
-            f"drive #{drive.id} ({drive_label(drive)}) is busy with run {busy.id} "
-            f"({busy.plan}, {busy.status}): wait for it to finish or cancel it",
-            field="drive_id",
-        )
+    queue.lock_drive(session, drive.id)
     run = Run(
         plan=plan.key,
         drive_id=drive.id,
@@ -84,6 +77,7 @@ def create_run(session: Session, state: AppState, data: RunCreate, user: User | 
         status="queued",
         confirmed_serial=(data.confirm_serial or "").strip() or None,
         created_by=user.id if user else None,
+        queue_position=queue.next_position(session, drive.id),
     )
     run.drive = drive
     run.steps = [
@@ -100,10 +94,13 @@ def create_run(session: Session, state: AppState, data: RunCreate, user: User | 
     ]
     session.add(run)
     session.flush()
-    bench_name = drive.bench.name
+    # Runs for a busy drive wait in order; the drive's next run goes to its bench now.
+    queue.dispatch_next(session, state, drive.id)
     run_id = run.id
-    after_commit(session, lambda: send_run(state.celery, bench_name, run_id))
-    after_commit(session, lambda: publish(state.redis, LAB_CHANNEL, "runs", {"run_id": run_id}))
+    after_commit(
+        session,
+        lambda: publish(state.redis, lab_channel(state.channels), "runs", {"run_id": run_id}),
+    )
     return run
 
 
@@ -119,7 +116,7 @@ def _results_by_step(session: Session, run_ids: list[int]) -> dict[int, list[Res
     return out
 
 
-def summary(run: Run) -> RunSummary:
+def summary(run: Run, waiting_position: int | None = None) -> RunSummary:
     return RunSummary(
         id=run.id,
         plan=run.plan,
@@ -129,6 +126,7 @@ def summary(run: Run) -> RunSummary:
         status=run.status,  # type: ignore[arg-type]
         progress=run.progress,
         error=run.error,
+        waiting_position=waiting_position,
         created_at=run.created_at,
         started_at=run.started_at,
         finished_at=run.finished_at,
@@ -154,8 +152,12 @@ def run_out(session: Session, run: Run) -> RunOut:
         )
         for s in run.steps
     ]
+    place = queue.wait_positions(session, [run.id]).get(run.id)
     return RunOut(
-        **summary(run).model_dump(), params=run.params, environment=run.environment, steps=steps
+        **summary(run, place).model_dump(),
+        params=run.params,
+        environment=run.environment,
+        steps=steps,
     )
 
 
@@ -167,7 +169,9 @@ def list_runs(
         query = query.where(Run.drive_id == drive_id)
     if status is not None:
         query = query.where(Run.status == status)
-    return [summary(r) for r in session.scalars(query)]
+    runs = list(session.scalars(query))
+    places = queue.wait_positions(session, [r.id for r in runs])
+    return [summary(r, places.get(r.id)) for r in runs]
 
 
 def publish_run(session: Session, state: AppState, run_id: int) -> None:
@@ -176,8 +180,8 @@ def publish_run(session: Session, state: AppState, run_id: int) -> None:
     def send() -> None:
         with state.sessions() as s:
             data = run_out(s, get_run(s, run_id)).model_dump(mode="json")
-        publish(state.redis, run_channel(run_id), "run", data)
-        publish(state.redis, LAB_CHANNEL, "runs", {"run_id": run_id})
+        publish(state.redis, run_channel(state.channels, run_id), "run", data)
+        publish(state.redis, lab_channel(state.channels), "runs", {"run_id": run_id})
 
     after_commit(session, send)
 
@@ -189,7 +193,10 @@ def cancel_run(session: Session, state: AppState, run_id: int) -> Run:
         run.status = "cancelled"
         run.finished_at = utcnow()
         for step in run.steps:
-            step.status = "cancelled"
+            if step.status == "pending":
+                step.status = "cancelled"
+        session.flush()
+        queue.dispatch_next(session, state, run.drive_id)
     elif run.status == "running":
         # The worker learns it from the reply to its next post (within a second) and stops fio.
         run.cancel_requested = True
@@ -254,3 +261,77 @@ def step_output(session: Session, run_id: int, step_id: int) -> str:
     if step.output is None:
         raise NotFound(f"step {step_id} ({step.name}) has no fio output yet: it is {step.status}")
     return step.output
+
+
+def move_run(session: Session, state: AppState, run_id: int, position: int) -> Run:
+    run = get_run(session, run_id)
+    queue.move(session, run, position)
+    publish_run(session, state, run.id)
+    return run
+
+
+RESUMABLE = ("cancelled", "failed", "lost")
+
+
+def resume_run(session: Session, state: AppState, run_id: int) -> Run:
+    """Queue an interrupted run again from its first unfinished step.
+
+    The steps already done (purge, preconditioning...) are kept; the worker refuses to resume
+    if anything wrote to the drive since the last of them ended. The interrupted step starts
+    over, so its partial samples and results are removed. The resume is recorded in the run's
+    environment.
+    """
+    run = get_run(session, run_id)
+    if run.status not in RESUMABLE:
+        raise Conflict(
+            f"run {run.id} is {run.status}: only a cancelled, failed or lost run can be resumed"
+        )
+    done = [s for s in run.steps if s.status == "done"]
+    todo = [s for s in run.steps if s.status != "done"]
+    if not done:
+        raise Conflict(f"run {run.id} has no completed step to resume from: queue it again")
+    if not todo:
+        raise Conflict(f"run {run.id} has no step left to run")
+    queue.lock_drive(session, run.drive_id)
+    # The drive as the worker left it when the run stopped (the interrupted step may have
+    # written too): the resumed run goes on only if the drive still looks exactly like this.
+    reported = [s for s in run.steps if s.fingerprint and s.finished_at]
+    last_seen = max(reported, key=lambda s: s.finished_at).fingerprint if reported else None
+    redo = [s.id for s in todo]
+    session.execute(delete(Sample).where(Sample.step_id.in_(redo)))
+    session.execute(delete(Result).where(Result.step_id.in_(redo)))
+    for step in todo:
+        step.status = "pending"
+        step.progress = 0.0
+        step.error = step.output = step.stderr = None
+        step.logs = step.fingerprint = None
+        step.started_at = step.finished_at = None
+    history = list(run.environment.get("resumes", []))
+    history.append(
+        {
+            "at": utcnow().isoformat(),
+            "previous_status": run.status,
+            "previous_error": run.error,
+            "from_step": todo[0].idx,
+            "from_step_name": todo[0].name,
+            "fingerprint": last_seen,
+        }
+    )
+    run.environment = {**run.environment, "resumes": history}
+    run.status = "queued"
+    run.error = None
+    run.finished_at = None
+    run.cancel_requested = False
+    run.dispatched_at = None
+    # First in line: a resumed run continues before runs queued after it.
+    run.queue_position = (
+        min(
+            [r.queue_position for r in queue.waiting_runs(session, run.drive_id)]
+            + [run.queue_position + 1]
+        )
+        - 1
+    )
+    session.flush()
+    queue.dispatch_next(session, state, run.drive_id)
+    publish_run(session, state, run.id)
+    return run

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+from datetime import timedelta
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
@@ -22,6 +23,7 @@ from backend.core.errors import Conflict, Forbidden, InvalidParams, NotFound
 from backend.core.events import publish, run_channel
 from backend.plans.catalog import get_plan
 from backend.results.models import Result
+from backend.runs import queue
 from backend.runs.models import RUN_FINAL, SAMPLE_COLUMNS, Run, Step
 from backend.runs.schemas import (
     Control,
@@ -68,11 +70,16 @@ def claim(session: Session, state: AppState, bench: Bench, run_id: int, worker: 
     now = utcnow()
     claimed = session.execute(
         update(Run)
-        .where(Run.id == run_id, Run.status == "queued")
+        .where(Run.id == run_id, Run.status == "queued", Run.dispatched_at.isnot(None))
         .values(status="running", started_at=now, heartbeat_at=now, worker=worker)
         .returning(Run.id)
     ).scalar()
     if claimed is None:
+        if run.status == "queued":
+            raise Conflict(
+                f"run {run_id} is waiting for its drive: the api dispatches it when "
+                "the drive is free"
+            )
         raise Conflict(f"run {run_id} is {run.status}, not queued: it will not run again")
     session.refresh(run)
     touch(bench)
@@ -81,6 +88,8 @@ def claim(session: Session, state: AppState, bench: Bench, run_id: int, worker: 
     return RunSpec(
         run_id=run.id,
         plan=run.plan,
+        resumed=any(s.status == "done" for s in run.steps),
+        resume_fingerprint=(run.environment.get("resumes") or [{}])[-1].get("fingerprint"),
         destructive=plan.destructive,
         confirmed_serial=run.confirmed_serial,
         params=run.params,
@@ -98,8 +107,9 @@ def claim(session: Session, state: AppState, bench: Bench, run_id: int, worker: 
                 name=s.name,
                 params=s.params,
                 job_file=s.job_file,
-                status=s.status,
-            )  # type: ignore[arg-type]
+                status=s.status,  # type: ignore[arg-type]
+                fingerprint=s.fingerprint,
+            )
             for s in run.steps
         ],
     )
@@ -138,7 +148,8 @@ def heartbeat(
 
 def set_environment(session: Session, bench: Bench, run_id: int, environment: dict) -> None:
     run = _running(session, bench, run_id)
-    run.environment = environment
+    # Merged, not replaced: the api's own entries (resumes) and earlier reports stay.
+    run.environment = {**run.environment, **environment}
 
 
 def start_step(
@@ -176,7 +187,10 @@ def store_samples(
                 for s in batch.samples
             ],
         }
-        after_commit(session, lambda: publish(state.redis, run_channel(run_id), "samples", payload))
+        after_commit(
+            session,
+            lambda: publish(state.redis, run_channel(state.channels, run_id), "samples", payload),
+        )
     publish_run(session, state, run_id)
     return _control(run, stored)
 
@@ -250,10 +264,13 @@ def finish_step(
         except json.JSONDecodeError as exc:
             raise InvalidParams(f"step output is not fio's JSON: {exc}", field="output") from None
         metrics = step_metrics(final)
+    metrics += [(m.metric, m.value, m.unit) for m in data.metrics]
     step.status = data.status
     step.output = data.output
     step.stderr = data.stderr
     step.error = data.error
+    step.logs = data.logs
+    step.fingerprint = data.fingerprint
     step.finished_at = utcnow()
     if data.status == "done":
         step.progress = 1.0
@@ -288,13 +305,13 @@ def finish_run(
             if step.status == "cancelled" and step.started_at is not None:
                 step.finished_at = run.finished_at
     log.info("run %s %s%s", run_id, data.status, f": {data.error}" if data.error else "")
+    session.flush()
+    queue.dispatch_next(session, state, run.drive_id)
     publish_run(session, state, run_id)
 
 
 def mark_lost_runs(session: Session, state: AppState, timeout_s: float) -> list[int]:
     """Runs whose worker has been silent past the timeout end `lost`; their samples stay."""
-    from datetime import timedelta
-
     cutoff = utcnow() - timedelta(seconds=timeout_s)
     ids = list(
         session.scalars(
@@ -315,5 +332,8 @@ def mark_lost_runs(session: Session, state: AppState, timeout_s: float) -> list[
             .where(Step.run_id == run_id, Step.status == "running")
             .values(status="failed", error="worker lost")
         )
+        drive_id = session.scalar(select(Run.drive_id).where(Run.id == run_id))
+        if drive_id is not None:
+            queue.dispatch_next(session, state, drive_id)
         publish_run(session, state, run_id)
     return ids

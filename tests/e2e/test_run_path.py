@@ -245,20 +245,6 @@ def test_bad_requests_say_what_to_fix(stack: Stack, sim_drive: dict) -> None:
             "/api/runs", json={"plan": "four-corners", "drive_id": 99999, "confirm_serial": "x"}
         )
         assert r.status_code == 404
-        # A busy drive: the second run is refused while the first is active.
-        first = queue(c, sim_drive, {**SHORT, "prewrite": False, "runtime_s": 30})
-        r = c.post(
-            "/api/runs",
-            json={
-                "plan": "four-corners",
-                "drive_id": sim_drive["id"],
-                "params": SHORT,
-                "confirm_serial": sim_drive["serial"],
-            },
-        )
-        assert r.status_code == 409 and f"run {first['id']}" in r.json()["detail"]
-        c.post(f"/api/runs/{first['id']}/cancel")
-        assert wait_run(c, first["id"], timeout=20)["status"] == "cancelled"
     with stack.client(token="") as anon:
         r = anon.post("/api/runs", json={"plan": "four-corners", "drive_id": sim_drive["id"]})
         assert r.status_code == 401 and "Bearer" in r.json()["detail"]

@@ -25,6 +25,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/benches/{name}/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Bench Devices
+         * @description The block devices the bench's worker reported (model, serial, size, mounts...), to pick
+         *     a target from when registering a drive.
+         */
+        get: operations["bench_devices_api_benches__name__devices_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/benches/{name}/token": {
         parameters: {
             query?: never;
@@ -239,6 +260,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{run_id}/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move Run
+         * @description Reorder a waiting run among the runs waiting for the same drive (1 = next).
+         */
+        post: operations["move_run_api_runs__run_id__move_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{run_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume Run
+         * @description Queue an interrupted run again from its first unfinished step, keeping the steps done
+         *     (purge, preconditioning) when nothing wrote to the drive since.
+         */
+        post: operations["resume_run_api_runs__run_id__resume_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{run_id}/samples": {
         parameters: {
             query?: never;
@@ -273,6 +335,28 @@ export interface paths {
         get: operations["get_step_output_api_runs__run_id__steps__step_id__output_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/traces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List Traces */
+        get: operations["list_traces_api_traces_get"];
+        put?: never;
+        /**
+         * Upload Trace
+         * @description Upload a trace for `trace-replay` as the raw request body: a fio iolog (v2/v3) or a
+         *     blktrace binary, up to 256 MiB. Its read and write byte totals are returned.
+         */
+        post: operations["upload_trace_api_traces_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -418,6 +502,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/worker/traces/{trace_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download Trace
+         * @description The trace's bytes, for the worker that replays it.
+         */
+        get: operations["download_trace_api_worker_traces__trace_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -510,6 +614,12 @@ export interface components {
             firmware?: string | null;
             /** Interface */
             interface?: string | null;
+            /**
+             * Logical Sector
+             * @description Logical sector size in bytes (512 or 4096).
+             * @default 512
+             */
+            logical_sector: number;
             /** Model */
             model: string;
             /** Serial */
@@ -669,6 +779,14 @@ export interface components {
              */
             status: "done" | "failed" | "cancelled";
         };
+        /** RunMove */
+        RunMove: {
+            /**
+             * Position
+             * @description 1 = run next on this drive.
+             */
+            position: number;
+        };
         /** RunOut */
         RunOut: {
             /**
@@ -709,6 +827,11 @@ export interface components {
             status: "queued" | "running" | "done" | "failed" | "cancelled" | "lost";
             /** Steps */
             steps: components["schemas"]["StepOut"][];
+            /**
+             * Waiting Position
+             * @description Place in the drive's queue (1 = next) while the drive is busy.
+             */
+            waiting_position?: number | null;
         };
         /** RunSpec */
         RunSpec: {
@@ -723,6 +846,19 @@ export interface components {
             };
             /** Plan */
             plan: string;
+            /**
+             * Resume Fingerprint
+             * @description How the drive looked when the run stopped; None when unknown.
+             */
+            resume_fingerprint?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Resumed
+             * @description Steps already done are kept; check the drive first.
+             * @default false
+             */
+            resumed: boolean;
             /** Run Id */
             run_id: number;
             /** Steps */
@@ -758,6 +894,11 @@ export interface components {
              * @enum {string}
              */
             status: "queued" | "running" | "done" | "failed" | "cancelled" | "lost";
+            /**
+             * Waiting Position
+             * @description Place in the drive's queue (1 = next) while the drive is busy.
+             */
+            waiting_position?: number | null;
         };
         /** SampleBatch */
         SampleBatch: {
@@ -829,6 +970,22 @@ export interface components {
         StepFinish: {
             /** Error */
             error?: string | null;
+            /** Fingerprint */
+            fingerprint?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Logs
+             * @description fio's window logs, or a purge/TRIM/steady-state record.
+             */
+            logs?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Metrics
+             * @description Results measured by the worker (TRIM GB/s...).
+             */
+            metrics?: components["schemas"]["ResultOut"][];
             /**
              * Output
              * @description fio's final JSON, verbatim.
@@ -877,6 +1034,30 @@ export interface components {
             /** Command */
             command?: string | null;
         };
+        /** TraceOut */
+        TraceOut: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Format */
+            format: string;
+            /** Id */
+            id: number;
+            /** Ios */
+            ios: number;
+            /** Name */
+            name: string;
+            /** Read Bytes */
+            read_bytes: number;
+            /** Sha256 */
+            sha256: string;
+            /** Size Bytes */
+            size_bytes: number;
+            /** Write Bytes */
+            write_bytes: number;
+        };
         /** ValidationError */
         ValidationError: {
             /** Context */
@@ -903,6 +1084,10 @@ export interface components {
         };
         /** WorkerStep */
         WorkerStep: {
+            /** Fingerprint */
+            fingerprint?: {
+                [key: string]: unknown;
+            } | null;
             /** Id */
             id: number;
             /** Idx */
@@ -972,6 +1157,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BenchToken"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    bench_devices_api_benches__name__devices_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    }[];
                 };
             };
             /** @description Validation Error */
@@ -1359,6 +1577,72 @@ export interface operations {
             };
         };
     };
+    move_run_api_runs__run_id__move_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunMove"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    resume_run_api_runs__run_id__resume_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     get_samples_api_runs__run_id__samples_get: {
         parameters: {
             query?: {
@@ -1411,6 +1695,61 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_traces_api_traces_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraceOut"][];
+                };
+            };
+        };
+    };
+    upload_trace_api_traces_post: {
+        parameters: {
+            query: {
+                name: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraceOut"];
                 };
             };
             /** @description Validation Error */
@@ -1687,6 +2026,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Control"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    download_trace_api_worker_traces__trace_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                trace_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": unknown;
                 };
             };
             /** @description Validation Error */

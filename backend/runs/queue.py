@@ -1,0 +1,105 @@
+"""Queue semantics: one active run per drive, the others wait in order.
+
+The database is the source of truth. Only a drive's next run is handed to the broker
+(`dispatched_at` set); when it ends, the api dispatches the next one. A bench runs runs of
+different drives at the same time. Decisions for one drive are serialised by locking its row.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import func, or_, select
+from sqlalchemy.orm import Session
+
+from backend.benches.models import Bench
+from backend.core.db import utcnow
+from backend.core.deps import AppState, after_commit
+from backend.core.errors import Conflict, InvalidParams
+from backend.drives.models import DriveSample
+from backend.runs.models import Run
+from worker.celery_app import send_run
+
+
+def lock_drive(session: Session, drive_id: int) -> None:
+    session.execute(select(DriveSample.id).where(DriveSample.id == drive_id).with_for_update())
+
+
+def waiting_runs(session: Session, drive_id: int) -> list[Run]:
+    """Queued runs of a drive not yet handed to its bench, in execution order."""
+    return list(
+        session.scalars(
+            select(Run)
+            .where(Run.drive_id == drive_id, Run.status == "queued", Run.dispatched_at.is_(None))
+            .order_by(Run.queue_position, Run.id)
+        )
+    )
+
+
+_OWNS_DRIVE = or_(Run.status == "running", (Run.status == "queued") & Run.dispatched_at.isnot(None))
+
+
+def active_run(session: Session, drive_id: int) -> Run | None:
+    """The run that owns the drive now: running, or handed to the bench and not yet claimed."""
+    return session.scalar(select(Run).where(Run.drive_id == drive_id, _OWNS_DRIVE))
+
+
+def active_runs(session: Session) -> dict[int, int]:
+    """drive id -> the id of the run that owns the drive now."""
+    return {d: r for d, r in session.execute(select(Run.drive_id, Run.id).where(_OWNS_DRIVE))}
+
+
+def next_position(session: Session, drive_id: int) -> float:
+    last = session.scalar(
+        select(func.max(Run.queue_position)).where(Run.drive_id == drive_id, Run.status == "queued")
+    )
+    return (last or 0.0) + 1.0
+
+
+def dispatch_next(session: Session, state: AppState, drive_id: int) -> Run | None:
+    """Hand the drive's next waiting run to its bench, if the drive is free."""
+    lock_drive(session, drive_id)
+    if active_run(session, drive_id) is not None:
+        return None
+    waiting = waiting_runs(session, drive_id)
+    if not waiting:
+        return None
+    run = waiting[0]
+    run.dispatched_at = utcnow()
+    bench_name = session.scalar(
+        select(Bench.name)
+        .join(DriveSample, DriveSample.bench_id == Bench.id)
+        .where(DriveSample.id == drive_id)
+    )
+    run_id = run.id
+    after_commit(session, lambda: send_run(state.celery, str(bench_name), run_id))
+    return run
+
+
+def wait_positions(session: Session, run_ids: list[int]) -> dict[int, int]:
+    """1-based place of each waiting run in its drive's queue (runs not waiting are absent)."""
+    place = (
+        func.row_number()
+        .over(partition_by=Run.drive_id, order_by=(Run.queue_position, Run.id))
+        .label("place")
+    )
+    waiting = (
+        select(Run.id, place).where(Run.status == "queued", Run.dispatched_at.is_(None)).subquery()
+    )
+    rows = session.execute(select(waiting.c.id, waiting.c.place).where(waiting.c.id.in_(run_ids)))
+    return {run_id: int(p) for run_id, p in rows}
+
+
+def move(session: Session, run: Run, position: int) -> None:
+    """Move a waiting run to `position` (1 = next) among its drive's waiting runs."""
+    lock_drive(session, run.drive_id)
+    if run.status != "queued" or run.dispatched_at is not None:
+        state = "already handed to its bench" if run.status == "queued" else run.status
+        raise Conflict(f"run {run.id} is {state}: only waiting runs can be reordered")
+    others = [r for r in waiting_runs(session, run.drive_id) if r.id != run.id]
+    if not 1 <= position <= len(others) + 1:
+        raise InvalidParams(
+            f"position {position} is outside the queue: choose 1..{len(others) + 1}",
+            field="position",
+        )
+    others.insert(position - 1, run)
+    for i, r in enumerate(others, start=1):
+        r.queue_position = float(i)

@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+from datetime import datetime
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import Response
+from pydantic import BaseModel
+
+from backend.core.deps import BenchAuth, OptionalUser, Reviewer, SessionDep
+from backend.traces import service
+from backend.traces.models import Trace
+
+router = APIRouter(tags=["traces"])
+
+
+class TraceOut(BaseModel):
+    id: int
+    name: str
+    format: str
+    size_bytes: int
+    ios: int
+    read_bytes: int
+    write_bytes: int
+    sha256: str
+    created_at: datetime
+
+
+def trace_out(t: Trace) -> TraceOut:
+    return TraceOut(
+        id=t.id,
+        name=t.name,
+        format=t.format,
+        size_bytes=t.size_bytes,
+        ios=t.ios,
+        read_bytes=t.read_bytes,
+        write_bytes=t.write_bytes,
+        sha256=t.sha256,
+        created_at=t.created_at,
+    )
+
+
+@router.post(
+    "/api/traces",
+    response_model=TraceOut,
+    status_code=201,
+    openapi_extra={
+        "requestBody": {
+            "content": {
+                "application/octet-stream": {"schema": {"type": "string", "format": "binary"}}
+            },
+            "required": True,
+        }
+    },
+)
+async def upload_trace(
+    request: Request,
+    session: SessionDep,
+    _user: Reviewer,
+    name: str = Query(..., min_length=1, max_length=200),
+) -> TraceOut:
+    """Upload a trace for `trace-replay` as the raw request body: a fio iolog (v2/v3) or a
+    blktrace binary, up to 256 MiB. Its read and write byte totals are returned."""
+    body = bytearray()
+    async for chunk in request.stream():
+        body.extend(chunk)
+        if len(body) > service.MAX_TRACE_BYTES:
+            break
+    return trace_out(service.add_trace(session, name, bytes(body)))
+
+
+@router.get("/api/traces", response_model=list[TraceOut])
+def list_traces(session: SessionDep, _user: OptionalUser) -> list[TraceOut]:
+    return [trace_out(t) for t in service.list_traces(session)]
+
+
+@router.get(
+    "/api/worker/traces/{trace_id}",
+    response_class=Response,
+    responses={200: {"content": {"application/octet-stream": {}}}},
+)
+def download_trace(trace_id: int, session: SessionDep, _bench: BenchAuth) -> Response:
+    """The trace's bytes, for the worker that replays it."""
+    trace = service.get_trace(session, trace_id, with_data=True)
+    return Response(trace.data, media_type="application/octet-stream")

@@ -1,0 +1,288 @@
+"""Execute one step of a run, by kind: fio, fio-rounds (SNIA PTS steady state), purge, trim,
+idle. Each returns the report the api stores for the step (`POST .../steps/{id}/finish`)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from backend.analysis.fio_results import direction_summary
+from backend.analysis.steady_state import is_steady, steady_state_report
+from worker.client import ApiClient, ApiError, ApiUnreachable, SampleOutbox
+from worker.devices import DeviceInfo
+from worker.fio.logs import collect_logs
+from worker.fio.runner import FioOutcome, run_fio
+from worker.fio.stream import Sample
+from worker.steps import StepError, StepStopped, idle, purge, trim
+
+log = logging.getLogger("drivelab.worker")
+
+
+@dataclass
+class StepContext:
+    client: ApiClient
+    run_id: int
+    step: dict[str, Any]
+    info: DeviceInfo
+    workdir: Path
+    spool_dir: Path
+    should_stop: Callable[[], bool]
+    on_control: Callable[[dict[str, Any] | None], None]
+    fio_binary: str = "fio"
+
+
+@dataclass
+class StepReport:
+    status: str  # done | failed | cancelled
+    output: str | None = None
+    stderr: str | None = None
+    error: str | None = None
+    logs: dict[str, Any] | None = None
+    metrics: list[dict[str, Any]] = field(default_factory=list)
+
+    def body(self, fingerprint: dict[str, Any] | None) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "output": self.output,
+            "stderr": (self.stderr or "")[-20000:] or None,
+            "error": self.error,
+            "logs": self.logs,
+            "metrics": self.metrics,
+            "fingerprint": fingerprint,
+        }
+
+
+def metric(name: str, value: float, unit: str) -> dict[str, Any]:
+    return {"metric": name, "value": float(value), "unit": unit}
+
+
+class _Outbox:
+    """A SampleOutbox for the step, closed (and checked) on exit."""
+
+    def __init__(self, sc: StepContext) -> None:
+        self.box = SampleOutbox(
+            sc.client,
+            sc.run_id,
+            sc.step["id"],
+            sc.on_control,
+            spool=sc.spool_dir / f"run-{sc.run_id}-step-{sc.step['id']}.jsonl",
+        )
+
+    def __enter__(self) -> SampleOutbox:
+        self.box.start()
+        return self.box
+
+    def __exit__(self, *exc: object) -> None:
+        self.box.close()
+        err = self.box.error
+        if err is None:
+            return
+        if isinstance(err, ApiError) and err.status == 409:
+            return  # the run ended on the api side; the caller sees should_stop()
+        raise ApiUnreachable(str(err))
+
+
+def _fio(
+    sc: StepContext,
+    box: SampleOutbox,
+    job_file: str,
+    name: str,
+    *,
+    t_offset_ms: int = 0,
+    progress: Callable[[float | None], float | None] = lambda p: p,
+) -> FioOutcome:
+    def on_samples(samples: list[Sample], p: float | None) -> None:
+        rows = []
+        for s in samples:
+            row = s.as_dict()
+            row["t_ms"] += t_offset_ms
+            rows.append(row)
+        box.add(rows, progress(p))
+
+    return run_fio(
+        job_file,
+        sc.workdir,
+        name,
+        on_samples=on_samples,
+        should_stop=lambda: sc.should_stop() or box.error is not None,
+        fio_binary=sc.fio_binary,
+    )
+
+
+def _fio_failure(outcome: FioOutcome) -> StepReport:
+    lines = [ln for ln in outcome.stderr.strip().splitlines() if ln.strip()]
+    detail = "; ".join(lines[-5:]) if lines else "no message on stderr"
+    if outcome.stopped:
+        return StepReport("cancelled", outcome.final_text, outcome.stderr)
+    if outcome.final_text is None and outcome.returncode == 0:
+        message = f"fio printed no JSON result ({detail})"
+    else:
+        message = f"fio exited with status {outcome.returncode}: {detail}"
+    return StepReport("failed", outcome.final_text, outcome.stderr, error=message)
+
+
+def run_fio_step(sc: StepContext) -> StepReport:
+    step = sc.step
+    name = f"{step['idx']:02d}-{step['name']}"
+    fetch_trace(sc)
+    with _Outbox(sc) as box:
+        outcome = _fio(sc, box, step["job_file"], name)
+    if not outcome.ok:
+        return _fio_failure(outcome)
+    report = StepReport("done", outcome.final_text, outcome.stderr)
+    window = step["params"].get("log_window_ms")
+    if window:
+        report.logs = collect_logs(
+            sc.workdir, log_prefix(step["job_file"]) or step["name"], int(window)
+        )
+    return report
+
+
+def log_prefix(job_file: str) -> str | None:
+    for line in job_file.splitlines():
+        if line.startswith("write_bw_log="):
+            return line.split("=", 1)[1].strip()
+    return None
+
+
+def fetch_trace(sc: StepContext) -> None:
+    """Put the uploaded trace a replay step names into the working directory."""
+    trace_id = sc.step["params"].get("trace_id")
+    trace_file = sc.step["params"].get("trace_file")
+    if not trace_id or not trace_file:
+        return
+    sc.workdir.mkdir(parents=True, exist_ok=True)
+    data = sc.client.get_bytes(f"/api/worker/traces/{int(trace_id)}")
+    (sc.workdir / Path(trace_file).name).write_bytes(data)
+
+
+def run_rounds_step(sc: StepContext) -> StepReport:
+    """SNIA PTS: repeat the round until the window of the last rounds is steady, or the limit."""
+    p = sc.step["params"]
+    max_rounds = int(p.get("max_rounds", 25))
+    window = int(p.get("window", 5))
+    excursion = float(p.get("excursion_pct", 20.0))
+    slope = float(p.get("slope_pct", 10.0))
+    direction, _, key = str(p.get("metric", "write_iops")).partition("_")
+    values: list[float] = []
+    rounds: list[dict[str, Any]] = []
+    offset = 0
+    last: FioOutcome | None = None
+    with _Outbox(sc) as box:
+        for r in range(max_rounds):
+            job = sc.step["job_file"]
+            if p.get("randseed_per_round"):
+                job = with_randseed_offset(job, r)
+            last = _fio(
+                sc,
+                box,
+                job,
+                f"{sc.step['idx']:02d}-{sc.step['name']}-r{r + 1}",
+                t_offset_ms=offset,
+                progress=lambda f, r=r: (r + (f or 0.0)) / max_rounds,
+            )
+            if not last.ok:
+                break
+            summary = direction_summary(json.loads(last.final_text or "{}"), direction) or {}
+            values.append(float(summary.get(key, 0.0)))
+            rounds.append({"round": r + 1, "value": values[-1], "output": last.final_text})
+            offset += last.samples[-1].t_ms if last.samples else 0
+            if len(values) >= window and is_steady(
+                values[-window:], excursion_pct=excursion, slope_pct=slope
+            ):
+                break
+    report_data = (
+        steady_state_report(values, window=window, excursion_pct=excursion, slope_pct=slope)
+        if values
+        else {"steady": False}
+    )
+    logs = {
+        "metric": p.get("metric", "write_iops"),
+        "values": values,
+        "report": report_data,
+        "rounds": [{k: v for k, v in x.items() if k != "output"} for x in rounds],
+    }
+    if last is None or not last.ok:
+        failed = _fio_failure(last) if last else StepReport("failed", error="no round ran")
+        failed.logs = logs
+        return failed
+    return StepReport(
+        "done",
+        last.final_text,
+        last.stderr,
+        logs=logs,
+        metrics=[
+            metric("ss_rounds", len(values), "rounds"),
+            metric("ss_steady", 1.0 if report_data.get("steady") else 0.0, "bool"),
+        ]
+        + ([metric("ss_round", report_data["round"], "round")] if report_data.get("round") else []),
+    )
+
+
+def with_randseed_offset(job_file: str, k: int) -> str:
+    """Round k+1 of a steady-state loop runs with randseed + k, so rounds do not repeat the same
+    offsets (the job file stored with the run holds the first round's seed)."""
+    lines = []
+    for line in job_file.splitlines():
+        if line.startswith("randseed="):
+            line = f"randseed={int(line.split('=', 1)[1]) + k}"
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def run_purge_step(sc: StepContext) -> StepReport:
+    with _Outbox(sc):
+        try:
+            result = purge(sc.info, should_stop=sc.should_stop)
+        except StepStopped:
+            return StepReport("cancelled")
+        except StepError as exc:
+            return StepReport("failed", error=f"purge: {exc}")
+    log.info(
+        "run %s: purged %s by %s in %.1f s", sc.run_id, sc.info.path, result.method, result.seconds
+    )
+    return StepReport(
+        "done",
+        logs={"purge": result.as_dict()},
+        metrics=[metric("purge_seconds", result.seconds, "s")],
+    )
+
+
+def run_trim_step(sc: StepContext) -> StepReport:
+    p = sc.step["params"]
+    with _Outbox(sc):
+        try:
+            result = trim(sc.info, int(p.get("offset") or 0), p.get("length"))
+        except StepError as exc:
+            return StepReport("failed", error=f"TRIM: {exc}")
+    return StepReport(
+        "done",
+        logs={"trim": result.as_dict()},
+        metrics=[
+            metric("trim_gbps", result.gbps, "GB/s"),
+            metric("trim_seconds", result.seconds, "s"),
+            metric("trim_bytes", result.length, "B"),
+        ],
+    )
+
+
+def run_idle_step(sc: StepContext) -> StepReport:
+    seconds = float(sc.step["params"].get("seconds", 0))
+    with _Outbox(sc) as box:
+        slept, stopped = idle(seconds, should_stop=sc.should_stop, on_tick=lambda f: box.add([], f))
+    if stopped:
+        return StepReport("cancelled", logs={"idle_s": slept})
+    return StepReport("done", logs={"idle_s": slept}, metrics=[metric("idle_seconds", slept, "s")])
+
+
+RUNNERS: dict[str, Callable[[StepContext], StepReport]] = {
+    "fio": run_fio_step,
+    "fio-rounds": run_rounds_step,
+    "purge": run_purge_step,
+    "trim": run_trim_step,
+    "idle": run_idle_step,
+}
