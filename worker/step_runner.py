@@ -110,6 +110,7 @@ def _fio(
         on_samples=on_samples,
         should_stop=lambda: sc.should_stop() or box.error is not None,
         fio_binary=sc.fio_binary,
+        status_interval_ms=int(sc.step["params"].get("status_interval_ms") or 1000),
     )
 
 

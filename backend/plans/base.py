@@ -22,6 +22,13 @@ _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024*
 FIO_ARGS = ("--output-format=json+", "--status-interval=1")
 
 
+def fio_args(status_interval_ms: int = 1000) -> tuple[str, ...]:
+    """FIO_ARGS, with a finer status interval for steps that ask for one (HD Tach passes)."""
+    if status_interval_ms == 1000:
+        return FIO_ARGS
+    return ("--output-format=json+", f"--status-interval={int(status_interval_ms)}ms")
+
+
 def parse_size(text: str) -> int:
     """A size in fio's syntax with its default kb_base=1024: `8g` is 8 GiB."""
     m = _SIZE_RE.match(str(text))

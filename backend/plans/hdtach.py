@@ -1,11 +1,14 @@
 """HD Tach-style full-span passes (METHODS.md, plan 5).
 
-A sequential write pass over the whole span, then a read pass, 128K QD1, each with an end-of-job
-bandwidth log at a fine window (100 ms by default). The chart is throughput against position,
-0-100% of the span. Position is NOT derived from time: the access is sequential from offset 0,
-so the worker and the analysis place each log window at the cumulative bytes transferred up to
-that window divided by the step's `span_bytes`. A resolution of 0.5% of the span needs at least
-200 windows per pass; the plan notes when even a fast drive could finish a pass in fewer.
+A sequential write pass over the whole span, then a read pass, 128K QD1. The chart is
+throughput against position, 0-100% of the span. Position is NOT derived from time: the access is
+sequential from offset 0, so a point's position is the cumulative bytes transferred up to it
+divided by the step's `span_bytes`. The points are fio's own status snapshots, taken every
+`STATUS_INTERVAL_MS` (100 ms) for these steps instead of every second: each carries fio's exact
+cumulative io_bytes, so positions add up to the span exactly. (fio's averaged bandwidth log, kept
+as well, leaves out the job's first window and drifts with timer jitter, so it is not used for
+positions.) A resolution of 0.5% of the span needs at least 200 points per pass; the plan notes
+when even a fast drive could finish a pass in fewer.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ BS = "128k"
 # The fastest sequential rate a drive can reach today (PCIe 5.0 x4), to judge the resolution.
 FASTEST_BPS = 14e9
 MIN_WINDOWS = 200  # 0.5% of the span
+# fio's status snapshots (exact cumulative bytes) every 100 ms during a pass.
+STATUS_INTERVAL_MS = 100
 
 
 class HdTachParams(FioParams):
@@ -59,7 +64,9 @@ def hdtach_pass(
     }
     if rw == "write":
         job.update(INCOMPRESSIBLE)
-    extra = {"condition": condition} if condition else None
+    extra: dict[str, Any] = {"status_interval_ms": STATUS_INTERVAL_MS}
+    if condition:
+        extra["condition"] = condition
     return fio_step(
         plan_key,
         common,

@@ -40,7 +40,12 @@ _SPLIT = rf"{_BS}(?::{_BS})*"
 BSSPLIT_PATTERN = rf"^{_SPLIT}(?:,{_SPLIT})?$"
 PROFILE_RUNTIME_S = 600
 TRACE_ESTIMATE_S = 1800.0  # a trace's length is unknown until it is replayed
-TRACE_IODEPTH = 8
+# A trace replays one I/O at a time by default: measured with fio 3.33 on the recorded fixture
+# (tests/fixtures/traces), replaying an iolog at iodepth 8 moved 28 KiB less than the trace holds
+# (4 KiB short on 7 of 400 I/Os, with no short or dropped I/O reported), at iodepth 1 exactly
+# the trace's bytes. A deeper replay can be asked for; its byte totals are then fio's, not the
+# trace's.
+TRACE_IODEPTH = 1
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,13 @@ def get_step_output(
     return Response(service.step_output(session, run_id, step_id), media_type="application/json")
 
 
+@router.get("/{run_id}/steps/{step_id}/logs", response_model=dict)
+def get_step_logs(run_id: int, step_id: int, session: SessionDep, _user: OptionalUser) -> dict:
+    """A step's fine-grained record: fio's window logs (bw in bytes/s and IOPS per window,
+    missing windows as 0), or the purge method, TRIM timing, steady-state rounds."""
+    return service.step_logs(session, run_id, step_id)
+
+
 KEEPALIVE_S = 15.0
 
 

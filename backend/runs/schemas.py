@@ -36,6 +36,7 @@ class StepOut(BaseModel):
     kind: str
     name: str
     label: str
+    params: dict[str, Any] = Field(description="The step's parameters, notes and role.")
     status: StepStatus
     progress: float
     estimate_s: float

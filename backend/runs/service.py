@@ -14,7 +14,7 @@ from backend.core.errors import Conflict, InvalidParams, NotFound
 from backend.core.events import lab_channel, publish, run_channel
 from backend.drives.models import DriveSample
 from backend.drives.service import drive_label, get_drive
-from backend.plans.base import FIO_ARGS, DriveContext
+from backend.plans.base import DriveContext, fio_args
 from backend.plans.catalog import compile_plan
 from backend.results.models import Result
 from backend.runs import queue
@@ -142,6 +142,7 @@ def run_out(session: Session, run: Run) -> RunOut:
             kind=s.kind,
             name=s.name,
             label=str(s.params.get("label", s.name)),
+            params=s.params,
             status=s.status,  # type: ignore[arg-type]
             progress=s.progress,
             estimate_s=s.estimate_s,
@@ -235,8 +236,8 @@ def sample_out(row: dict[str, Any]) -> SampleOut:
     )
 
 
-def fio_command(job_name: str) -> str:
-    return " ".join(("fio", *FIO_ARGS, f"{job_name}.fio"))
+def fio_command(job_name: str, status_interval_ms: int = 1000) -> str:
+    return " ".join(("fio", *fio_args(status_interval_ms), f"{job_name}.fio"))
 
 
 def list_jobs(session: Session, run_id: int) -> list[JobOut]:
@@ -247,11 +248,24 @@ def list_jobs(session: Session, run_id: int) -> list[JobOut]:
             idx=s.idx,
             name=s.name,
             job_file=s.job_file,
-            command=s.command or fio_command(s.name),
+            command=s.command
+            or fio_command(s.name, int(s.params.get("status_interval_ms") or 1000)),
         )
         for s in run.steps
         if s.job_file
     ]
+
+
+def step_logs(session: Session, run_id: int, step_id: int) -> dict[str, Any]:
+    step = session.scalar(select(Step).where(Step.id == step_id, Step.run_id == run_id))
+    if step is None:
+        raise NotFound(f"run {run_id} has no step {step_id}")
+    if step.logs is None:
+        raise NotFound(
+            f"step {step_id} ({step.name}) has no logs: it is {step.status}, and only "
+            "steps with a log window, purge, TRIM and steady-state steps have them"
+        )
+    return step.logs
 
 
 def step_output(session: Session, run_id: int, step_id: int) -> str:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from backend.plans.base import FIO_ARGS
+from backend.plans.base import fio_args
 from worker.fio.stream import JsonStreamDecoder, Sample, SampleStream, progress_of
 
 log = logging.getLogger("drivelab.worker.fio")
@@ -56,6 +56,7 @@ def run_fio(
     on_samples: Callable[[list[Sample], float | None], None],
     should_stop: Callable[[], bool],
     fio_binary: str = "fio",
+    status_interval_ms: int = 1000,
 ) -> FioOutcome:
     """Run fio on `job_file`, call `on_samples` for every status snapshot, stop on request.
 
@@ -64,7 +65,7 @@ def run_fio(
     workdir.mkdir(parents=True, exist_ok=True)
     path = workdir / f"{name}.fio"
     path.write_text(job_file)
-    argv = [fio_binary, *FIO_ARGS, path.name]
+    argv = [fio_binary, *fio_args(status_interval_ms), path.name]
     proc = subprocess.Popen(
         argv, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
     )

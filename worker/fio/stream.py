@@ -163,9 +163,26 @@ def _diff_bins(cur: Mapping[int, int], prev: Mapping[int, int]) -> dict[int, int
 
 
 def job_start_ms(doc: Mapping[str, Any]) -> int:
-    """Wall-clock start of the job(s) of a snapshot: its timestamp less the longest runtime."""
-    runtimes = [int(j.get("job_runtime", 0)) for j in doc.get("jobs", ())]
+    """Wall-clock start of the job(s) of a snapshot: its timestamp less the longest runtime.
+
+    A snapshot taken before the job really started carries a meaningless `job_runtime` (seen:
+    2290245 ms with 0 bytes done, 100 ms into a job): a runtime is trusted only up to the job's
+    `elapsed` seconds plus one.
+    """
+    runtimes = []
+    for j in doc.get("jobs", ()):
+        runtime = int(j.get("job_runtime", 0))
+        limit = (int(j.get("elapsed", 0)) + 1) * 1000
+        runtimes.append(runtime if runtime <= limit else 0)
     return int(doc["timestamp_ms"]) - max(runtimes, default=0)
+
+
+def _has_io(doc: Mapping[str, Any]) -> bool:
+    return any(
+        int((job.get(d) or {}).get("total_ios", 0)) > 0
+        for job in doc.get("jobs", ())
+        for d in DIRECTIONS
+    )
 
 
 def progress_of(doc: Mapping[str, Any]) -> float | None:
@@ -200,6 +217,8 @@ class SampleStream:
             return None
         ts = int(doc["timestamp_ms"])
         if self.start_ms is None:
+            if not _has_io(doc):
+                return None  # before the first completion: nothing to count, no trusted start
             self.start_ms = job_start_ms(doc)
             self._prev_ts = self.start_ms
         assert self._prev_ts is not None

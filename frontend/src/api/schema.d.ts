@@ -321,6 +321,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{run_id}/steps/{step_id}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Step Logs
+         * @description A step's fine-grained record: fio's window logs (bw in bytes/s and IOPS per window,
+         *     missing windows as 0), or the purge method, TRIM timing, steady-state rounds.
+         */
+        get: operations["get_step_logs_api_runs__run_id__steps__step_id__logs_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{run_id}/steps/{step_id}/output": {
         parameters: {
             query?: never;
@@ -1017,6 +1038,13 @@ export interface components {
             label: string;
             /** Name */
             name: string;
+            /**
+             * Params
+             * @description The step's parameters, notes and role.
+             */
+            params: {
+                [key: string]: unknown;
+            };
             /** Progress */
             progress: number;
             /** Results */
@@ -1663,6 +1691,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SampleOut"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_step_logs_api_runs__run_id__steps__step_id__logs_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+                step_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description Validation Error */
