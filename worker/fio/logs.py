@@ -19,7 +19,8 @@ DIRECTIONS = {0: "read", 1: "write"}
 
 def parse_window_log(text: str, window_ms: int, *, scale: float = 1.0) -> dict[str, Any]:
     """A regular series: `t_ms` (end of each window) and one value list per direction, with
-    missing windows filled with 0 (a window with no row had no completion: a stall). `scale` converts fio's unit (1024 for KiB/s -> B/s)."""
+    missing windows filled with 0 (a window with no row had no completion: a stall).
+    `scale` converts fio's unit (1024 for KiB/s -> B/s)."""
     if window_ms <= 0:
         raise ValueError("window_ms must be positive")
     rows: dict[str, dict[int, float]] = {"read": {}, "write": {}}
