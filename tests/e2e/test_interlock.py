@@ -1,0 +1,142 @@
+"""The safety interlock through the whole stack: a run queued on a target that must not be
+written ends `failed` with the rule that refused it, before any step starts, and the target's
+contents are unchanged (checksum before and after). Real loop devices, filesystems and swap."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Stack, wait_run
+from worker.devices import identify
+
+pytestmark = pytest.mark.e2e
+
+PARAMS = {"span": "16m", "runtime_s": 1, "seq_runtime_s": 1, "patterns": ["incompressible"]}
+
+
+def needs_root() -> None:
+    if os.geteuid() != 0 or shutil.which("losetup") is None:
+        pytest.skip("loop devices need root and losetup")
+
+
+def sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@pytest.fixture
+def loop(tmp_path: Path) -> Iterator[str]:
+    needs_root()
+    backing = tmp_path / "backing.img"
+    with open(backing, "wb") as f:
+        f.truncate(64 * 1024 * 1024)
+        f.write(os.urandom(1 << 20))  # something to protect
+    dev = subprocess.run(
+        ["losetup", "-f", "--show", str(backing)], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    try:
+        yield dev
+    finally:
+        subprocess.run(["losetup", "-d", dev], check=False)
+
+
+def attempt(stack: Stack, target: str, serial: str, *, name: str) -> dict:
+    """Register `target` on bench local and queue four-corners on it, confirmed."""
+    with stack.client() as c:
+        r = c.post(
+            "/api/drives",
+            json={
+                "bench": "local",
+                "target_path": target,
+                "serial": serial,
+                "vendor": "drivelab",
+                "model": f"interlock test {name}",
+                "capacity_bytes": 64 * 1024 * 1024,
+                "simulated": True,
+            },
+        )
+        assert r.status_code == 201, r.text
+        drive = r.json()
+        run = c.post(
+            "/api/runs",
+            json={
+                "plan": "four-corners",
+                "drive_id": drive["id"],
+                "params": PARAMS,
+                "confirm_serial": serial,
+            },
+        )
+        assert run.status_code == 201, run.text
+        final = wait_run(c, run.json()["id"], timeout=60)
+    assert final["status"] == "failed"
+    assert final["error"].startswith("safety interlock: refusing to write")
+    assert all(s["started_at"] is None for s in final["steps"])
+    return final
+
+
+def test_mounted_filesystem(stack: Stack, loop: str, tmp_path: Path) -> None:
+    subprocess.run(["mkfs.ext4", "-q", "-F", loop], check=True)
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    subprocess.run(["mount", "-o", "ro", loop, str(mnt)], check=True)
+    try:
+        before = sha256(loop)
+        run = attempt(stack, loop, identify(loop).serial, name="mounted")
+        assert "(rule: mounted)" in run["error"] and str(mnt) in run["error"]
+        assert sha256(loop) == before
+    finally:
+        subprocess.run(["umount", str(mnt)], check=False)
+
+
+def test_swap(stack: Stack, loop: str) -> None:
+    subprocess.run(["mkswap", "-q", loop], check=True, capture_output=True)
+    on = subprocess.run(["swapon", loop], capture_output=True, text=True)
+    if on.returncode != 0:
+        pytest.skip(f"swapon is not permitted here: {on.stderr.strip()}")
+    try:
+        before = sha256(loop)
+        run = attempt(stack, loop, identify(loop).serial, name="swap")
+        assert "(rule: swap)" in run["error"]
+        assert sha256(loop) == before
+    finally:
+        subprocess.run(["swapoff", loop], check=False)
+
+
+def test_wrong_serial(stack: Stack, loop: str) -> None:
+    before = sha256(loop)
+    run = attempt(stack, loop, "S6XXNX0R999999", name="serial")
+    assert "(rule: serial-mismatch)" in run["error"] and identify(loop).serial in run["error"]
+    assert sha256(loop) == before
+
+
+def test_file_outside_the_sandbox(stack: Stack, tmp_path: Path) -> None:
+    target = tmp_path / "outside.img"
+    with open(target, "wb") as f:
+        f.write(os.urandom(1 << 20))
+        f.truncate(64 * 1024 * 1024)
+    before = sha256(str(target))
+    run = attempt(stack, str(target), identify(target).serial, name="outside")
+    assert "(rule: outside-sandbox)" in run["error"]
+    assert sha256(str(target)) == before
+
+
+def test_symlink_into_dev_from_the_sandbox(stack: Stack, loop: str) -> None:
+    link = stack.data_dir / "targets" / "innocent.img"
+    link.symlink_to(loop)
+    try:
+        before = sha256(loop)
+        run = attempt(stack, str(link), identify(loop).serial, name="symlink")
+        assert "(rule: outside-sandbox)" in run["error"]
+        assert sha256(loop) == before
+    finally:
+        link.unlink()
