@@ -80,6 +80,9 @@ class Step(Base):
     # fio's fine-grained logs (bw/iops per window), uploaded after the job; other step kinds'
     # structured outputs (purge method, TRIM timing, steady-state rounds).
     logs: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    # Structured results derived by backend.analysis when the step ended (stall lists, HD Tach
+    # step-downs, consistency statistics); the scalar ones are also Result rows.
+    analysis: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     # What the worker saw of the target when the step ended; a resume compares it with now.
     fingerprint: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     started_at: Mapped[datetime | None]
