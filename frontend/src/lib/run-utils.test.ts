@@ -8,6 +8,7 @@ import {
   isFinalStatus,
   runDurationSeconds,
   stepDurationSeconds,
+  waitingText,
 } from "./run-utils";
 
 const step = (over: Partial<Step> & Pick<Step, "id" | "idx">): Step => ({
@@ -17,6 +18,7 @@ const step = (over: Partial<Step> & Pick<Step, "id" | "idx">): Step => ({
   status: "pending",
   progress: 0,
   estimate_s: 10,
+  params: {},
   started_at: null,
   finished_at: null,
   error: null,
@@ -127,5 +129,12 @@ describe("currentStepId", () => {
   it("shows the first step of a queued run and nothing without steps", () => {
     expect(currentStepId([step({ id: 21, idx: 1 }), step({ id: 20, idx: 0 })])).toBe(20);
     expect(currentStepId([])).toBeNull();
+  });
+});
+
+describe("waitingText", () => {
+  it("says next for the first waiting run and the place for the others", () => {
+    expect(waitingText(1)).toBe("next for its drive");
+    expect(waitingText(3)).toBe("#3 in line for its drive");
   });
 });

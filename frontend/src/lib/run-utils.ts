@@ -61,3 +61,7 @@ export function currentStepId(steps: readonly Step[]): number | null {
   if (last) return last.id;
   return ordered[0]?.id ?? null;
 }
+
+/** A queued run's place among the runs waiting for its drive (1 = next). */
+export const waitingText = (position: number): string =>
+  position <= 1 ? "next for its drive" : `#${position} in line for its drive`;

@@ -1,7 +1,7 @@
 import { Link } from "react-router";
 import type { RunSummary } from "../../api/types";
 import { formatDuration } from "../../lib/format-utils";
-import { anyActive, runDurationSeconds } from "../../lib/run-utils";
+import { anyActive, runDurationSeconds, waitingText } from "../../lib/run-utils";
 import { useNow } from "../../lib/use-now";
 import { SimulatedBadge } from "../badge/badge";
 import { ProgressBar } from "../progress-bar/progress-bar";
@@ -59,6 +59,9 @@ export function RunsTable({ runs, loading }: RunsTableProps) {
               </td>
               <td>
                 <StatusBadge status={run.status} />
+                {run.status === "queued" && run.waiting_position != null && (
+                  <span className="cell-sub">{waitingText(run.waiting_position)}</span>
+                )}
               </td>
               <td className="runs-table__progress">
                 <ProgressBar

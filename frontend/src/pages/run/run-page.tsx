@@ -14,7 +14,13 @@ import { StatusBadge, statusTone } from "../../components/status-badge/status-ba
 import { StepsTable } from "../../components/steps-table/steps-table";
 import { TimeText } from "../../components/time-text/time-text";
 import { formatDuration } from "../../lib/format-utils";
-import { canCancel, currentStepId, isActiveStatus, runDurationSeconds } from "../../lib/run-utils";
+import {
+  canCancel,
+  currentStepId,
+  isActiveStatus,
+  runDurationSeconds,
+  waitingText,
+} from "../../lib/run-utils";
 import { useNow } from "../../lib/use-now";
 import "./run-page.css";
 
@@ -164,6 +170,9 @@ function LoadedRun({ run, refetchError }: { run: RunDetail; refetchError: unknow
         <div className="page-header__title">
           <h1>Run #{run.id}</h1>
           <StatusBadge status={run.status} />
+          {run.status === "queued" && run.waiting_position != null && (
+            <span className="muted">{waitingText(run.waiting_position)}</span>
+          )}
           {streamBadge && (
             <Badge tone={streamBadge.tone} title={streamBadge.title}>
               {streamBadge.text}
