@@ -22,5 +22,5 @@ class Trace(Base):
     read_bytes: Mapped[int] = mapped_column(BigInteger)
     write_bytes: Mapped[int] = mapped_column(BigInteger)
     sha256: Mapped[str] = mapped_column(String(64))
-    data: Mapped[bytes] = deferred(mapped_column(LargeBinary))
+    data: Mapped[bytes] = deferred(mapped_column(LargeBinary, nullable=False))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
