@@ -177,6 +177,15 @@ def job_start_ms(doc: Mapping[str, Any]) -> int:
     return int(doc["timestamp_ms"]) - max(runtimes, default=0)
 
 
+def _trusted_runtime(doc: Mapping[str, Any]) -> int | None:
+    runtimes = []
+    for j in doc.get("jobs", ()):
+        runtime = int(j.get("job_runtime", 0))
+        if runtime <= (int(j.get("elapsed", 0)) + 1) * 1000:
+            runtimes.append(runtime)
+    return max(runtimes) if runtimes else None
+
+
 def _has_io(doc: Mapping[str, Any]) -> bool:
     return any(
         int((job.get(d) or {}).get("total_ios", 0)) > 0
@@ -186,9 +195,19 @@ def _has_io(doc: Mapping[str, Any]) -> bool:
 
 
 def progress_of(doc: Mapping[str, Any]) -> float | None:
-    """fio's own estimate of how far the job is: elapsed / (elapsed + eta), in 0..1."""
+    """How far the job is, in 0..1: for a time-based job its runtime over the runtime asked
+    for (fio reports its ETA as unknown for the first seconds); otherwise fio's own estimate,
+    elapsed / (elapsed + eta)."""
     fractions = []
     for job in doc.get("jobs", ()):
+        options = job.get("job options") or {}
+        if str(options.get("time_based", "")) in ("1", "true") and options.get("runtime"):
+            try:
+                asked_ms = float(str(options["runtime"]).rstrip("s")) * 1000
+                fractions.append(min(1.0, int(job.get("job_runtime", 0)) / asked_ms))
+                continue
+            except ValueError:
+                pass
         elapsed = float(job.get("elapsed", 0))
         eta = float(job.get("eta", 0))
         if eta < 0 or eta >= 2**31 - 1:  # fio's "unknown"
@@ -222,6 +241,12 @@ class SampleStream:
             self.start_ms = job_start_ms(doc)
             self._prev_ts = self.start_ms
         assert self._prev_ts is not None
+        # The final summary is printed after the job has stopped and torn down: its interval
+        # ends when the job stopped running (start + job_runtime), not when fio printed it, or
+        # every step would end on a falsely slow last interval.
+        runtime = _trusted_runtime(doc)
+        if runtime is not None:
+            ts = min(ts, self.start_ms + runtime)
         cur = {d: _direction_totals(doc, d) for d in DIRECTIONS}
         dt = ts - self._prev_ts
         if dt <= 0:
