@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+from functools import partial
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,7 +185,7 @@ def run_rounds_step(sc: StepContext) -> StepReport:
                 job,
                 f"{sc.step['idx']:02d}-{sc.step['name']}-r{r + 1}",
                 t_offset_ms=offset,
-                progress=lambda f, r=r: (r + (f or 0.0)) / max_rounds,
+                progress=partial(_round_progress, r, max_rounds),
             )
             if not last.ok:
                 break
@@ -222,6 +223,10 @@ def run_rounds_step(sc: StepContext) -> StepReport:
         ]
         + ([metric("ss_round", report_data["round"], "round")] if report_data.get("round") else []),
     )
+
+
+def _round_progress(round_index: int, rounds: int, fraction: float | None) -> float:
+    return (round_index + (fraction or 0.0)) / rounds
 
 
 def with_randseed_offset(job_file: str, k: int) -> str:

@@ -12,6 +12,7 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import redis
 
@@ -29,7 +30,7 @@ def free_port() -> int:
 class EmbeddedPostgres:
     def __init__(self, data_dir: Path) -> None:
         self.pgdata = data_dir / "postgres"
-        self._server = None
+        self._server: Any = None
 
     def start(self) -> str:
         import pgserver  # imported lazily: production never needs it

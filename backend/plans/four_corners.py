@@ -22,6 +22,8 @@ from backend.plans.base import (
 )
 from backend.plans.common import IoEngine, Pattern, common_options, pattern_options
 
+PATTERNS: tuple[Pattern, ...] = ("incompressible", "compressible")
+
 
 class FourCornersParams(PlanParams):
     span: str = Field(
@@ -37,7 +39,7 @@ class FourCornersParams(PlanParams):
     runtime_s: int = Field(180, ge=1, le=3600, description="Seconds per 4K random test.")
     seq_runtime_s: int = Field(60, ge=1, le=3600, description="Seconds per 128K sequential test.")
     patterns: list[Pattern] = Field(
-        default_factory=lambda: ["incompressible", "compressible"],
+        default_factory=lambda: list(PATTERNS),
         min_length=1,
         description="Data patterns of the write tests.",
     )

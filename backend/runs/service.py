@@ -112,6 +112,8 @@ def _results_by_step(session: Session, run_ids: list[int]) -> dict[int, list[Res
     )
     out: dict[int, list[ResultOut]] = defaultdict(list)
     for step_id, metric, value, unit in rows:
+        if step_id is None:
+            continue
         out[step_id].append(ResultOut(metric=metric, value=value, unit=unit))
     return out
 
@@ -309,8 +311,10 @@ def resume_run(session: Session, state: AppState, run_id: int) -> Run:
     queue.lock_drive(session, run.drive_id)
     # The drive as the worker left it when the run stopped (the interrupted step may have
     # written too): the resumed run goes on only if the drive still looks exactly like this.
-    reported = [s for s in run.steps if s.fingerprint and s.finished_at]
-    last_seen = max(reported, key=lambda s: s.finished_at).fingerprint if reported else None
+    reported = [
+        (s.finished_at, s.fingerprint) for s in run.steps if s.fingerprint and s.finished_at
+    ]
+    last_seen = max(reported, key=lambda pair: pair[0])[1] if reported else None
     redo = [s.id for s in todo]
     session.execute(delete(Sample).where(Sample.step_id.in_(redo)))
     session.execute(delete(Result).where(Result.step_id.in_(redo)))
