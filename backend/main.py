@@ -25,6 +25,7 @@ from backend.core.events import namespace
 from backend.core.settings import Settings, get_settings
 from backend.drives.router import router as drives_router
 from backend.plans.router import router as plans_router
+from backend.results.router import router as results_router
 from backend.runs.router import router as runs_router
 from backend.runs.worker_router import router as worker_router
 from backend.runs.worker_service import mark_lost_runs
@@ -162,6 +163,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         drives_router,
         runs_router,
         traces_router,
+        results_router,
         worker_router,
     ):
         app.include_router(router)

@@ -23,6 +23,7 @@ from backend.core.errors import Conflict, Forbidden, InvalidParams, NotFound
 from backend.core.events import publish, run_channel
 from backend.plans.catalog import get_plan
 from backend.results.models import Result
+from backend.results.service import derive
 from backend.runs import queue
 from backend.runs.models import RUN_FINAL, SAMPLE_COLUMNS, Run, Step
 from backend.runs.schemas import (
@@ -258,6 +259,7 @@ def finish_step(
     if step.status not in ("pending", "running"):
         return _control(run)  # already finished: a resent report changes nothing
     metrics = []
+    final = None
     if data.output:
         try:
             final = json.loads(data.output)
@@ -274,6 +276,12 @@ def finish_step(
     step.finished_at = utcnow()
     if data.status == "done":
         step.progress = 1.0
+        try:
+            derived, step.analysis = derive(session, step, final)
+        except Exception as exc:  # noqa: BLE001 - the measurement is stored whatever happens here
+            log.exception("analysis of step %s failed", step.id)
+            derived, step.analysis = [], {"error": f"{exc.__class__.__name__}: {exc}"}
+        metrics += derived
     existing = set(session.scalars(select(Result.metric).where(Result.step_id == step.id)))
     for metric, value, unit in metrics:
         if metric not in existing:

@@ -1,0 +1,193 @@
+"""Comparisons across drives: one row per drive for each metric, ready for a sorted bar chart,
+with run-to-run variation and warnings when results were measured under different conditions.
+
+A metric is named `plan:step:metric`, e.g. `four-corners:randread-4k-qd3:read_mbps`. Two
+queries answer any comparison, however many drives and metrics: the drives, and the results.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, joinedload
+
+from backend.analysis.variation import variation
+from backend.core.errors import InvalidParams
+from backend.drives.models import DriveSample
+from backend.drives.service import drive_label
+from backend.results.models import Result
+from backend.runs.models import Run, Step
+
+LOWER_IS_BETTER_UNITS = ("µs", "s")
+LOWER_IS_BETTER_WORDS = ("lat_", "stall_", "dropoff")
+
+
+def metric_id(plan: str, step: str, metric: str) -> str:
+    return f"{plan}:{step}:{metric}"
+
+
+def lower_is_better(metric: str, unit: str) -> bool:
+    name = metric.rsplit(":", 1)[-1]
+    if name == "dropoff_s":
+        return False  # later is better: the drive holds its fresh level longer
+    return unit in LOWER_IS_BETTER_UNITS or any(w in name for w in LOWER_IS_BETTER_WORDS)
+
+
+def _drives(session: Session, drive_ids: list[int]) -> dict[int, DriveSample]:
+    drives = session.scalars(
+        select(DriveSample)
+        .where(DriveSample.id.in_(drive_ids))
+        .options(joinedload(DriveSample.model), joinedload(DriveSample.bench))
+    )
+    found = {d.id: d for d in drives}
+    missing = sorted(set(drive_ids) - set(found))
+    if missing:
+        raise InvalidParams(
+            f"no drive with id {', '.join(map(str, missing))}: see GET /api/drives", field="drives"
+        )
+    return found
+
+
+def _rows(session: Session, drive_ids: list[int]) -> list[Any]:
+    return list(
+        session.execute(
+            select(
+                Run.id,
+                Run.drive_id,
+                Run.plan,
+                Run.params,
+                Run.environment,
+                Run.finished_at,
+                Step.name,
+                Result.metric,
+                Result.value,
+                Result.unit,
+            )
+            .join(Step, Step.id == Result.step_id)
+            .join(Run, Run.id == Result.run_id)
+            .where(Run.drive_id.in_(drive_ids), Run.status == "done")
+            .order_by(Run.finished_at)
+        )
+    )
+
+
+def _conditions(row: Any, drive: DriveSample) -> dict[str, Any]:
+    host = (row.environment or {}).get("host") or {}
+    return {
+        "firmware": drive.firmware,
+        "fio version": host.get("fio_version"),
+        "ioengine": (row.params or {}).get("ioengine"),
+        "OP": (row.params or {}).get("op_percent", 0),
+        "host": host.get("hostname"),
+        "resumed": bool((row.environment or {}).get("resumes")),
+    }
+
+
+def compare(
+    session: Session,
+    drive_ids: list[int],
+    metrics: list[str] | None,
+    under_review: int | None,
+    aggregate: str = "latest",
+) -> dict[str, Any]:
+    if not drive_ids:
+        raise InvalidParams("choose at least one drive: ?drives=1,2,3", field="drives")
+    if aggregate not in ("latest", "mean"):
+        raise InvalidParams("aggregate is latest or mean", field="aggregate")
+    drives = _drives(session, drive_ids)
+    wanted = set(metrics) if metrics else None
+    values: dict[str, dict[int, list[tuple[float, dict[str, Any]]]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
+    units: dict[str, str] = {}
+    for row in _rows(session, drive_ids):
+        mid = metric_id(row.plan, row.name, row.metric)
+        if wanted is not None and mid not in wanted:
+            continue
+        units[mid] = row.unit
+        values[mid][row.drive_id].append((row.value, _conditions(row, drives[row.drive_id])))
+    out = []
+    for mid in sorted(values):
+        per_drive = values[mid]
+        rows: list[dict[str, Any]] = []
+        for drive_id, observations in per_drive.items():
+            drive = drives[drive_id]
+            numbers = [v for v, _c in observations]
+            stats = variation(numbers)
+            rows.append(
+                {
+                    "drive_id": drive_id,
+                    "label": drive_label(drive),
+                    "simulated": drive.model.simulated,
+                    "under_review": drive_id == under_review,
+                    "value": numbers[-1] if aggregate == "latest" else stats["mean"],
+                    "runs": stats,
+                }
+            )
+        lower = lower_is_better(mid, units[mid])
+        rows.sort(key=lambda r: float(r["value"]), reverse=not lower)
+        out.append(
+            {
+                "metric": mid,
+                "unit": units[mid],
+                "lower_is_better": lower,
+                "rows": rows,
+                "warnings": _warnings(per_drive, drives),
+            }
+        )
+    missing = sorted(wanted - set(values)) if wanted else []
+    return {"aggregate": aggregate, "metrics": out, "missing": missing}
+
+
+def _warnings(
+    per_drive: dict[int, list[tuple[float, dict[str, Any]]]], drives: dict[int, DriveSample]
+) -> list[str]:
+    """Conditions that change the numbers and differ between the compared results."""
+    seen: dict[str, dict[Any, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for drive_id, observations in per_drive.items():
+        name = drives[drive_id].model.model
+        for _v, cond in observations:
+            for key, value in cond.items():
+                if key != "firmware":
+                    seen[key][value].add(name)
+        seen["firmware"][drives[drive_id].firmware].add(name)
+    warnings = []
+    for key, by_value in seen.items():
+        if key == "firmware" or len(by_value) < 2:
+            continue  # different drives have different firmware by nature
+        parts = "; ".join(f"{v} ({', '.join(sorted(names))})" for v, names in by_value.items())
+        warnings.append(f"measured with different {key}: {parts}")
+    sims = {drives[d].model.simulated for d in per_drive}
+    if len(sims) == 2:
+        warnings.append("simulated drives are compared with real ones")
+    return warnings
+
+
+def pair(session: Session, a: int, b: int) -> dict[str, Any]:
+    """Every metric both drives have, side by side, with the difference in percent."""
+    result = compare(session, [a, b], None, None)
+    rows = []
+    for m in result["metrics"]:
+        by = {r["drive_id"]: r for r in m["rows"]}
+        if a not in by or b not in by:
+            continue
+        va, vb = by[a]["value"], by[b]["value"]
+        rows.append(
+            {
+                "metric": m["metric"],
+                "unit": m["unit"],
+                "lower_is_better": m["lower_is_better"],
+                "a": va,
+                "b": vb,
+                "diff_pct": None if va == 0 else (vb - va) / abs(va) * 100,
+                "warnings": m["warnings"],
+            }
+        )
+    drives = _drives(session, [a, b])
+    return {
+        "a": {"drive_id": a, "label": drive_label(drives[a])},
+        "b": {"drive_id": b, "label": drive_label(drives[b])},
+        "metrics": rows,
+    }

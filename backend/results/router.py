@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Query
+from fastapi.responses import PlainTextResponse
+
+from backend.core.deps import OptionalUser, SessionDep
+from backend.core.errors import InvalidParams
+from backend.results import compare as cmp
+from backend.results import series as ser
+
+router = APIRouter(tags=["results"])
+
+
+def _ids(text: str, field: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise InvalidParams(
+            f"{field} is a comma-separated list of ids, e.g. 1,2,3", field=field
+        ) from None
+
+
+@router.get("/api/runs/{run_id}/series", response_model=None)
+def run_series(
+    run_id: int,
+    session: SessionDep,
+    _user: OptionalUser,
+    step_id: int,
+    metric: str = "write_mbps",
+    points: int | None = Query(ser.DEFAULT_POINTS, description="about the chart width"),
+    full: bool = Query(False, description="every stored point, no downsampling"),
+    x: str = Query("time", pattern="^(time|position)$"),
+    format: str = Query("json", pattern="^(json|csv)$"),
+) -> Any:
+    """A step's series for a chart: by time (samples, or fio's window logs with
+    metric=log_bw:write) or, for HD Tach passes, by position (x=position). Downsampled to
+    `points` keeping each bucket's minimum and maximum, so stalls and spikes survive."""
+    data = ser.series(session, run_id, step_id, metric, None if full else points, x)
+    if format == "csv":
+        return PlainTextResponse(ser.to_csv(data), media_type="text/csv")
+    return data
+
+
+@router.get("/api/compare")
+def compare(
+    session: SessionDep,
+    _user: OptionalUser,
+    drives: str = Query(..., description="drive ids, e.g. 1,2,3"),
+    metrics: str | None = Query(None, description="plan:step:metric,...; all when omitted"),
+    under_review: int | None = None,
+    aggregate: str = Query("latest", pattern="^(latest|mean)$"),
+) -> dict[str, Any]:
+    """For each metric, one row per drive (best first) with run-to-run variation, the drive
+    under review marked, and warnings when conditions differ (fio version, ioengine, OP, host,
+    resumed runs, simulated drives)."""
+    wanted = [m for m in metrics.split(",") if m] if metrics else None
+    return cmp.compare(session, _ids(drives, "drives"), wanted, under_review, aggregate)
+
+
+@router.get("/api/compare/pair")
+def compare_pair(session: SessionDep, _user: OptionalUser, a: int, b: int) -> dict[str, Any]:
+    """Two drives side by side: every metric both have, with b's difference from a in percent."""
+    return cmp.pair(session, a, b)

@@ -1,0 +1,135 @@
+"""Results a review quotes, derived from stored fio outputs, samples and logs by the pure code
+in backend.analysis when a step ends."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from backend.analysis.consistency import dropoff_time, iops_stats
+from backend.analysis.hdtach import step_downs, throughput_vs_position
+from backend.analysis.stalls import find_stalls
+from backend.analysis.trace import replay_metrics, size_breakdown
+from backend.runs.models import Sample, Step
+from backend.traces.models import Trace
+
+Metric = tuple[str, float, str]
+
+STALL_ROLES = ("hitch-seq", "hitch-rand", "trim-followup-write")
+
+
+def step_samples(session: Session, step_id: int) -> list[Sample]:
+    return list(
+        session.scalars(select(Sample).where(Sample.step_id == step_id).order_by(Sample.t_ms))
+    )
+
+
+def _direction(step: Step) -> str:
+    rw = str(step.params.get("rw", ""))
+    return "read" if rw in ("read", "randread") else "write"
+
+
+def derive(
+    session: Session, step: Step, final: dict[str, Any] | None
+) -> tuple[list[Metric], dict[str, Any]]:
+    """(scalar metrics, structured analysis) for a finished step, by its role."""
+    role = str(step.params.get("role") or "")
+    if role in ("consistency", "torture"):
+        return _consistency(session, step)
+    if role.startswith("hdtach"):
+        return _hdtach(session, step)
+    if role in STALL_ROLES:
+        return _stalls(step)
+    if role in ("trace-replay", "trace-profile") and final is not None:
+        return _trace(session, step, final)
+    return [], {}
+
+
+def _consistency(session: Session, step: Step) -> tuple[list[Metric], dict[str, Any]]:
+    samples = step_samples(session, step.id)
+    if len(samples) < 2:
+        return [], {}
+    t = [s.t_ms / 1000 for s in samples]
+    iops = [s.write_ios / (s.dt_ms / 1000) for s in samples]
+    stats = iops_stats(t, iops, last_s=400.0)
+    drop = dropoff_time(t, iops)
+    metrics: list[Metric] = [
+        ("iops_mean_last400", stats["mean"], "IOPS"),
+        ("iops_stddev_last400", stats["stddev"], "IOPS"),
+        ("iops_min_last400", stats["min"], "IOPS"),
+        ("iops_p1_last400", stats["p1"], "IOPS"),
+        ("iops_p99_last400", stats["p99"], "IOPS"),
+    ]
+    if stats["mean_over_stddev"] is not None:
+        metrics.append(("iops_mean_over_stddev_last400", stats["mean_over_stddev"], "ratio"))
+    if drop is not None:
+        metrics.append(("dropoff_s", drop, "s"))
+    return metrics, {"consistency": stats, "dropoff_s": drop}
+
+
+def _hdtach(session: Session, step: Step) -> tuple[list[Metric], dict[str, Any]]:
+    span = int(step.params.get("span_bytes") or 0)
+    samples = step_samples(session, step.id)
+    if not span or not samples:
+        return [], {}
+    direction = _direction(step)
+    dt = [s.dt_ms / 1000 for s in samples]
+    nbytes = [s.read_bytes if direction == "read" else s.write_bytes for s in samples]
+    curve = throughput_vs_position(dt, nbytes, span, resolution_pct=0.5)
+    steps = step_downs(curve["position_pct"], curve["mbps"])
+    metrics: list[Metric] = [
+        (f"hdtach_{direction}_avg_mbps", curve["average_mbps"], "MB/s"),
+        ("hdtach_coverage_pct", curve["coverage_pct"], "%"),
+    ]
+    if steps:
+        first = steps[0]
+        metrics += [
+            ("hdtach_first_step_down_pct", first["at_pct"], "%"),
+            ("hdtach_after_step_down_mbps", first["to_mbps"], "MB/s"),
+        ]
+    return metrics, {"hdtach": curve, "step_downs": steps, "direction": direction}
+
+
+def _stalls(step: Step) -> tuple[list[Metric], dict[str, Any]]:
+    logs = step.logs or {}
+    bw = logs.get("bw") or {}
+    window = int(logs.get("window_ms") or 0)
+    values = bw.get(_direction(step))
+    if not window or not values:
+        return [], {}
+    found = find_stalls(values, window)
+    metrics: list[Metric] = [
+        ("stall_count", found["count"], "stalls"),
+        ("stall_longest_s", found["longest_s"], "s"),
+        ("stall_total_s", found["total_s"], "s"),
+    ]
+    if found["period_s"] is not None:
+        metrics.append(("stall_period_s", found["period_s"], "s"))
+    return metrics, {"stalls": found}
+
+
+def _trace(
+    session: Session, step: Step, final: dict[str, Any]
+) -> tuple[list[Metric], dict[str, Any]]:
+    m = replay_metrics(final)
+    metrics: list[Metric] = [
+        ("replay_mbps", m["mbps"], "MB/s"),
+        ("replay_read_mbps", m["read_mbps"], "MB/s"),
+        ("replay_write_mbps", m["write_mbps"], "MB/s"),
+        ("replay_read_share_pct", m["read_share_pct"], "%"),
+    ]
+    if m.get("busy_s") is not None:
+        metrics.append(("replay_busy_s", m["busy_s"], "s"))
+    analysis: dict[str, Any] = {"replay": m}
+    trace_id = step.params.get("trace_id")
+    if trace_id:
+        row = session.execute(
+            select(Trace.format, Trace.data).where(Trace.id == int(trace_id))
+        ).first()
+        if row is not None and row.format.startswith("iolog"):
+            with contextlib.suppress(UnicodeDecodeError, ValueError):
+                analysis["sizes"] = size_breakdown(row.data.decode("utf-8"))
+    return metrics, analysis

@@ -1,0 +1,145 @@
+"""Comparisons on a real PostgreSQL: 10 drives over the whole suite in two queries, sorted bars,
+run-to-run variation and warnings about conditions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session
+
+from backend.benches.models import Bench
+from backend.core.db import make_engine, session_factory, utcnow
+from backend.core.embedded import EmbeddedPostgres
+from backend.core.migrate import upgrade
+from backend.drives.models import DriveModel, DriveSample
+from backend.results.compare import compare, pair
+from backend.results.models import Result
+from backend.runs.models import Run, Step
+from tests.conftest import create_local_database, local_services_available
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    if local_services_available():
+        db = create_local_database()
+        url, stop = db.url, db.drop
+    else:
+        pg = EmbeddedPostgres(Path(tmp_path_factory.mktemp("pg")))
+        url, stop = pg.start(), pg.stop
+    upgrade(url)
+    eng = make_engine(url)
+    try:
+        yield eng
+    finally:
+        eng.dispose()
+        stop()
+
+
+STEPS = {"randread-4k-qd3": ("read_mbps", "MB/s"), "randwrite-4k-qd32": ("write_mbps", "MB/s"),
+         "randwrite-4k-qd3": ("write_lat_p99_us", "µs")}
+
+
+def add_drive(s: Session, bench: Bench, n: int, *, simulated: bool = True) -> DriveSample:
+    model = DriveModel(vendor="drivelab", model=f"Simulated {n}", capacity_bytes=10**12,
+                       simulated=simulated)
+    s.add(model)
+    s.flush()
+    drive = DriveSample(model_id=model.id, bench_id=bench.id, serial=f"SIM-{n}",
+                        target_path=f"/x/{n}.img", firmware="sim")
+    s.add(drive)
+    s.flush()
+    return drive
+
+
+def add_run(s: Session, drive: DriveSample, values: dict[str, float], *, fio: str = "fio-3.33",
+            age_s: int = 0) -> Run:
+    run = Run(plan="four-corners", drive_id=drive.id, params={"ioengine": "libaio"},
+              status="done", environment={"host": {"fio_version": fio, "hostname": "bench1"}},
+              finished_at=utcnow() - timedelta(seconds=age_s))
+    s.add(run)
+    s.flush()
+    for i, (name, (metric, unit)) in enumerate(STEPS.items()):
+        step = Step(run_id=run.id, idx=i, kind="fio", name=name, params={}, status="done")
+        s.add(step)
+        s.flush()
+        s.add(Result(run_id=run.id, step_id=step.id, metric=metric, value=values[name],
+                     unit=unit))
+    return run
+
+
+@pytest.fixture(scope="module")
+def lab(engine: Engine) -> dict[str, list[int]]:
+    with session_factory(engine)() as s:
+        bench = Bench(name="bench1", host_info={})
+        s.add(bench)
+        s.flush()
+        drives = [add_drive(s, bench, n) for n in range(10)]
+        for n, d in enumerate(drives):
+            add_run(s, d, {"randread-4k-qd3": 100 + n, "randwrite-4k-qd32": 200 + n,
+                           "randwrite-4k-qd3": 50 - n}, age_s=100)
+        # Drive 0 ran twice: latest 130, mean 115.
+        add_run(s, drives[0], {"randread-4k-qd3": 130, "randwrite-4k-qd32": 200,
+                               "randwrite-4k-qd3": 50})
+        s.commit()
+        return {"drives": [d.id for d in drives]}
+
+
+def test_ten_drives_in_two_queries(engine: Engine, lab: dict[str, list[int]]) -> None:
+    statements: list[str] = []
+    listener = lambda *args: statements.append(args[2])  # noqa: E731
+    event.listen(engine, "before_cursor_execute", listener)
+    try:
+        with session_factory(engine)() as s:
+            result = compare(s, lab["drives"], None, lab["drives"][3])
+    finally:
+        event.remove(engine, "before_cursor_execute", listener)
+    selects = [q for q in statements if q.lstrip().upper().startswith("SELECT")]
+    assert len(selects) == 2, selects  # the drives with their models, then the results
+    by = {m["metric"]: m for m in result["metrics"]}
+    read = by["four-corners:randread-4k-qd3:read_mbps"]
+    assert [r["value"] for r in read["rows"]] == sorted((r["value"] for r in read["rows"]),
+                                                        reverse=True)
+    assert read["rows"][0]["drive_id"] == lab["drives"][0] and read["rows"][0]["value"] == 130
+    assert read["rows"][0]["runs"]["count"] == 2
+    assert [r["under_review"] for r in read["rows"]].count(True) == 1
+    lat = by["four-corners:randwrite-4k-qd3:write_lat_p99_us"]
+    assert lat["lower_is_better"] and lat["rows"][0]["value"] == 41  # best (lowest) first
+    assert read["warnings"] == []
+
+
+def test_mean_aggregate_and_pair(engine: Engine, lab: dict[str, list[int]]) -> None:
+    a, b = lab["drives"][0], lab["drives"][1]
+    with session_factory(engine)() as s:
+        mean = compare(s, [a], ["four-corners:randread-4k-qd3:read_mbps"], None, "mean")
+        assert mean["metrics"][0]["rows"][0]["value"] == pytest.approx(115)
+        assert mean["metrics"][0]["rows"][0]["runs"]["spread_pct"] == pytest.approx(30 / 115 * 100)
+        side = pair(s, a, b)
+    row = next(m for m in side["metrics"] if m["metric"].endswith("randread-4k-qd3:read_mbps"))
+    assert (row["a"], row["b"]) == (130, 101)
+    assert row["diff_pct"] == pytest.approx((101 - 130) / 130 * 100)
+
+
+def test_warns_when_conditions_differ(engine: Engine, lab: dict[str, list[int]]) -> None:
+    with session_factory(engine)() as s:
+        bench = s.query(Bench).filter_by(name="bench1").one()
+        other = add_drive(s, bench, 99, simulated=False)
+        add_run(s, other, {"randread-4k-qd3": 90, "randwrite-4k-qd32": 90,
+                           "randwrite-4k-qd3": 90}, fio="fio-3.38")
+        s.flush()
+        result = compare(s, [lab["drives"][2], other.id],
+                         ["four-corners:randread-4k-qd3:read_mbps", "nope:x:y"], None)
+        s.rollback()
+    warnings = result["metrics"][0]["warnings"]
+    assert any("fio version" in w and "fio-3.38" in w and "fio-3.33" in w for w in warnings)
+    assert any("simulated drives are compared with real ones" in w for w in warnings)
+    assert result["missing"] == ["nope:x:y"]
+
+
+def test_unknown_drive_says_which(engine: Engine) -> None:
+    with session_factory(engine)() as s, pytest.raises(Exception, match="no drive with id 987654"):
+        compare(s, [987654], None, None)
