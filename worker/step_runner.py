@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 import logging
-from functools import partial
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -217,12 +217,29 @@ def run_rounds_step(sc: StepContext) -> StepReport:
         last.final_text,
         last.stderr,
         logs=logs,
-        metrics=[
-            metric("ss_rounds", len(values), "rounds"),
-            metric("ss_steady", 1.0 if report_data.get("steady") else 0.0, "bool"),
-        ]
-        + ([metric("ss_round", report_data["round"], "round")] if report_data.get("round") else []),
+        metrics=steady_state_metrics(values, report_data),
     )
+
+
+def steady_state_metrics(values: list[float], report: dict[str, Any]) -> list[dict[str, Any]]:
+    """SNIA PTS figures: rounds run, whether and when steady state was reached, and the data
+    and slope excursions of the measurement window."""
+    out = [
+        metric("ss_rounds", len(values), "rounds"),
+        metric("ss_steady", 1.0 if report.get("steady") else 0.0, "bool"),
+    ]
+    if report.get("round"):
+        out.append(metric("ss_round", report["round"], "round"))
+    for key, unit in (("average", "value"), ("range_pct", "%"), ("slope_excursion_pct", "%")):
+        if report.get(key) is not None:
+            out.append(metric(f"ss_{key}", report[key], unit))
+    window = report.get("window")
+    if window:
+        out += [
+            metric("ss_window_first", window[0], "round"),
+            metric("ss_window_last", window[1], "round"),
+        ]
+    return out
 
 
 def _round_progress(round_index: int, rounds: int, fraction: float | None) -> float:

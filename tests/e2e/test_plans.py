@@ -269,6 +269,7 @@ def test_pts_steady_state_rounds(stack: Stack, sim_drive: dict) -> None:
         assert len(record["values"]) == 5 == results(rounds)["ss_rounds"]
         assert all(v > 0 for v in record["values"])
         assert record["report"]["steady"] == bool(results(rounds)["ss_steady"])
+        assert results(rounds)["ss_range_pct"] == pytest.approx(record["report"]["range_pct"])
         samples = c.get(f"/api/runs/{run['id']}/samples", params={"step_id": rounds["id"]}).json()
         ts = [s["t"] for s in samples]
         assert ts == sorted(ts) and len(set(ts)) == len(ts)  # rounds follow each other in time
