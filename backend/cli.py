@@ -326,6 +326,37 @@ def cmd_drives_add(args: argparse.Namespace) -> None:
     )
 
 
+# --- prices (CSV in and out; the demo lives in backend/demo.py) -----------------------------
+
+# backend.demo imports its helpers from backend.cli: under `python -m backend.cli` this module
+# is __main__, so name it backend.cli too, or the demo's CliError would be another class.
+if __name__ == "__main__":
+    sys.modules.setdefault("backend.cli", sys.modules[__name__])
+
+
+def cmd_prices_import(args: argparse.Namespace) -> None:
+    from backend.demo import import_prices
+
+    text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+    with api_client(args) as client:
+        out = import_prices(client, text)
+    print(
+        f"{out['rows']} rows: {out['imported']} imported, {out['duplicates']} already stored, "
+        f"{len(out['created_models'])} models added to the catalog"
+    )
+
+
+def cmd_prices_export(args: argparse.Namespace) -> None:
+    from backend.demo import export_prices
+
+    with api_client(args) as client:
+        text = export_prices(client)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="drivelab",
@@ -427,6 +458,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data", help="JSON request body")
     p.add_argument("--api", help="api URL")
     p.set_defaults(func=cmd_api)
+
+    p = sub.add_parser("prices", help="import or export price observations as CSV")
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    p = actions.add_parser(
+        "import",
+        help="import a CSV: vendor,model,capacity_gb,retailer,price,currency,observed_on,source",
+        description="Every row is checked first; one bad row rejects the file (each bad line is "
+        "listed) and nothing is imported. Models missing from the catalog are added; rows "
+        "already stored are not stored twice.",
+    )
+    p.add_argument("file", help="the CSV file, or - for standard input")
+    p.add_argument("--api", help="api URL")
+    p.set_defaults(func=cmd_prices_import)
+    p = actions.add_parser("export", help="every price observation as CSV (imports back)")
+    p.add_argument("-o", "--output", help="file to write (default: standard output)")
+    p.add_argument("--api", help="api URL")
+    p.set_defaults(func=cmd_prices_export)
+
+    from backend.demo import add_parser as add_demo_parser
+
+    add_demo_parser(sub)
     return parser
 
 

@@ -23,8 +23,10 @@ from backend.core.deps import AppState, StateDep, install_session_hooks
 from backend.core.errors import DrivelabError
 from backend.core.events import namespace
 from backend.core.settings import Settings, get_settings
+from backend.drives.catalog_router import router as catalog_router
 from backend.drives.router import router as drives_router
 from backend.plans.router import router as plans_router
+from backend.prices.router import router as prices_router
 from backend.results.router import router as results_router
 from backend.runs.router import router as runs_router
 from backend.runs.worker_router import router as worker_router
@@ -161,6 +163,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         plans_router,
         benches_router,
         drives_router,
+        catalog_router,
+        prices_router,
         runs_router,
         traces_router,
         results_router,

@@ -1,0 +1,361 @@
+"""`drivelab demo`: fill a fresh installation so that every page and chart has data.
+
+1. The catalog: drive models (backend/demo_data/models.csv) and prices taken from published
+   review price tables (backend/demo_data/catalog.csv, the columns of POST /api/prices/import).
+   Every price carries its source, the page's URL and title, and the date the page states;
+   backend/demo_data/README.md says what each figure is (street price, MSRP, launch price).
+2. Simulated drives: sparse files `demo-a-1g.img`, `demo-b-1g.img`, ... (the size in the
+   name) in the local bench's sandbox (DATA_DIR/targets), registered through the api as
+   simulated drives of vendor "drivelab" ("Simulated drive A", ...), each with shortened
+   four-corners, consistency, hdtach and write-hitching runs queued, so the comparison,
+   consistency, HD Tach and hitching charts all have something to show. Their models are
+   simulated ones of their own: their results are never attached to a catalog product.
+
+Everything goes through the api with the CLI's credentials; only the sparse files are created
+directly, which is why the demo runs on the machine where `drivelab up` runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from backend.cli import FINAL, CliError, _bar, _data_dir, _table, api_client, call
+from backend.plans.base import format_size, human_bytes, parse_size
+
+DATA = Path(__file__).resolve().parent / "demo_data"
+MODELS_CSV = DATA / "models.csv"
+CATALOG_CSV = DATA / "catalog.csv"
+PLANS = ("four-corners", "consistency", "hdtach", "write-hitching")
+SIM_VENDOR = "drivelab"
+LETTERS = "ABC"
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Target size and shortened parameters of each plan."""
+
+    size: str
+    params: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+# About 4 minutes per drive; the drives run at the same time.
+STANDARD = Profile(
+    "1g",
+    {
+        "four-corners": {"span": "256m", "runtime_s": 10, "seq_runtime_s": 10},
+        "consistency": {"runtime_s": 20},
+        "hdtach": {},
+        "write-hitching": {"runtime_s": 20, "span": "256m"},
+    },
+)
+# The smallest that still gives every chart data: seconds per test, 256 MiB targets.
+QUICK = Profile(
+    "256m",
+    {
+        "four-corners": {"span": "32m", "runtime_s": 1, "seq_runtime_s": 1},
+        "consistency": {"runtime_s": 3},
+        "hdtach": {},
+        "write-hitching": {"runtime_s": 2, "span": "32m"},
+    },
+)
+
+
+# --- api helpers (also used by `drivelab prices import/export`) ----------------------------
+
+
+def request(
+    client: httpx.Client, method: str, path: str, *, ok: tuple[int, ...] = (), **kwargs: Any
+) -> httpx.Response:
+    """Like backend.cli.call, but returns the response; statuses in `ok` are not errors."""
+    try:
+        resp = client.request(method, path, **kwargs)
+    except httpx.TransportError as exc:
+        raise CliError(
+            f"cannot reach the api at {client.base_url}: {exc} (is `drivelab up` running?)"
+        ) from None
+    if resp.status_code >= 400 and resp.status_code not in ok:
+        try:
+            detail = resp.json().get("detail", resp.text)
+        except ValueError:
+            detail = resp.text
+        raise CliError(f"{method} {path} failed ({resp.status_code}): {detail}")
+    return resp
+
+
+def import_prices(client: httpx.Client, text: str) -> dict[str, Any]:
+    """POST the CSV text to /api/prices/import; the api's counts."""
+    resp = request(
+        client,
+        "POST",
+        "/api/prices/import",
+        content=text.encode("utf-8"),
+        headers={"Content-Type": "text/csv; charset=utf-8"},
+    )
+    return dict(resp.json())
+
+
+def export_prices(client: httpx.Client) -> str:
+    return request(client, "GET", "/api/prices.csv").text
+
+
+# --- the catalog -----------------------------------------------------------------------------
+
+
+def load_models(client: httpx.Client, path: Path = MODELS_CSV) -> tuple[int, int]:
+    """Add the demo's drive models (with their specifications); (added, already there)."""
+    added = existing = 0
+    with open(path, newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            body: dict[str, Any] = {
+                "vendor": row["vendor"],
+                "model": row["model"],
+                "capacity_bytes": int(Decimal(row["capacity_gb"]) * 10**9),
+            }
+            for spec in ("interface", "form_factor", "controller", "nand", "dram"):
+                body[spec] = row.get(spec) or None
+            resp = request(client, "POST", "/api/models", json=body, ok=(409,))
+            if resp.status_code == 409:
+                existing += 1
+            else:
+                added += 1
+    return added, existing
+
+
+def load_catalog(client: httpx.Client) -> str:
+    added, existing = load_models(client)
+    out = import_prices(client, CATALOG_CSV.read_text(encoding="utf-8"))
+    return (
+        f"catalog: {added + existing} drive models ({added} added, {existing} already there); "
+        f"{out['rows']} published prices ({out['imported']} imported, {out['duplicates']} "
+        f"already stored), each with its source: see {CATALOG_CSV}"
+    )
+
+
+# --- simulated drives and their runs ---------------------------------------------------------
+
+
+def create_target(path: Path, size: int) -> Path:
+    """A sparse file of `size` bytes; an existing one keeps its inode (and so its serial)."""
+    with open(path, "ab") as f:
+        if path.stat().st_size != size:
+            f.truncate(size)
+    return path
+
+
+def register_drives(
+    client: httpx.Client, bench: str, sandbox: Path, count: int, size: int
+) -> list[dict[str, Any]]:
+    from worker.devices import identify_file
+
+    products = call(client, "GET", "/api/models?simulated=false")
+    drives = []
+    for letter in LETTERS[:count]:
+        name = f"Simulated drive {letter}"
+        clash = [
+            m
+            for m in products
+            if (m["vendor"].lower(), m["model"].lower()) == (SIM_VENDOR, name.lower())
+        ]
+        if clash:
+            raise CliError(
+                f"the catalog has a real product named {SIM_VENDOR} {name} (model "
+                f"{clash[0]['id']}): rename it, the demo's simulated drives use that name"
+            )
+        # The size is in the name: another size is another drive, with a history of its own.
+        path = sandbox / f"demo-{letter.lower()}-{format_size(size)}.img"
+        target = create_target(path, size)
+        info = identify_file(str(target))
+        drive = call(
+            client,
+            "POST",
+            "/api/drives",
+            {
+                "bench": bench,
+                "target_path": str(target),
+                "serial": info.serial,
+                "vendor": SIM_VENDOR,
+                "model": name,
+                "capacity_bytes": info.size_bytes,
+                "firmware": "sim",
+                "interface": "file",
+                "simulated": True,
+            },
+        )
+        if not drive["simulated"]:
+            raise CliError(
+                f"drive {drive['id']} was registered under model {drive['model']['id']}, which "
+                "is not a simulated one: its results would count for a real product"
+            )
+        drives.append(drive)
+    return drives
+
+
+def plan_params(plan: dict[str, Any], wanted: dict[str, Any]) -> dict[str, Any]:
+    """The wanted parameters the plan's schema has (a renamed one is skipped, not sent)."""
+    known = plan["params_schema"].get("properties", {})
+    missing = sorted(set(wanted) - set(known))
+    if missing:
+        print(
+            f"demo: plan {plan['key']} has no parameter {', '.join(missing)}: using its default",
+            file=sys.stderr,
+        )
+    return {k: v for k, v in wanted.items() if k in known}
+
+
+def queue_runs(
+    client: httpx.Client, drives: list[dict[str, Any]], profile: Profile
+) -> list[dict[str, Any]]:
+    plans = {p["key"]: p for p in call(client, "GET", "/api/plans")}
+    absent = [k for k in PLANS if k not in plans]
+    if absent:
+        raise CliError(f"the api has no plan {', '.join(absent)}: is it an older version?")
+    runs = []
+    for drive in drives:
+        for key in PLANS:
+            runs.append(
+                call(
+                    client,
+                    "POST",
+                    "/api/runs",
+                    {
+                        "plan": key,
+                        "drive_id": drive["id"],
+                        "params": plan_params(plans[key], profile.params.get(key, {})),
+                        "confirm_serial": drive["serial"],
+                    },
+                )
+            )
+    return runs
+
+
+def wait_runs(
+    client: httpx.Client, run_ids: list[int], *, timeout: float, quiet: bool = False
+) -> list[dict[str, Any]]:
+    """Poll until every run has ended, with one progress line."""
+    tty = sys.stderr.isatty()
+    deadline = time.monotonic() + timeout
+    last, last_print = "", 0.0
+    while True:
+        runs = [call(client, "GET", f"/api/runs/{i}") for i in run_ids]
+        ended = sum(r["status"] in FINAL for r in runs)
+        progress = sum(r["progress"] if r["status"] not in FINAL else 1.0 for r in runs)
+        running = [r for r in runs if r["status"] == "running"]
+        now = ", ".join(f"run {r['id']} {r['plan']}" for r in running[:3])
+        line = f"demo {_bar(progress / len(runs))} {ended}/{len(runs)} runs ended" + (
+            f"; running {now}" if now else ""
+        )
+        if not quiet:
+            if tty:
+                sys.stderr.write("\r" + line[:150].ljust(150))
+                sys.stderr.flush()
+            elif line != last and (time.monotonic() - last_print > 2 or ended == len(runs)):
+                sys.stderr.write(line + "\n")
+                last, last_print = line, time.monotonic()
+        if ended == len(runs):
+            if tty and not quiet:
+                sys.stderr.write("\n")
+            return runs
+        if time.monotonic() > deadline:
+            raise CliError(
+                f"the demo's runs did not end within {timeout:.0f} s; they keep running: "
+                "see `drivelab api /api/runs/ID`"
+            )
+        time.sleep(1.0)
+
+
+# --- the command -----------------------------------------------------------------------------
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    profile = QUICK if args.quick else STANDARD
+    size = parse_size(args.size or profile.size)
+    if not 1 <= args.drives <= len(LETTERS):
+        raise CliError(f"--drives {args.drives}: the demo sets up 1 to {len(LETTERS)} drives")
+    sandbox = Path(args.sandbox).resolve() if args.sandbox else _data_dir(args) / "targets"
+    with api_client(args) as client:
+        call(client, "GET", "/api/health")
+        if not args.no_catalog:
+            print(load_catalog(client), flush=True)
+        if args.no_runs:
+            return 0
+        bench = next(
+            (b for b in call(client, "GET", "/api/benches") if b["name"] == args.bench), None
+        )
+        if bench is None or not bench["online"]:
+            state = "is offline" if bench else "does not exist"
+            raise CliError(
+                f"bench {args.bench} {state}: start `drivelab up` (it runs the local worker), "
+                "or pass --no-runs for the catalog only"
+            )
+        if not sandbox.is_dir():
+            raise CliError(
+                f"no sandbox directory {sandbox}: run the demo on the machine where "
+                "`drivelab up` runs (same --data-dir), or pass the worker's --sandbox"
+            )
+        drives = register_drives(client, args.bench, sandbox, args.drives, size)
+        runs = queue_runs(client, drives, profile)
+        for d in drives:
+            print(
+                f"simulated drive {d['id']}: {d['label']} at {d['target_path']} "
+                f"({human_bytes(d['model']['capacity_bytes'])} sparse file)"
+            )
+        ids = [r["id"] for r in runs]
+        print(f"queued {len(ids)} runs ({', '.join(PLANS)} on each): {ids[0]}..{ids[-1]}")
+        if not args.wait:
+            print(f"watch them at {client.base_url}/ or rerun with --wait")
+            return 0
+        final = wait_runs(client, ids, timeout=args.timeout)
+    _table(
+        [[str(r["id"]), r["drive_label"], r["plan"], r["status"], r["error"] or ""] for r in final],
+        ["RUN", "DRIVE", "PLAN", "STATUS", "ERROR"],
+    )
+    return 0 if all(r["status"] == "done" for r in final) else 1
+
+
+DESCRIPTION = __doc__.split("\n\n", 1)[1] if __doc__ else ""
+
+
+def add_parser(sub: Any) -> None:
+    """Register `drivelab demo` on the CLI's subcommands."""
+    p = sub.add_parser(
+        "demo",
+        help="load a catalog with published prices and run shortened plans on simulated drives",
+        description="Fill drivelab with demo data.\n\n" + DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n  drivelab demo --wait              3 drives of 1 GiB, a few "
+        "minutes\n  drivelab demo --drives 2 --quick  2 drives of 256 MiB, seconds per test"
+        "\n  drivelab demo --no-runs           the catalog and prices only\n"
+        "Running it again adds no duplicate models or prices; it queues new runs.",
+    )
+    p.add_argument(
+        "--drives", type=int, default=3, help="simulated drives to set up, 1 to 3 (default 3)"
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="smallest sizes and durations: 256 MiB targets, 1-3 s per test",
+    )
+    p.add_argument(
+        "--size", help="size of each simulated drive in fio syntax (default 1g; 256m with --quick)"
+    )
+    p.add_argument("--wait", action="store_true", help="wait for the runs, with a progress line")
+    p.add_argument(
+        "--timeout", type=float, default=1800, help="seconds --wait waits at most (1800)"
+    )
+    p.add_argument("--no-catalog", action="store_true", help="skip the catalog and prices")
+    p.add_argument("--no-runs", action="store_true", help="skip the simulated drives and runs")
+    p.add_argument("--bench", default="local", help="bench of the simulated drives (local)")
+    p.add_argument(
+        "--sandbox", help="the bench worker's sandbox directory (default DATA_DIR/targets)"
+    )
+    p.add_argument("--api", help="api URL (default: from `drivelab up`'s credentials)")
+    p.set_defaults(func=cmd_demo)

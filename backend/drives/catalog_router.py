@@ -1,0 +1,158 @@
+"""`/api/models`: the catalog of drive models (products), listed, added and edited."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from pydantic import BaseModel, ConfigDict, Field
+
+from backend.core.deps import OptionalUser, Reviewer, SessionDep
+from backend.core.errors import InvalidParams
+from backend.drives import catalog_service as service
+from backend.drives.models import DriveModel
+from backend.drives.service import capacity_label
+
+router = APIRouter(prefix="/api/models", tags=["catalog"])
+
+
+Vendor = Annotated[str, service.checked(service.clean_text, "vendor")]
+ModelName = Annotated[str, service.checked(service.clean_text, "model")]
+Capacity = Annotated[
+    int,
+    service.checked(service.check_capacity_bytes),
+    Field(description="Decimal bytes as printed on the drive (1 TB = 10^12)."),
+]
+
+
+Interface = Annotated[
+    str | None,
+    service.checked(service.clean_text, "interface", required=False),
+    Field(description="e.g. SATA 6Gb/s, NVMe PCIe 4.0 x4"),
+]
+FormFactor = Annotated[
+    str | None,
+    service.checked(service.clean_text, "form_factor", required=False),
+    Field(description="e.g. 2.5-inch 7mm, M.2 2280"),
+]
+Controller = Annotated[
+    str | None,
+    service.checked(service.clean_text, "controller", required=False),
+    Field(description="e.g. Phison E18, Samsung MEX"),
+]
+Nand = Annotated[
+    str | None,
+    service.checked(service.clean_text, "nand", required=False),
+    Field(description="e.g. Micron 176L TLC"),
+]
+Dram = Annotated[
+    str | None,
+    service.checked(service.clean_text, "dram", required=False),
+    Field(description="e.g. 1 GB LPDDR4, none (HMB)"),
+]
+
+
+class ModelCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    vendor: Vendor
+    model: ModelName
+    capacity_bytes: Capacity
+    interface: Interface = None
+    form_factor: FormFactor = None
+    controller: Controller = None
+    nand: Nand = None
+    dram: Dram = None
+
+
+class ModelUpdate(BaseModel):
+    """Only the fields sent change; a specification set to null is cleared."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    vendor: Vendor | None = None
+    model: ModelName | None = None
+    capacity_bytes: Capacity | None = None
+    interface: Interface = None
+    form_factor: FormFactor = None
+    controller: Controller = None
+    nand: Nand = None
+    dram: Dram = None
+
+
+class CatalogModelOut(BaseModel):
+    id: int
+    vendor: str
+    model: str
+    capacity_bytes: int
+    capacity_label: str
+    interface: str | None
+    form_factor: str | None
+    controller: str | None
+    nand: str | None
+    dram: str | None
+    simulated: bool = Field(description="The model of a simulated drive, not a product.")
+    created_at: datetime
+
+
+def model_out(m: DriveModel) -> CatalogModelOut:
+    return CatalogModelOut(
+        id=m.id,
+        vendor=m.vendor,
+        model=m.model,
+        capacity_bytes=m.capacity_bytes,
+        capacity_label=capacity_label(m.capacity_bytes),
+        interface=m.interface,
+        form_factor=m.form_factor,
+        controller=m.controller,
+        nand=m.nand,
+        dram=m.dram,
+        simulated=m.simulated,
+        created_at=m.created_at,
+    )
+
+
+@router.get("", response_model=list[CatalogModelOut])
+def list_models(
+    session: SessionDep,
+    _user: OptionalUser,
+    simulated: bool | None = Query(
+        None, description="false: products only; true: simulated drives' models only."
+    ),
+) -> list[CatalogModelOut]:
+    """Drive models by vendor, model and capacity, each labelled `simulated` or not."""
+    return [model_out(m) for m in service.list_models(session, simulated=simulated)]
+
+
+@router.get("/{model_id}", response_model=CatalogModelOut)
+def get_model(model_id: int, session: SessionDep, _user: OptionalUser) -> CatalogModelOut:
+    return model_out(service.get_model(session, model_id))
+
+
+@router.post(
+    "",
+    response_model=CatalogModelOut,
+    status_code=201,
+    responses={409: {"description": "Already in the catalog; `existing_id` names it."}},
+)
+def create_model(data: ModelCreate, session: SessionDep, _user: Reviewer) -> CatalogModelOut:
+    """Add a product. The same vendor and model (ignoring case) at a capacity within 0.5% is a
+    duplicate: 409 with the existing model's id."""
+    return model_out(service.create_model(session, data.model_dump()))
+
+
+@router.patch(
+    "/{model_id}",
+    response_model=CatalogModelOut,
+    responses={409: {"description": "A duplicate, or the model of a simulated drive."}},
+)
+def update_model(
+    model_id: int, data: ModelUpdate, session: SessionDep, _user: Reviewer
+) -> CatalogModelOut:
+    """Edit a product's name, capacity or specifications."""
+    changes = data.model_dump(exclude_unset=True)
+    for name in ("vendor", "model", "capacity_bytes"):
+        if name in changes and changes[name] is None:
+            raise InvalidParams(f"{name} cannot be null: leave it out to keep it", field=name)
+    return model_out(service.update_model(session, model_id, changes))
