@@ -66,6 +66,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare
+         * @description For each metric, one row per drive (best first) with run-to-run variation, the drive
+         *     under review marked, and warnings when conditions differ (fio version, ioengine, OP, host,
+         *     resumed runs, simulated drives).
+         */
+        get: operations["compare_api_compare_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/compare/pair": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare Pair
+         * @description Two drives side by side: every metric both have, with b's difference from a in percent.
+         */
+        get: operations["compare_pair_api_compare_pair_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/drives": {
         parameters: {
             query?: never;
@@ -124,6 +166,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Models
+         * @description Drive models by vendor, model and capacity, each labelled `simulated` or not.
+         */
+        get: operations["list_models_api_models_get"];
+        put?: never;
+        /**
+         * Create Model
+         * @description Add a product. The same vendor and model (ignoring case) at a capacity within 0.5% is a
+         *     duplicate: 409 with the existing model's id.
+         */
+        post: operations["create_model_api_models_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/models/{model_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get Model */
+        get: operations["get_model_api_models__model_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update Model
+         * @description Edit a product's name, capacity or specifications.
+         */
+        patch: operations["update_model_api_models__model_id__patch"];
+        trace?: never;
+    };
     "/api/plans": {
         parameters: {
             query?: never;
@@ -153,6 +241,99 @@ export interface paths {
         };
         /** Show Plan */
         get: operations["show_plan_api_plans__key__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/prices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Prices
+         * @description Price observations, newest first.
+         */
+        get: operations["list_prices_api_prices_get"];
+        put?: never;
+        /**
+         * Add Price
+         * @description Record a price seen at a retailer on a day, with its source. Earlier observations stay:
+         *     the price table uses the latest one per model, capacity and retailer.
+         */
+        post: operations["add_price_api_prices_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/prices.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export Prices
+         * @description Every price observation as CSV, in the columns POST /api/prices/import reads.
+         */
+        get: operations["export_prices_api_prices_csv_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/prices/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import Prices
+         * @description Import prices from a CSV file sent as the raw body, with the header
+         *     `vendor,model,capacity_gb,retailer,price,currency,observed_on,source`.
+         *
+         *     capacity_gb is decimal gigabytes as printed on the drive; a row's model is matched by
+         *     vendor, model and capacity and added to the catalog when missing. Every row is checked
+         *     first: if any is bad, nothing is imported and the 422 lists each bad row by its line
+         *     number (`errors`). Rows identical to a stored observation are counted as duplicates and
+         *     not stored again, so the export of GET /api/prices.csv imports back unchanged.
+         */
+        post: operations["import_prices_api_prices_import_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/prices/table": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Price Table
+         * @description The price table of a review: capacity classes (a model goes to the nearest one), each
+         *     model's latest price per retailer, its lowest current price and price per decimal GB.
+         */
+        get: operations["price_table_api_prices_table_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -313,6 +494,28 @@ export interface paths {
          * @description Per-interval samples (about one a second) at full resolution.
          */
         get: operations["get_samples_api_runs__run_id__samples_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{run_id}/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Run Series
+         * @description A step's series for a chart: by time (samples, or fio's window logs with
+         *     metric=log_bw:write) or, for HD Tach passes, by position (x=position). Downsampled to
+         *     `points` keeping each bucket's minimum and maximum, so stalls and spikes survive.
+         */
+        get: operations["run_series_api_runs__run_id__series_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -596,6 +799,54 @@ export interface components {
              */
             token: string;
         };
+        /** CapacityClassOut */
+        CapacityClassOut: {
+            /**
+             * Label
+             * @description e.g. "480/500/512 GB"
+             */
+            label: string;
+            /**
+             * Models
+             * @description Cheapest per GB first.
+             */
+            models: components["schemas"]["TableRow"][];
+            /** Sizes Gb */
+            sizes_gb: number[];
+        };
+        /** CatalogModelOut */
+        CatalogModelOut: {
+            /** Capacity Bytes */
+            capacity_bytes: number;
+            /** Capacity Label */
+            capacity_label: string;
+            /** Controller */
+            controller: string | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Dram */
+            dram: string | null;
+            /** Form Factor */
+            form_factor: string | null;
+            /** Id */
+            id: number;
+            /** Interface */
+            interface: string | null;
+            /** Model */
+            model: string;
+            /** Nand */
+            nand: string | null;
+            /**
+             * Simulated
+             * @description The model of a simulated drive, not a product.
+             */
+            simulated: boolean;
+            /** Vendor */
+            vendor: string;
+        };
         /** Check */
         Check: {
             /** Detail */
@@ -620,6 +871,25 @@ export interface components {
              * @default 0
              */
             stored: number;
+        };
+        /** CurrentPrice */
+        CurrentPrice: {
+            /**
+             * Observed On
+             * Format: date
+             */
+            observed_on: string;
+            /** Price */
+            price: number;
+            /**
+             * Price Per Gb
+             * @description price / capacity in decimal GB.
+             */
+            price_per_gb: number;
+            /** Retailer */
+            retailer: string;
+            /** Source */
+            source: string | null;
         };
         /**
          * DriveCreate
@@ -728,6 +998,29 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** ImportResult */
+        ImportResult: {
+            /**
+             * Created Models
+             * @description Models the file added to the catalog.
+             */
+            created_models: components["schemas"]["ModelRef"][];
+            /**
+             * Duplicates
+             * @description Rows identical to an observation already stored (or earlier in the file): not stored twice.
+             */
+            duplicates: number;
+            /**
+             * Imported
+             * @description New observations stored.
+             */
+            imported: number;
+            /**
+             * Rows
+             * @description Price rows in the file.
+             */
+            rows: number;
+        };
         /** JobOut */
         JobOut: {
             /** Command */
@@ -740,6 +1033,91 @@ export interface components {
             name: string;
             /** Step Id */
             step_id: number;
+        };
+        /** ModelCreate */
+        ModelCreate: {
+            /**
+             * Capacity Bytes
+             * @description Decimal bytes as printed on the drive (1 TB = 10^12).
+             */
+            capacity_bytes: number;
+            /**
+             * Controller
+             * @description e.g. Phison E18, Samsung MEX
+             */
+            controller?: string | null;
+            /**
+             * Dram
+             * @description e.g. 1 GB LPDDR4, none (HMB)
+             */
+            dram?: string | null;
+            /**
+             * Form Factor
+             * @description e.g. 2.5-inch 7mm, M.2 2280
+             */
+            form_factor?: string | null;
+            /**
+             * Interface
+             * @description e.g. SATA 6Gb/s, NVMe PCIe 4.0 x4
+             */
+            interface?: string | null;
+            /** Model */
+            model: string;
+            /**
+             * Nand
+             * @description e.g. Micron 176L TLC
+             */
+            nand?: string | null;
+            /** Vendor */
+            vendor: string;
+        };
+        /** ModelRef */
+        ModelRef: {
+            /** Capacity Bytes */
+            capacity_bytes: number;
+            /** Id */
+            id: number;
+            /** Model */
+            model: string;
+            /** Vendor */
+            vendor: string;
+        };
+        /**
+         * ModelUpdate
+         * @description Only the fields sent change; a specification set to null is cleared.
+         */
+        ModelUpdate: {
+            /** Capacity Bytes */
+            capacity_bytes?: number | null;
+            /**
+             * Controller
+             * @description e.g. Phison E18, Samsung MEX
+             */
+            controller?: string | null;
+            /**
+             * Dram
+             * @description e.g. 1 GB LPDDR4, none (HMB)
+             */
+            dram?: string | null;
+            /**
+             * Form Factor
+             * @description e.g. 2.5-inch 7mm, M.2 2280
+             */
+            form_factor?: string | null;
+            /**
+             * Interface
+             * @description e.g. SATA 6Gb/s, NVMe PCIe 4.0 x4
+             */
+            interface?: string | null;
+            /** Model */
+            model?: string | null;
+            /**
+             * Nand
+             * @description e.g. Micron 176L TLC
+             */
+            nand?: string | null;
+            /** Vendor */
+            vendor?: string | null;
         };
         /** PlanOut */
         PlanOut: {
@@ -755,6 +1133,91 @@ export interface components {
             };
             /** Title */
             title: string;
+        };
+        /**
+         * PriceCreate
+         * @description One observation of a price. History is kept: a new observation never replaces one.
+         */
+        PriceCreate: {
+            /**
+             * Capacity Bytes
+             * @description Capacity the price is for; defaults to the model's.
+             */
+            capacity_bytes?: number | null;
+            /**
+             * Currency
+             * @description ISO 4217, e.g. USD.
+             */
+            currency: string;
+            /**
+             * Model Id
+             * @description The drive model (product), see GET /api/models.
+             */
+            model_id: number;
+            /**
+             * Observed On
+             * Format: date
+             * @description The day the price was seen (YYYY-MM-DD).
+             */
+            observed_on: string;
+            /**
+             * Price
+             * @description Greater than 0.
+             */
+            price: number | string;
+            /**
+             * Retailer
+             * @description e.g. Newegg
+             */
+            retailer: string;
+            /**
+             * Source
+             * @description URL of the page the price comes from, or a citation.
+             */
+            source: string;
+        };
+        /** PriceOut */
+        PriceOut: {
+            /** Capacity Bytes */
+            capacity_bytes: number;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Currency */
+            currency: string;
+            /** Id */
+            id: number;
+            /** Model */
+            model: string;
+            /** Model Id */
+            model_id: number;
+            /**
+             * Observed On
+             * Format: date
+             */
+            observed_on: string;
+            /** Price */
+            price: number;
+            /** Retailer */
+            retailer: string;
+            /** Source */
+            source: string | null;
+            /** Vendor */
+            vendor: string;
+        };
+        /** PriceTable */
+        PriceTable: {
+            /** Classes */
+            classes: components["schemas"]["CapacityClassOut"][];
+            /**
+             * Currencies
+             * @description Every currency with prices, for a switcher.
+             */
+            currencies: string[];
+            /** Currency */
+            currency: string;
         };
         /** ResultOut */
         ResultOut: {
@@ -1062,6 +1525,30 @@ export interface components {
             /** Command */
             command?: string | null;
         };
+        /** TableRow */
+        TableRow: {
+            /** Capacity Bytes */
+            capacity_bytes: number;
+            /** Capacity Label */
+            capacity_label: string;
+            lowest: components["schemas"]["CurrentPrice"];
+            /** Model */
+            model: string;
+            /** Model Id */
+            model_id: number;
+            /**
+             * Price Per Gb
+             * @description Lowest current price / capacity in decimal GB.
+             */
+            price_per_gb: number;
+            /**
+             * Prices
+             * @description The latest price at each retailer, cheapest first.
+             */
+            prices: components["schemas"]["CurrentPrice"][];
+            /** Vendor */
+            vendor: string;
+        };
         /** TraceOut */
         TraceOut: {
             /**
@@ -1262,6 +1749,78 @@ export interface operations {
             };
         };
     };
+    compare_api_compare_get: {
+        parameters: {
+            query: {
+                /** @description drive ids, e.g. 1,2,3 */
+                drives: string;
+                /** @description plan:step:metric,...; all when omitted */
+                metrics?: string | null;
+                under_review?: number | null;
+                aggregate?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    compare_pair_api_compare_pair_get: {
+        parameters: {
+            query: {
+                a: number;
+                b: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     list_drives_api_drives_get: {
         parameters: {
             query?: never;
@@ -1366,6 +1925,151 @@ export interface operations {
             };
         };
     };
+    list_models_api_models_get: {
+        parameters: {
+            query?: {
+                /** @description false: products only; true: simulated drives' models only. */
+                simulated?: boolean | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogModelOut"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    create_model_api_models_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModelCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogModelOut"];
+                };
+            };
+            /** @description Already in the catalog; `existing_id` names it. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_model_api_models__model_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                model_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogModelOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    update_model_api_models__model_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                model_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModelUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogModelOut"];
+                };
+            };
+            /** @description A duplicate, or the model of a simulated drive. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     list_plans_api_plans_get: {
         parameters: {
             query?: never;
@@ -1404,6 +2108,148 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PlanOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_prices_api_prices_get: {
+        parameters: {
+            query?: {
+                /** @description Only this drive model's prices. */
+                model_id?: number | null;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PriceOut"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    add_price_api_prices_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PriceCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PriceOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    export_prices_api_prices_csv_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+        };
+    };
+    import_prices_api_prices_import_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportResult"];
+                };
+            };
+        };
+    };
+    price_table_api_prices_table_get: {
+        parameters: {
+            query?: {
+                /** @description ISO 4217 code; only prices in it count. */
+                currency?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PriceTable"];
                 };
             };
             /** @description Validation Error */
@@ -1691,6 +2537,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SampleOut"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    run_series_api_runs__run_id__series_get: {
+        parameters: {
+            query: {
+                step_id: number;
+                metric?: string;
+                /** @description about the chart width */
+                points?: number | null;
+                /** @description every stored point, no downsampling */
+                full?: boolean;
+                x?: string;
+                format?: string;
+            };
+            header?: never;
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
                 };
             };
             /** @description Validation Error */
