@@ -472,12 +472,31 @@ def export_csv(session: Session) -> str:
 
 def price_table(session: Session, currency: str) -> schemas.PriceTable:
     currencies = sorted(session.scalars(select(Price.currency).distinct()))
+    return build_table(observations_for(session, currency), currency, currencies)
+
+
+def lowest_current_prices(
+    session: Session, currency: str, model_ids: Iterable[int] | None = None
+) -> dict[int, Observation]:
+    """model id -> its lowest current price in `currency` (latest per retailer, then lowest)."""
+    best: dict[int, Observation] = {}
+    for o in current_prices(observations_for(session, currency, model_ids)):
+        if o.model_id not in best or o.price < best[o.model_id].price:
+            best[o.model_id] = o
+    return best
+
+
+def observations_for(
+    session: Session, currency: str, model_ids: Iterable[int] | None = None
+) -> list[Observation]:
     query = (
         select(Price, DriveModel)
         .join(DriveModel, DriveModel.id == Price.model_id)
         .where(Price.currency == currency, DriveModel.simulated.is_(False))
     )
-    observations = [
+    if model_ids is not None:
+        query = query.where(DriveModel.id.in_(list(model_ids)))
+    return [
         Observation(
             id=p.id,
             model_id=m.id,
@@ -492,4 +511,3 @@ def price_table(session: Session, currency: str) -> schemas.PriceTable:
         )
         for p, m in session.execute(query).tuples()
     ]
-    return build_table(observations, currency, currencies)

@@ -191,3 +191,43 @@ def pair(session: Session, a: int, b: int) -> dict[str, Any]:
         "b": {"drive_id": b, "label": drive_label(drives[b])},
         "metrics": rows,
     }
+
+
+def per_dollar(
+    session: Session, drive_ids: list[int], metric: str, currency: str
+) -> dict[str, Any]:
+    """A metric per unit of price (e.g. MB/s per dollar): each drive's value divided by its
+    model's lowest current price. Drives whose model has no price (simulated drives never do)
+    are listed apart, not guessed."""
+    from backend.prices.service import lowest_current_prices
+
+    result = compare(session, drive_ids, [metric], None)
+    if not result["metrics"]:
+        raise InvalidParams(f"no drive among {drive_ids} has a result for {metric}", field="metric")
+    drives = _drives(session, drive_ids)
+    prices = lowest_current_prices(session, currency, {d.model_id for d in drives.values()})
+    m = result["metrics"][0]
+    rows, unpriced = [], []
+    for row in m["rows"]:
+        price = prices.get(drives[row["drive_id"]].model_id)
+        if price is None:
+            unpriced.append(row["label"])
+            continue
+        value = row["value"] if not m["lower_is_better"] else 1 / row["value"]
+        rows.append(
+            {
+                **row,
+                "price": float(price.price),
+                "currency": currency,
+                "price_source": price.source,
+                "price_date": price.observed_on.isoformat(),
+                "per_unit_price": value / float(price.price),
+            }
+        )
+    rows.sort(key=lambda r: float(r["per_unit_price"]), reverse=True)
+    unit = (
+        f"{m['unit']} per {currency}"
+        if not m["lower_is_better"]
+        else f"1/{m['unit']} per {currency}"
+    )
+    return {"metric": metric, "unit": unit, "rows": rows, "unpriced": unpriced}

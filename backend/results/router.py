@@ -63,3 +63,16 @@ def compare(
 def compare_pair(session: SessionDep, _user: OptionalUser, a: int, b: int) -> dict[str, Any]:
     """Two drives side by side: every metric both have, with b's difference from a in percent."""
     return cmp.pair(session, a, b)
+
+
+@router.get("/api/compare/value")
+def compare_value(
+    session: SessionDep,
+    _user: OptionalUser,
+    drives: str = Query(..., description="drive ids, e.g. 1,2,3"),
+    metric: str = Query(..., description="plan:step:metric"),
+    currency: str = Query("USD", pattern="^[A-Z]{3}$"),
+) -> dict[str, Any]:
+    """Performance per dollar for any metric: each drive's value over its model's lowest
+    current price (latest observation per retailer)."""
+    return cmp.per_dollar(session, _ids(drives, "drives"), metric, currency)

@@ -108,6 +108,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/compare/value": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare Value
+         * @description Performance per dollar for any metric: each drive's value over its model's lowest
+         *     current price (latest observation per retailer).
+         */
+        get: operations["compare_value_api_compare_value_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/drives": {
         parameters: {
             query?: never;
@@ -1792,6 +1813,43 @@ export interface operations {
             query: {
                 a: number;
                 b: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    compare_value_api_compare_value_get: {
+        parameters: {
+            query: {
+                /** @description drive ids, e.g. 1,2,3 */
+                drives: string;
+                /** @description plan:step:metric */
+                metric: string;
+                currency?: string;
             };
             header?: never;
             path?: never;

@@ -40,35 +40,54 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
         stop()
 
 
-STEPS = {"randread-4k-qd3": ("read_mbps", "MB/s"), "randwrite-4k-qd32": ("write_mbps", "MB/s"),
-         "randwrite-4k-qd3": ("write_lat_p99_us", "µs")}
+STEPS = {
+    "randread-4k-qd3": ("read_mbps", "MB/s"),
+    "randwrite-4k-qd32": ("write_mbps", "MB/s"),
+    "randwrite-4k-qd3": ("write_lat_p99_us", "µs"),
+}
 
 
 def add_drive(s: Session, bench: Bench, n: int, *, simulated: bool = True) -> DriveSample:
-    model = DriveModel(vendor="drivelab", model=f"Simulated {n}", capacity_bytes=10**12,
-                       simulated=simulated)
+    model = DriveModel(
+        vendor="drivelab", model=f"Simulated {n}", capacity_bytes=10**12, simulated=simulated
+    )
     s.add(model)
     s.flush()
-    drive = DriveSample(model_id=model.id, bench_id=bench.id, serial=f"SIM-{n}",
-                        target_path=f"/x/{n}.img", firmware="sim")
+    drive = DriveSample(
+        model_id=model.id,
+        bench_id=bench.id,
+        serial=f"SIM-{n}",
+        target_path=f"/x/{n}.img",
+        firmware="sim",
+    )
     s.add(drive)
     s.flush()
     return drive
 
 
-def add_run(s: Session, drive: DriveSample, values: dict[str, float], *, fio: str = "fio-3.33",
-            age_s: int = 0) -> Run:
-    run = Run(plan="four-corners", drive_id=drive.id, params={"ioengine": "libaio"},
-              status="done", environment={"host": {"fio_version": fio, "hostname": "bench1"}},
-              finished_at=utcnow() - timedelta(seconds=age_s))
+def add_run(
+    s: Session,
+    drive: DriveSample,
+    values: dict[str, float],
+    *,
+    fio: str = "fio-3.33",
+    age_s: int = 0,
+) -> Run:
+    run = Run(
+        plan="four-corners",
+        drive_id=drive.id,
+        params={"ioengine": "libaio"},
+        status="done",
+        environment={"host": {"fio_version": fio, "hostname": "bench1"}},
+        finished_at=utcnow() - timedelta(seconds=age_s),
+    )
     s.add(run)
     s.flush()
     for i, (name, (metric, unit)) in enumerate(STEPS.items()):
         step = Step(run_id=run.id, idx=i, kind="fio", name=name, params={}, status="done")
         s.add(step)
         s.flush()
-        s.add(Result(run_id=run.id, step_id=step.id, metric=metric, value=values[name],
-                     unit=unit))
+        s.add(Result(run_id=run.id, step_id=step.id, metric=metric, value=values[name], unit=unit))
     return run
 
 
@@ -80,11 +99,20 @@ def lab(engine: Engine) -> dict[str, list[int]]:
         s.flush()
         drives = [add_drive(s, bench, n) for n in range(10)]
         for n, d in enumerate(drives):
-            add_run(s, d, {"randread-4k-qd3": 100 + n, "randwrite-4k-qd32": 200 + n,
-                           "randwrite-4k-qd3": 50 - n}, age_s=100)
+            add_run(
+                s,
+                d,
+                {
+                    "randread-4k-qd3": 100 + n,
+                    "randwrite-4k-qd32": 200 + n,
+                    "randwrite-4k-qd3": 50 - n,
+                },
+                age_s=100,
+            )
         # Drive 0 ran twice: latest 130, mean 115.
-        add_run(s, drives[0], {"randread-4k-qd3": 130, "randwrite-4k-qd32": 200,
-                               "randwrite-4k-qd3": 50})
+        add_run(
+            s, drives[0], {"randread-4k-qd3": 130, "randwrite-4k-qd32": 200, "randwrite-4k-qd3": 50}
+        )
         s.commit()
         return {"drives": [d.id for d in drives]}
 
@@ -102,8 +130,9 @@ def test_ten_drives_in_two_queries(engine: Engine, lab: dict[str, list[int]]) ->
     assert len(selects) == 2, selects  # the drives with their models, then the results
     by = {m["metric"]: m for m in result["metrics"]}
     read = by["four-corners:randread-4k-qd3:read_mbps"]
-    assert [r["value"] for r in read["rows"]] == sorted((r["value"] for r in read["rows"]),
-                                                        reverse=True)
+    assert [r["value"] for r in read["rows"]] == sorted(
+        (r["value"] for r in read["rows"]), reverse=True
+    )
     assert read["rows"][0]["drive_id"] == lab["drives"][0] and read["rows"][0]["value"] == 130
     assert read["rows"][0]["runs"]["count"] == 2
     assert [r["under_review"] for r in read["rows"]].count(True) == 1
@@ -128,11 +157,19 @@ def test_warns_when_conditions_differ(engine: Engine, lab: dict[str, list[int]])
     with session_factory(engine)() as s:
         bench = s.query(Bench).filter_by(name="bench1").one()
         other = add_drive(s, bench, 99, simulated=False)
-        add_run(s, other, {"randread-4k-qd3": 90, "randwrite-4k-qd32": 90,
-                           "randwrite-4k-qd3": 90}, fio="fio-3.38")
+        add_run(
+            s,
+            other,
+            {"randread-4k-qd3": 90, "randwrite-4k-qd32": 90, "randwrite-4k-qd3": 90},
+            fio="fio-3.38",
+        )
         s.flush()
-        result = compare(s, [lab["drives"][2], other.id],
-                         ["four-corners:randread-4k-qd3:read_mbps", "nope:x:y"], None)
+        result = compare(
+            s,
+            [lab["drives"][2], other.id],
+            ["four-corners:randread-4k-qd3:read_mbps", "nope:x:y"],
+            None,
+        )
         s.rollback()
     warnings = result["metrics"][0]["warnings"]
     assert any("fio version" in w and "fio-3.38" in w and "fio-3.33" in w for w in warnings)
@@ -143,3 +180,52 @@ def test_warns_when_conditions_differ(engine: Engine, lab: dict[str, list[int]])
 def test_unknown_drive_says_which(engine: Engine) -> None:
     with session_factory(engine)() as s, pytest.raises(Exception, match="no drive with id 987654"):
         compare(s, [987654], None, None)
+
+
+def test_performance_per_dollar(engine: Engine, lab: dict[str, list[int]]) -> None:
+    from datetime import date
+    from decimal import Decimal
+
+    from backend.prices.models import Price
+    from backend.results.compare import per_dollar
+
+    with session_factory(engine)() as s:
+        bench = s.query(Bench).filter_by(name="bench1").one()
+        cheap, dear = (
+            add_drive(s, bench, 50, simulated=False),
+            add_drive(s, bench, 51, simulated=False),
+        )
+        add_run(s, cheap, {"randread-4k-qd3": 100, "randwrite-4k-qd32": 1, "randwrite-4k-qd3": 1})
+        add_run(s, dear, {"randread-4k-qd3": 300, "randwrite-4k-qd32": 1, "randwrite-4k-qd3": 1})
+        prices = [
+            (cheap, "shop a", "100.00", date(2026, 1, 1)),
+            (cheap, "shop a", "50.00", date(2026, 2, 1)),  # newer: the current one
+            (cheap, "shop b", "80.00", date(2026, 1, 15)),
+            (dear, "shop a", "200.00", date(2026, 1, 1)),
+        ]
+        for d, shop, price, day in prices:
+            model_id = s.get(DriveSample, d.id).model_id  # type: ignore[union-attr]
+            s.add(
+                Price(
+                    model_id=model_id,
+                    capacity_bytes=10**12,
+                    retailer=shop,
+                    price=Decimal(price),
+                    currency="USD",
+                    observed_on=day,
+                    source="test",
+                )
+            )
+        s.flush()
+        out = per_dollar(
+            s,
+            [cheap.id, dear.id, lab["drives"][0]],
+            "four-corners:randread-4k-qd3:read_mbps",
+            "USD",
+        )
+        s.rollback()
+    assert [r["drive_id"] for r in out["rows"]] == [cheap.id, dear.id]
+    assert out["rows"][0]["price"] == 50 and out["rows"][0]["per_unit_price"] == 2.0
+    assert out["rows"][1]["per_unit_price"] == 1.5
+    assert out["unit"] == "MB/s per USD"
+    assert len(out["unpriced"]) == 1 and "Simulated 0" in out["unpriced"][0]
