@@ -7,7 +7,7 @@ from backend.core.deps import OptionalUser, Reviewer, SessionDep
 from backend.core.errors import NotFound
 from backend.drives import service
 from backend.drives.models import DriveSample
-from backend.drives.schemas import BenchRef, DriveCreate, DriveModelOut, DriveOut
+from backend.drives.schemas import BenchRef, DriveCreate, DriveModelOut, DriveOut, DriveUpdate
 from backend.runs import queue
 
 router = APIRouter(prefix="/api/drives", tags=["drives"])
@@ -76,3 +76,10 @@ def add_drive(data: DriveCreate, session: SessionDep, _user: Reviewer) -> DriveO
         logical_sector=data.logical_sector,
     )
     return drive_out(service.get_drive(session, drive.id), None)
+
+
+@router.patch("/{drive_id}", response_model=DriveOut)
+def edit_drive(drive_id: int, data: DriveUpdate, session: SessionDep, _user: Reviewer) -> DriveOut:
+    """Edit a drive sample; refused while a run uses the drive."""
+    drive = service.update_drive(session, drive_id, data.model_dump(exclude_unset=True))
+    return drive_out(drive, queue.active_runs(session).get(drive_id))

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class BenchRef(BaseModel):
@@ -46,3 +46,16 @@ class DriveCreate(BaseModel):
     interface: str | None = None
     simulated: bool = False
     logical_sector: int = Field(512, description="Logical sector size in bytes (512 or 4096).")
+
+
+class DriveUpdate(BaseModel):
+    """Fields of a drive sample that can change: a firmware update, a new target path (the
+    drive moved to another port), a corrected serial or model."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    serial: str | None = Field(None, min_length=1)
+    firmware: str | None = None
+    target_path: str | None = Field(None, min_length=1)
+    model_id: int | None = None
+    logical_sector: int | None = Field(None, description="512 or 4096")

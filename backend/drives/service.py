@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from backend.benches.models import Bench
-from backend.core.errors import NotFound
+from backend.core.errors import Conflict, InvalidParams, NotFound
 from backend.drives.models import DriveModel, DriveSample
 
 
@@ -102,3 +104,29 @@ def register_drive(
         drive.logical_sector = logical_sector
     session.flush()
     return drive
+
+
+def update_drive(session: Session, drive_id: int, changes: dict[str, Any]) -> DriveSample:
+    from backend.runs import queue
+
+    drive = get_drive(session, drive_id)
+    busy = queue.active_runs(session).get(drive_id)
+    if busy is not None:
+        raise Conflict(
+            f"drive {drive_id} is in use by run {busy}: edit it when the run has ended",
+            field="drive_id",
+        )
+    if changes.get("logical_sector") not in (None, 512, 4096):
+        raise InvalidParams("logical_sector is 512 or 4096", field="logical_sector")
+    model_id = changes.get("model_id")
+    if model_id is not None and session.get(DriveModel, model_id) is None:
+        raise NotFound(
+            f"drive model {model_id} does not exist: see GET /api/models", field="model_id"
+        )
+    for key, value in changes.items():
+        if value is None and key != "firmware":
+            continue
+        setattr(drive, key, value)
+    session.flush()
+    session.expire(drive)
+    return get_drive(session, drive_id)

@@ -74,9 +74,15 @@ def _rows(session: Session, drive_ids: list[int]) -> list[Any]:
 
 
 def _conditions(row: Any, drive: DriveSample) -> dict[str, Any]:
-    host = (row.environment or {}).get("host") or {}
+    env = row.environment or {}
+    host = env.get("host") or {}
+    params = row.params or {}
+    prewrite = params.get("prewrite")
     return {
-        "firmware": drive.firmware,
+        # What the drive reported when the run started, else what was registered.
+        "firmware": (env.get("drive") or {}).get("firmware") or drive.firmware,
+        "drive state before the test": None if prewrite is None
+        else ("pre-written" if prewrite else "as found"),
         "fio version": host.get("fio_version"),
         "ioengine": (row.params or {}).get("ioengine"),
         "OP": (row.params or {}).get("op_percent", 0),
@@ -146,17 +152,24 @@ def _warnings(
 ) -> list[str]:
     """Conditions that change the numbers and differ between the compared results."""
     seen: dict[str, dict[Any, set[str]]] = defaultdict(lambda: defaultdict(set))
+    firmware: dict[str, set[Any]] = defaultdict(set)
     for drive_id, observations in per_drive.items():
         name = drives[drive_id].model.model
         for _v, cond in observations:
             for key, value in cond.items():
                 if key != "firmware":
                     seen[key][value].add(name)
-        seen["firmware"][drives[drive_id].firmware].add(name)
+            firmware[name].add(cond["firmware"])
     warnings = []
+    # Different products have different firmware by nature; the same product (one drive's
+    # runs, or two samples of a model) measured on different firmware is worth a warning.
+    for name, versions in sorted(firmware.items()):
+        if len(versions) > 1:
+            listed = ", ".join(sorted(str(v) for v in versions))
+            warnings.append(f"{name} was measured with different firmware: {listed}")
     for key, by_value in seen.items():
-        if key == "firmware" or len(by_value) < 2:
-            continue  # different drives have different firmware by nature
+        if len(by_value) < 2:
+            continue
         parts = "; ".join(f"{v} ({', '.join(sorted(names))})" for v, names in by_value.items())
         warnings.append(f"measured with different {key}: {parts}")
     sims = {drives[d].model.simulated for d in per_drive}

@@ -118,3 +118,15 @@ def test_hdtach_by_position_and_stalls(stack: Stack, sim_drive: dict) -> None:
             params={"step_id": hitch["steps"][0]["id"], "x": "position"},
         )
         assert wrong.status_code == 422 and "HD Tach" in wrong.json()["detail"]
+
+
+def test_edit_a_drive_sample(stack: Stack, drive_b: dict) -> None:
+    with stack.client() as c:
+        r = c.patch(f"/api/drives/{drive_b['id']}", json={"firmware": "SIM2"})
+        assert r.status_code == 200 and r.json()["firmware"] == "SIM2"
+        bad = c.patch(f"/api/drives/{drive_b['id']}", json={"logical_sector": 1000})
+        assert bad.status_code == 422 and "512 or 4096" in bad.json()["detail"]
+        nope = c.patch(f"/api/drives/{drive_b['id']}", json={"model_id": 987654})
+        assert nope.status_code == 404
+        extra = c.patch(f"/api/drives/{drive_b['id']}", json={"colour": "red"})
+        assert extra.status_code == 422 and "colour" in extra.json()["detail"]

@@ -167,7 +167,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Edit Drive
+         * @description Edit a drive sample; refused while a run uses the drive.
+         */
+        patch: operations["edit_drive_api_drives__drive_id__patch"];
         trace?: never;
     };
     "/api/health": {
@@ -983,6 +987,26 @@ export interface components {
             simulated: boolean;
             /** Target Path */
             target_path: string;
+        };
+        /**
+         * DriveUpdate
+         * @description Fields of a drive sample that can change: a firmware update, a new target path (the
+         *     drive moved to another port), a corrected serial or model.
+         */
+        DriveUpdate: {
+            /** Firmware */
+            firmware?: string | null;
+            /**
+             * Logical Sector
+             * @description 512 or 4096
+             */
+            logical_sector?: number | null;
+            /** Model Id */
+            model_id?: number | null;
+            /** Serial */
+            serial?: string | null;
+            /** Target Path */
+            target_path?: string | null;
         };
         /** EnvironmentIn */
         EnvironmentIn: {
@@ -1942,6 +1966,41 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DriveOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    edit_drive_api_drives__drive_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                drive_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DriveUpdate"];
+            };
+        };
         responses: {
             /** @description Successful Response */
             200: {

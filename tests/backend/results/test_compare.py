@@ -229,3 +229,21 @@ def test_performance_per_dollar(engine: Engine, lab: dict[str, list[int]]) -> No
     assert out["rows"][1]["per_unit_price"] == 1.5
     assert out["unit"] == "MB/s per USD"
     assert len(out["unpriced"]) == 1 and "Simulated 0" in out["unpriced"][0]
+
+
+def test_warns_on_firmware_and_drive_state(engine: Engine, lab: dict[str, list[int]]) -> None:
+    with session_factory(engine)() as s:
+        drive = s.get(DriveSample, lab["drives"][5])
+        assert drive is not None
+        run = add_run(s, drive, {"randread-4k-qd3": 1, "randwrite-4k-qd32": 1,
+                                 "randwrite-4k-qd3": 1})
+        run.environment = {**run.environment, "drive": {"firmware": "2B6Q"}}
+        run.params = {**run.params, "prewrite": False}
+        s.flush()
+        result = compare(s, [lab["drives"][5], lab["drives"][6]],
+                         ["four-corners:randread-4k-qd3:read_mbps"], None)
+        s.rollback()
+    warnings = result["metrics"][0]["warnings"]
+    assert any("Simulated 5 was measured with different firmware: 2B6Q, sim" in w
+               for w in warnings), warnings
+    assert any("drive state before the test" in w and "as found" in w for w in warnings)
