@@ -170,6 +170,10 @@ def _warnings(
     for key, by_value in seen.items():
         if len(by_value) < 2:
             continue
+        if key == "resumed":
+            names = ", ".join(sorted(by_value[True]))
+            warnings.append(f"some runs were resumed after an interruption: {names}")
+            continue
         parts = "; ".join(f"{v} ({', '.join(sorted(names))})" for v, names in by_value.items())
         warnings.append(f"measured with different {key}: {parts}")
     sims = {drives[d].model.simulated for d in per_drive}

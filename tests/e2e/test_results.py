@@ -12,9 +12,9 @@ from worker.devices import identify
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture(scope="module")
-def drive_b(stack: Stack) -> dict:
-    target = stack.data_dir / "targets" / "results-b.img"
+def new_sim_drive(stack: Stack, name: str) -> dict:
+    """A fresh simulated drive with no history (the session's sim drive has run every test)."""
+    target = stack.data_dir / "targets" / f"results-{name}.img"
     with open(target, "wb") as f:
         f.truncate(512 * 1024 * 1024)
     info = identify(target)
@@ -26,7 +26,7 @@ def drive_b(stack: Stack) -> dict:
                 "target_path": str(target),
                 "serial": info.serial,
                 "vendor": "drivelab",
-                "model": "Simulated drive B",
+                "model": f"Simulated drive {name}",
                 "capacity_bytes": info.size_bytes,
                 "interface": "file",
                 "simulated": True,
@@ -34,6 +34,16 @@ def drive_b(stack: Stack) -> dict:
         )
         assert r.status_code == 201, r.text
         return r.json()
+
+
+@pytest.fixture(scope="module")
+def drive_b(stack: Stack) -> dict:
+    return new_sim_drive(stack, "B")
+
+
+@pytest.fixture(scope="module")
+def drive_c(stack: Stack) -> dict:
+    return new_sim_drive(stack, "C")
 
 
 SHORT = {
@@ -45,27 +55,27 @@ SHORT = {
 }
 
 
-def test_compare_and_side_by_side(stack: Stack, sim_drive: dict, drive_b: dict) -> None:
+def test_compare_and_side_by_side(stack: Stack, drive_c: dict, drive_b: dict) -> None:
     with stack.client() as c:
-        run_plan(c, sim_drive, "four-corners", SHORT)
+        run_plan(c, drive_c, "four-corners", SHORT)
         run_plan(c, drive_b, "four-corners", SHORT)
         run_plan(c, drive_b, "four-corners", SHORT)
         metric = "four-corners:randread-4k-qd3:read_mbps"
         out = c.get(
             "/api/compare",
             params={
-                "drives": f"{sim_drive['id']},{drive_b['id']}",
+                "drives": f"{drive_c['id']},{drive_b['id']}",
                 "metrics": metric,
                 "under_review": drive_b["id"],
             },
         ).json()
         rows = out["metrics"][0]["rows"]
-        assert {r["drive_id"] for r in rows} == {sim_drive["id"], drive_b["id"]}
+        assert {r["drive_id"] for r in rows} == {drive_c["id"], drive_b["id"]}
         assert rows[0]["value"] >= rows[1]["value"]
         b = next(r for r in rows if r["drive_id"] == drive_b["id"])
         assert b["under_review"] and b["simulated"] and b["runs"]["count"] >= 2
         assert out["metrics"][0]["warnings"] == []
-        side = c.get("/api/compare/pair", params={"a": sim_drive["id"], "b": drive_b["id"]}).json()
+        side = c.get("/api/compare/pair", params={"a": drive_c["id"], "b": drive_b["id"]}).json()
         row = next(m for m in side["metrics"] if m["metric"] == metric)
         assert row["diff_pct"] == pytest.approx((row["b"] - row["a"]) / row["a"] * 100)
         bad = c.get("/api/compare", params={"drives": "1,x"})
