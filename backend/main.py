@@ -10,11 +10,13 @@ from pathlib import Path
 
 import redis
 from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 from sqlalchemy import text
+from sqlalchemy.exc import DataError, IntegrityError
 
 from backend import __version__
 from backend.benches.router import router as benches_router
@@ -37,6 +39,17 @@ from worker.celery_app import make_celery
 log = logging.getLogger("drivelab.api")
 
 REPO_FRONTEND = Path(__file__).resolve().parent.parent / "frontend" / "dist"
+
+
+_BYTES = {bytes: lambda b: b.decode("utf-8", errors="replace")}
+
+CONSTRAINT_MESSAGES = {
+    "uq_drive_samples_bench_id": "another drive on this bench already has that target path: "
+    "edit that drive, or choose another target",
+    "uq_benches_name": "a bench with that name exists: choose another name",
+    "uq_drive_models_vendor": "that vendor, model and capacity exist in the catalog: edit the "
+    "existing model (GET /api/models)",
+}
 
 
 class Check(BaseModel):
@@ -145,7 +158,46 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
             problems.append(f"{loc or 'request'}: {err.get('msg')}")
         return JSONResponse(
-            {"detail": "invalid request: " + "; ".join(problems), "errors": exc.errors()},
+            {
+                "detail": "invalid request: " + "; ".join(problems),
+                "errors": jsonable_encoder(exc.errors(), custom_encoder=_BYTES),
+            },
+            status_code=422,
+        )
+
+    @app.exception_handler(DataError)
+    async def _data_error(_request: Request, exc: DataError) -> JSONResponse:
+        # A value the database cannot hold (an id past 2^31, a price with 95 digits):
+        # a client error, said as such, never a 500.
+        diag = getattr(exc.orig, "diag", None)
+        reason = str(getattr(diag, "message_primary", None) or exc.orig)
+        return JSONResponse(
+            {
+                "detail": f"a value is out of range: {reason}; ids are whole numbers from 1 to "
+                f"{2**31 - 1}, prices have at most 10 digits before the point"
+            },
+            status_code=422,
+        )
+
+    @app.exception_handler(IntegrityError)
+    async def _integrity_error(_request: Request, exc: IntegrityError) -> JSONResponse:
+        constraint = getattr(getattr(exc.orig, "diag", None), "constraint_name", None) or ""
+        return JSONResponse(
+            {
+                "detail": CONSTRAINT_MESSAGES.get(
+                    constraint, f"this conflicts with what is stored ({constraint or 'constraint'})"
+                )
+            },
+            status_code=409,
+        )
+
+    @app.exception_handler(UnicodeEncodeError)
+    async def _bad_text(_request: Request, exc: UnicodeEncodeError) -> JSONResponse:
+        return JSONResponse(
+            {
+                "detail": "text must be valid Unicode: a field holds an unpaired surrogate "
+                f"({exc.reason} at position {exc.start})"
+            },
             status_code=422,
         )
 
