@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import selectors
+import shutil
 import signal
 import subprocess
 import threading
@@ -48,6 +49,16 @@ def fio_version(binary: str = "fio") -> str | None:
     return out.stdout.strip() or None
 
 
+def _dies_with_worker() -> list[str]:
+    """A prefix that makes fio stop when the worker dies (killed, out of memory): otherwise its
+    job processes keep writing to the drive while the api hands it to the next run. setpriv
+    (util-linux) sends fio SIGTERM when its parent goes; fio then stops its jobs and exits.
+    SIGPIPE stays ignored (restore_signals=False), or fio would die writing its status to the
+    dead worker's pipe before stopping the jobs, which then run on as orphans."""
+    setpriv = shutil.which("setpriv")
+    return [setpriv, "--pdeathsig", "TERM"] if setpriv else []
+
+
 def run_fio(
     job_file: str,
     workdir: Path,
@@ -67,7 +78,12 @@ def run_fio(
     path.write_text(job_file)
     argv = [fio_binary, *fio_args(status_interval_ms), path.name]
     proc = subprocess.Popen(
-        argv, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+        [*_dies_with_worker(), *argv],
+        cwd=workdir,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        restore_signals=False,
     )
     stderr_chunks: list[bytes] = []
     err_thread = threading.Thread(
