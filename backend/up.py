@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -111,14 +112,41 @@ def _local_bench(session: Session, data_dir: Path, sim_size: str) -> str:
     return bench_token
 
 
-def _wait_healthy(api_url: str, procs: list[subprocess.Popen[bytes]], timeout: float) -> None:
+@dataclass
+class Child:
+    """A process `up` runs (the api, the local worker). When one dies (a crash, the OOM killer)
+    it is started again, so one failure does not take the whole lab down, unless it keeps
+    dying: RESTARTS_MAX exits within RESTARTS_WINDOW_S stop drivelab."""
+
+    name: str
+    argv: list[str]
+    env: dict[str, str]
+    proc: subprocess.Popen[bytes] | None = None
+    exits: list[float] = field(default_factory=list)
+
+    def start(self) -> Child:
+        self.proc = subprocess.Popen(self.argv, env=self.env)
+        return self
+
+    def exited(self) -> int | None:
+        return None if self.proc is None else self.proc.poll()
+
+    def may_restart(self) -> bool:
+        now = time.monotonic()
+        self.exits = [t for t in self.exits if now - t < RESTARTS_WINDOW_S] + [now]
+        return len(self.exits) <= RESTARTS_MAX
+
+
+RESTARTS_MAX = 5
+RESTARTS_WINDOW_S = 60.0
+
+
+def _wait_healthy(api_url: str, children: list[Child], timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        for p in procs:
-            if p.poll() is not None:
-                raise SystemExit(
-                    f"a drivelab process exited during start-up (status {p.returncode})"
-                )
+        for c in children:
+            if c.exited() is not None:
+                raise SystemExit(f"the {c.name} exited during start-up (status {c.exited()})")
         try:
             if httpx.get(f"{api_url}/api/health", timeout=2).status_code == 200:
                 return
@@ -128,6 +156,35 @@ def _wait_healthy(api_url: str, procs: list[subprocess.Popen[bytes]], timeout: f
     raise SystemExit(f"the api did not answer at {api_url} within {timeout:.0f} s")
 
 
+def _api(settings: Settings, env: dict[str, str]) -> Child:
+    argv = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "backend.main:create_app",
+        "--factory",
+        "--host",
+        settings.host,
+        "--port",
+        str(settings.port),
+        "--log-level",
+        settings.log_level.lower(),
+        "--no-access-log",
+    ]
+    return Child("api", argv, env)
+
+
+def _local_worker(env: dict[str, str], api_url: str, redis_url: str, token: str) -> Child:
+    argv = [sys.executable, "-m", "backend.cli", "worker", "--bench", LOCAL_BENCH]
+    worker_env = {
+        **env,
+        "DRIVELAB_API_URL": api_url,
+        "DRIVELAB_TOKEN": token,
+        "DRIVELAB_BROKER_URL": redis_url,
+    }
+    return Child("local worker", argv, worker_env)
+
+
 def up(settings: Settings, *, with_worker: bool = True) -> None:
     settings.check_safe_bind()
     data_dir = settings.data_dir
@@ -135,7 +192,7 @@ def up(settings: Settings, *, with_worker: bool = True) -> None:
     data_dir.chmod(0o700)
     pg = EmbeddedPostgres(data_dir)
     rd = EmbeddedRedis(data_dir)
-    procs: list[subprocess.Popen[bytes]] = []
+    children: list[Child] = []
     try:
         database_url = settings.database_url or pg.start()
         redis_url = settings.redis_url or rd.start()
@@ -151,48 +208,21 @@ def up(settings: Settings, *, with_worker: bool = True) -> None:
             "DRIVELAB_REDIS_URL": redis_url,
             "DRIVELAB_DATA_DIR": str(data_dir),
         }
-        procs.append(
-            subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "uvicorn",
-                    "backend.main:create_app",
-                    "--factory",
-                    "--host",
-                    settings.host,
-                    "--port",
-                    str(settings.port),
-                    "--log-level",
-                    settings.log_level.lower(),
-                    "--no-access-log",
-                ],
-                env=env,
-            )
-        )
+        children.append(_api(settings, env).start())
         if bench_token is not None:
-            procs.append(
-                subprocess.Popen(
-                    [sys.executable, "-m", "backend.cli", "worker", "--bench", LOCAL_BENCH],
-                    env={
-                        **env,
-                        "DRIVELAB_API_URL": api_url,
-                        "DRIVELAB_TOKEN": bench_token,
-                        "DRIVELAB_BROKER_URL": redis_url,
-                    },
-                )
-            )
-        _wait_healthy(api_url, procs, timeout=60)
+            children.append(_local_worker(env, api_url, redis_url, bench_token).start())
+        _wait_healthy(api_url, children, timeout=60)
         print(f"drivelab is running at {api_url}  (api docs: {api_url}/api/docs)", flush=True)
         print(f"data directory: {data_dir}; press Ctrl-C to stop", flush=True)
-        _wait_for_signal(procs)
+        _supervise(children)
     finally:
-        _stop(procs)
+        _stop([c.proc for c in children if c.proc is not None])
         rd.stop()
         pg.stop()
 
 
-def _wait_for_signal(procs: list[subprocess.Popen[bytes]]) -> None:
+def _supervise(children: list[Child]) -> None:
+    """Until Ctrl-C (or SIGTERM): start a child that died again, with a log line."""
     stopping = {"now": False}
 
     def handler(signum: int, _frame: object) -> None:
@@ -201,10 +231,21 @@ def _wait_for_signal(procs: list[subprocess.Popen[bytes]]) -> None:
     signal.signal(signal.SIGTERM, handler)
     signal.signal(signal.SIGINT, handler)
     while not stopping["now"]:
-        for p in procs:
-            if p.poll() is not None:
-                log.error("a drivelab process exited (status %s): stopping", p.returncode)
+        for c in children:
+            status = c.exited()
+            if status is None or stopping["now"]:
+                continue
+            if not c.may_restart():
+                log.error(
+                    "the %s exited (status %s) %d times within %.0f s: stopping drivelab",
+                    c.name,
+                    status,
+                    len(c.exits),
+                    RESTARTS_WINDOW_S,
+                )
                 return
+            log.warning("the %s exited (status %s): starting it again", c.name, status)
+            c.start()
         time.sleep(0.3)
     print("stopping drivelab...", flush=True)
 
