@@ -20,7 +20,7 @@ from sqlalchemy.exc import DataError, IntegrityError
 
 from backend import __version__
 from backend.benches.router import router as benches_router
-from backend.core.db import make_engine, session_factory, transaction
+from backend.core.db import make_engine, session_factory
 from backend.core.deps import AppState, StateDep, install_session_hooks
 from backend.core.errors import DrivelabError
 from backend.core.events import namespace
@@ -30,9 +30,9 @@ from backend.drives.router import router as drives_router
 from backend.plans.router import router as plans_router
 from backend.prices.router import router as prices_router
 from backend.results.router import router as results_router
+from backend.runs.reaper import Reaper
 from backend.runs.router import router as runs_router
 from backend.runs.worker_router import router as worker_router
-from backend.runs.worker_service import mark_lost_runs
 from backend.traces.router import router as traces_router
 from worker.celery_app import make_celery
 
@@ -81,23 +81,6 @@ def _check_broker(state: AppState) -> Check:
         return Check(ok=False, detail=f"broker unreachable: {exc.__class__.__name__}: {exc}")
 
 
-def _reaper(state: AppState, stop: threading.Event) -> None:
-    """Mark runs `lost` when their worker stops reporting (killed, machine off, network cut)."""
-    interval = max(1.0, min(10.0, state.settings.heartbeat_timeout_s / 4))
-    while not stop.wait(interval):
-        try:
-            with transaction(state.sessions) as session:
-                lost = mark_lost_runs(session, state, state.settings.heartbeat_timeout_s)
-            for run_id in lost:
-                log.warning(
-                    "run %s lost: no heartbeat for %.0f s",
-                    run_id,
-                    state.settings.heartbeat_timeout_s,
-                )
-        except Exception:  # noqa: BLE001 - keep watching; the database may be restarting
-            log.exception("lost-run check failed")
-
-
 def build_state(settings: Settings) -> AppState:
     if not settings.database_url or not settings.redis_url:
         raise SystemExit(
@@ -125,7 +108,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         stop = threading.Event()
         reaper = threading.Thread(
-            target=_reaper, args=(state, stop), daemon=True, name="drivelab-reaper"
+            target=Reaper(state).run, args=(stop,), daemon=True, name="drivelab-reaper"
         )
         reaper.start()
         try:

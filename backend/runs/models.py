@@ -40,6 +40,8 @@ class Run(Base):
     queue_position: Mapped[float] = mapped_column(Float, default=0.0, server_default="0")
     # When the api handed the run to the bench's Celery queue (only the drive's next run is).
     dispatched_at: Mapped[datetime | None]
+    # The Celery task id it was sent with: the api re-sends a task the broker lost.
+    dispatch_task_id: Mapped[str | None] = mapped_column(String(64))
     # Drive, host and tool information recorded by the worker when it starts the run.
     environment: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict)
     worker: Mapped[str | None] = mapped_column(String(200))

@@ -7,6 +7,10 @@ different drives at the same time. Decisions for one drive are serialised by loc
 
 from __future__ import annotations
 
+import uuid
+from datetime import timedelta
+from functools import partial
+
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
@@ -16,7 +20,7 @@ from backend.core.deps import AppState, after_commit
 from backend.core.errors import Conflict, InvalidParams
 from backend.drives.models import DriveSample
 from backend.runs.models import Run
-from worker.celery_app import send_run
+from worker.celery_app import send_run, tasks_in_broker
 
 
 def lock_drive(session: Session, drive_id: int) -> None:
@@ -64,14 +68,42 @@ def dispatch_next(session: Session, state: AppState, drive_id: int) -> Run | Non
         return None
     run = waiting[0]
     run.dispatched_at = utcnow()
+    run.dispatch_task_id = task_id = str(uuid.uuid4())
     bench_name = session.scalar(
         select(Bench.name)
         .join(DriveSample, DriveSample.bench_id == Bench.id)
         .where(DriveSample.id == drive_id)
     )
     run_id = run.id
-    after_commit(session, lambda: send_run(state.celery, str(bench_name), run_id))
+    after_commit(session, lambda: send_run(state.celery, str(bench_name), run_id, task_id))
     return run
+
+
+def resend_lost_tasks(session: Session, state: AppState, older_than: timedelta) -> list[int]:
+    """Send again the runs handed to their bench more than `older_than` ago, still not claimed,
+    whose task the broker no longer holds (Redis restarted without its data). A task that was
+    not lost after all only makes a duplicate, which the worker's claim refuses."""
+    rows = session.execute(
+        select(Run, Bench.name)
+        .join(DriveSample, DriveSample.id == Run.drive_id)
+        .join(Bench, Bench.id == DriveSample.bench_id)
+        .where(
+            Run.status == "queued",
+            Run.dispatched_at < utcnow() - older_than,
+            Run.dispatch_task_id.isnot(None),
+        )
+    ).all()
+    if not rows:
+        return []
+    held = tasks_in_broker(state.redis, sorted({bench for _run, bench in rows}))
+    resent = []
+    for run, bench in rows:
+        if run.dispatch_task_id in held:
+            continue
+        run.dispatched_at = utcnow()
+        after_commit(session, partial(send_run, state.celery, bench, run.id, run.dispatch_task_id))
+        resent.append(run.id)
+    return resent
 
 
 def wait_positions(session: Session, run_ids: list[int]) -> dict[int, int]:
