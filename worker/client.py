@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 import time
 from collections import deque
@@ -90,9 +91,10 @@ class SampleOutbox:
     """Posts sample batches in order, about once a second, from its own thread.
 
     fio's output is parsed without ever waiting for the network: batches queue here. While the
-    api is unreachable they stay queued (and are mirrored to a spool file, so an operator can
-    see what is pending) and are resent in order when it answers again. `on_control` receives
-    each reply (it says whether the reviewer cancelled the run).
+    api is unreachable they stay queued (and are mirrored to a spool file, which shows what is
+    pending and which the next worker process sends if this one dies: `resend_spool`) and are
+    resent in order when it answers again. `on_control` receives each reply (it says whether
+    the reviewer cancelled the run).
     """
 
     def __init__(
@@ -117,6 +119,7 @@ class SampleOutbox:
         self._thread = threading.Thread(
             target=self._loop, daemon=True, name=f"outbox-{run_id}-{step_id}"
         )
+        self._spooled = False
         self.error: Exception | None = None
 
     def start(self) -> None:
@@ -171,6 +174,14 @@ class SampleOutbox:
         with self._lock:
             for _ in range(len(batch)):
                 self._pending.popleft()
+        if self._spooled:
+            log.info(
+                "api answers again: run %s step %s is up to date (%d samples delivered)",
+                self.run_id,
+                self.step_id,
+                len(batch),
+            )
+            self._spooled = False
         if self.spool is not None and self.spool.exists():
             self.spool.unlink()
         self.on_control(reply)
@@ -184,3 +195,45 @@ class SampleOutbox:
         tmp = self.spool.with_suffix(".tmp")
         tmp.write_text("\n".join(lines) + "\n")
         tmp.replace(self.spool)
+        if not self._spooled:
+            log.warning(
+                "api unreachable: spooling the samples of run %s step %s to %s until it answers",
+                self.run_id,
+                self.step_id,
+                self.spool,
+            )
+            self._spooled = True
+
+
+_SPOOL_NAME = re.compile(r"^run-(\d+)-step-(\d+)\.jsonl$")
+
+
+def resend_spool(client: ApiClient, spool_dir: Path) -> None:
+    """Deliver the samples an earlier worker process spooled and never sent (it was killed or
+    the machine lost power while the api was unreachable). The api takes them while the run is
+    still running (samples are idempotent); once it has ended (lost) it refuses them, and they
+    are dropped with a log line."""
+    for path in sorted(spool_dir.glob("run-*-step-*.jsonl")):
+        match = _SPOOL_NAME.match(path.name)
+        if match is None:
+            continue
+        run_id, step_id = int(match[1]), int(match[2])
+        samples = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        body = {"step_id": step_id, "samples": [_without_step(s) for s in samples]}
+        try:
+            client.post(f"/api/worker/runs/{run_id}/samples", body, retry_for_s=10.0)
+            log.info(
+                "delivered %d spooled samples of run %s step %s", len(samples), run_id, step_id
+            )
+        except ApiError as exc:
+            log.warning(
+                "dropped %d spooled samples of run %s: %s", len(samples), run_id, exc.detail
+            )
+        except ApiUnreachable as exc:
+            log.warning("kept the spooled samples of run %s for the next start: %s", run_id, exc)
+            continue
+        path.unlink()
+
+
+def _without_step(sample: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in sample.items() if k != "step_id"}

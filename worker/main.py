@@ -10,7 +10,7 @@ from celery import signals
 
 from backend.core.settings import WorkerSettings
 from worker.celery_app import RUN_TASK, bench_queue, make_celery
-from worker.client import ApiClient, ApiError, ApiUnreachable
+from worker.client import ApiClient, ApiError, ApiUnreachable, resend_spool
 from worker.devices import list_block_devices
 from worker.executor import WorkerContext, execute_run
 from worker.hostinfo import host_info
@@ -75,6 +75,7 @@ def run_worker(settings: WorkerSettings) -> None:
         sandbox=settings.sandbox,
         fio_binary=settings.fio_binary,
     )
+    resend_spool(client, ctx.data_dir / "spool")
     app = make_celery(settings.broker)
     queue = bench_queue(settings.bench)
     app.conf.task_queues = (queue,)
