@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -115,9 +116,21 @@ def _fio(
     )
 
 
+def stderr_summary(stderr: str, kinds: int = 5) -> str:
+    """fio's last messages, one line of each kind: an I/O error is repeated for every request
+    in flight, with only the offset changing."""
+    by_kind: dict[str, list[str]] = {}
+    for line in filter(None, (ln.strip() for ln in stderr.splitlines())):
+        by_kind.setdefault(re.sub(r"\d+", "#", line), []).append(line)
+    shown = [
+        same[0] + (f" (and {len(same) - 1} more like it)" if len(same) > 1 else "")
+        for same in list(by_kind.values())[-kinds:]
+    ]
+    return "; ".join(shown) or "no message on stderr"
+
+
 def _fio_failure(outcome: FioOutcome) -> StepReport:
-    lines = [ln for ln in outcome.stderr.strip().splitlines() if ln.strip()]
-    detail = "; ".join(lines[-5:]) if lines else "no message on stderr"
+    detail = stderr_summary(outcome.stderr)
     if outcome.stopped:
         return StepReport("cancelled", outcome.final_text, outcome.stderr)
     if outcome.final_text is None and outcome.returncode == 0:

@@ -43,6 +43,9 @@ class StepOut(BaseModel):
     started_at: datetime | None
     finished_at: datetime | None
     error: str | None
+    stderr: str | None = Field(
+        None, description="What the step's tool (fio) wrote to stderr, its last 20,000 characters."
+    )
     results: list[ResultOut]
 
 

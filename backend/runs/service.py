@@ -151,6 +151,7 @@ def run_out(session: Session, run: Run) -> RunOut:
             started_at=s.started_at,
             finished_at=s.finished_at,
             error=s.error,
+            stderr=s.stderr,
             results=results.get(s.id, []),
         )
         for s in run.steps

@@ -1564,6 +1564,11 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "running" | "done" | "failed" | "cancelled" | "skipped";
+            /**
+             * Stderr
+             * @description What the step's tool (fio) wrote to stderr, its last 20,000 characters.
+             */
+            stderr?: string | null;
         };
         /** StepStart */
         StepStart: {
