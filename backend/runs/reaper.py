@@ -39,7 +39,9 @@ class Reaper:
         # A tick later than this after the previous one means the api was not running.
         self.gap_s = self.interval_s + max(2.0, self.interval_s)
         self.resend_after = timedelta(seconds=max(5.0, 2 * self.interval_s))
-        self._last_tick = time.monotonic()
+        # The wall clock, as the heartbeats are: unlike the monotonic clock it also moves while
+        # the machine is suspended, and a jump forward must not count as workers' silence.
+        self._last_tick = time.time()
         # Since when the api has been listening without interruption (None: the database is
         # unreachable, so workers' reports fail).
         self._listening_since: float | None = self._last_tick
@@ -49,7 +51,7 @@ class Reaper:
             self.tick()
 
     def tick(self) -> None:
-        now = time.monotonic()
+        now = time.time()
         self._note_own_gap(now)
         self._mark_lost(now)
         self._resend_lost_tasks()
