@@ -30,5 +30,16 @@ def publish(client: redis.Redis, channel: str, event: str, data: Any) -> None:
         client.publish(channel, json.dumps({"event": event, "data": data}, default=str))
 
 
+def has_listeners(client: redis.Redis, channel: str) -> bool:
+    """Whether anyone, in any api process, is subscribed to `channel` now, so an event nobody
+    would receive is not even built. True when Redis cannot tell (publishing then fails
+    quietly anyway). A viewer that subscribes just after a False loses nothing: it reads the
+    committed state after subscribing (the run's snapshot, the stored samples)."""
+    try:
+        return bool(client.pubsub_numsub(channel)[0][1])
+    except (redis.RedisError, IndexError):
+        return True
+
+
 def sse(event: str, data: Any) -> str:
     return f"event: {event}\ndata: {json.dumps(data, default=str)}\n\n"

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session, selectinload
 from backend.core.db import utcnow
 from backend.core.deps import AppState, after_commit
 from backend.core.errors import Conflict, InvalidParams, NotFound
-from backend.core.events import lab_channel, publish, run_channel
+from backend.core.events import has_listeners, lab_channel, publish, run_channel
 from backend.drives.models import DriveSample
 from backend.drives.service import drive_label, get_drive
 from backend.plans.base import DriveContext, fio_args
@@ -182,9 +182,13 @@ def publish_run(session: Session, state: AppState, run_id: int) -> None:
     """After the commit, publish the run as GET /api/runs/{id} returns it."""
 
     def send() -> None:
-        with state.sessions() as s:
-            data = run_out(s, get_run(s, run_id)).model_dump(mode="json")
-        publish(state.redis, run_channel(state.channels, run_id), "run", data)
+        channel = run_channel(state.channels, run_id)
+        # Reading and serialising the whole run costs milliseconds on every sample batch of
+        # every running run: only when someone watches it.
+        if has_listeners(state.redis, channel):
+            with state.sessions() as s:
+                data = run_out(s, get_run(s, run_id)).model_dump(mode="json")
+            publish(state.redis, channel, "run", data)
         publish(state.redis, lab_channel(state.channels), "runs", {"run_id": run_id})
 
     after_commit(session, send)
@@ -221,22 +225,27 @@ def list_samples(session: Session, run_id: int, step_id: int | None) -> list[Sam
     ]
 
 
-def sample_out(row: dict[str, Any]) -> SampleOut:
-    """Rates of one stored interval: MB/s = bytes / dt / 10^6, IOPS = ios / dt."""
+def sample_rates(row: dict[str, Any]) -> dict[str, Any]:
+    """Rates of one stored interval, as SampleOut's fields: MB/s = bytes / dt / 10^6,
+    IOPS = ios / dt. A plain dict: the live stream sends thousands of them per batch."""
     secs = row["dt_ms"] / 1000.0
-    return SampleOut(
-        step_id=row["step_id"],
-        t=row["t_ms"] / 1000.0,
-        dt=secs,
-        read_mbps=row["read_bytes"] / secs / 1e6,
-        write_mbps=row["write_bytes"] / secs / 1e6,
-        read_iops=row["read_ios"] / secs,
-        write_iops=row["write_ios"] / secs,
-        read_lat_mean_us=row["read_lat_mean_us"],
-        write_lat_mean_us=row["write_lat_mean_us"],
-        read_lat_p99_us=row["read_lat_p99_us"],
-        write_lat_p99_us=row["write_lat_p99_us"],
-    )
+    return {
+        "step_id": row["step_id"],
+        "t": row["t_ms"] / 1000.0,
+        "dt": secs,
+        "read_mbps": row["read_bytes"] / secs / 1e6,
+        "write_mbps": row["write_bytes"] / secs / 1e6,
+        "read_iops": row["read_ios"] / secs,
+        "write_iops": row["write_ios"] / secs,
+        "read_lat_mean_us": row["read_lat_mean_us"],
+        "write_lat_mean_us": row["write_lat_mean_us"],
+        "read_lat_p99_us": row["read_lat_p99_us"],
+        "write_lat_p99_us": row["write_lat_p99_us"],
+    }
+
+
+def sample_out(row: dict[str, Any]) -> SampleOut:
+    return SampleOut(**sample_rates(row))
 
 
 def fio_command(job_name: str, status_interval_ms: int = 1000) -> str:
