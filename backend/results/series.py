@@ -10,8 +10,7 @@ from sqlalchemy.orm import Session
 
 from backend.analysis.downsample import minmax_downsample
 from backend.core.errors import InvalidParams, NotFound
-from backend.results.service import step_samples
-from backend.runs.models import Step
+from backend.runs.models import SAMPLE_COLUMNS, Sample, Step
 
 DEFAULT_POINTS = 650
 
@@ -36,6 +35,15 @@ def _step(session: Session, run_id: int, step_id: int) -> Step:
     return step
 
 
+def _sample_rows(session: Session, step_id: int) -> list[Any]:
+    """A step's samples as plain rows, oldest first: a chart reads thousands of them, and
+    building ORM objects for them took longer than everything else the request does."""
+    columns = [getattr(Sample, c) for c in SAMPLE_COLUMNS if c not in ("run_id", "step_id")]
+    return list(
+        session.execute(select(*columns).where(Sample.step_id == step_id).order_by(Sample.t_ms))
+    )
+
+
 def series(
     session: Session, run_id: int, step_id: int, metric: str, points: int | None, x: str = "time"
 ) -> dict[str, Any]:
@@ -50,7 +58,7 @@ def series(
         metric = f"{(step.analysis or {}).get('direction', 'write')}_mbps"
     elif metric in SAMPLE_METRICS:
         unit, fn = SAMPLE_METRICS[metric]
-        rows = [(s.t_ms / 1000, fn(s)) for s in step_samples(session, step.id)]
+        rows = [(s.t_ms / 1000, fn(s)) for s in _sample_rows(session, step.id)]
         xs = [t for t, v in rows if v is not None]
         ys = [v for _t, v in rows if v is not None]
     elif metric.split(":")[0] in LOG_METRICS:
