@@ -11,7 +11,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/tsconfig.json -type f 2>/dev/null)
 PYTEST_ARGS ?=
 
-.PHONY: run test lint client migrate fio chromium deps frontend help
+.PHONY: run test lint client migrate fuzz fio chromium deps frontend help
 
 help:
 	@echo "make run     install what is missing, build the frontend, start drivelab (embedded servers)"
@@ -19,6 +19,7 @@ help:
 	@echo "make lint    ruff and mypy on backend/ and worker/, tsc on the frontend"
 	@echo "make client  regenerate the frontend's api types from the api's OpenAPI schema"
 	@echo "make migrate apply migrations to DRIVELAB_DATABASE_URL"
+	@echo "make fuzz    fuzz the whole api for longer than make test does (schemathesis)"
 
 run: deps fio frontend
 	$(VENV)/bin/drivelab up
@@ -39,6 +40,11 @@ client: deps frontend/node_modules/.installed
 
 migrate: deps
 	$(VENV)/bin/drivelab migrate
+
+# make test fuzzes every operation with a few examples; this runs many more.
+fuzz: deps fio
+	DRIVELAB_FUZZ_EXAMPLES=$${DRIVELAB_FUZZ_EXAMPLES:-300} DRIVELAB_FUZZ_SECONDS=$${DRIVELAB_FUZZ_SECONDS:-900} \
+	  $(PY) -m pytest tests/fuzz -q
 
 deps: $(STAMP)
 
