@@ -287,6 +287,15 @@ def cmd_benches_add(args: argparse.Namespace) -> None:
     )
 
 
+def cmd_login_link(args: argparse.Namespace) -> None:
+    body: dict[str, Any] = {"ttl_s": args.ttl}
+    if args.user:
+        body["user"] = args.user
+    with api_client(args) as client:
+        out = call(client, "POST", "/api/auth/links", body)
+    print(f"sign in as {out['user']} (works once, until {out['expires_at']}):\n{out['url']}")
+
+
 def cmd_benches(args: argparse.Namespace) -> None:
     with api_client(args) as client:
         benches = call(client, "GET", "/api/benches")
@@ -458,6 +467,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data", help="JSON request body")
     p.add_argument("--api", help="api URL")
     p.set_defaults(func=cmd_api)
+
+    p = sub.add_parser(
+        "login-link",
+        help="print a one-time sign-in link for the browser (admin)",
+        description="The link signs a browser in once, within 15 minutes. Without --user it "
+        "signs in as the user whose token the CLI uses (the admin, on the machine where "
+        "`drivelab up` runs).",
+    )
+    p.add_argument("--user", help="sign in as this user (default: yourself)")
+    p.add_argument("--ttl", type=int, default=900, help="seconds until it expires (<= 900)")
+    p.add_argument("--api", help="api URL")
+    p.set_defaults(func=cmd_login_link)
 
     p = sub.add_parser("prices", help="import or export price observations as CSV")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)

@@ -20,6 +20,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import DataError, IntegrityError
 
 from backend import __version__
+from backend.audit.router import router as audit_router
 from backend.benches.router import router as benches_router
 from backend.core.db import make_engine, session_factory
 from backend.core.deps import AppState, StateDep, install_session_hooks
@@ -34,7 +35,10 @@ from backend.results.router import router as results_router
 from backend.runs.reaper import Reaper
 from backend.runs.router import router as runs_router
 from backend.runs.worker_router import router as worker_router
+from backend.shares.router import router as shares_router
 from backend.traces.router import router as traces_router
+from backend.users.auth_router import router as auth_router
+from backend.users.router import router as users_router
 from worker.celery_app import make_celery
 
 log = logging.getLogger("drivelab.api")
@@ -137,7 +141,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(DrivelabError)
     async def _drivelab_error(_request: Request, exc: DrivelabError) -> JSONResponse:
-        return JSONResponse(exc.body(), status_code=exc.status_code)
+        return JSONResponse(exc.body(), status_code=exc.status_code, headers=exc.headers)
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -209,6 +213,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         traces_router,
         results_router,
         worker_router,
+        auth_router,
+        users_router,
+        shares_router,
+        audit_router,
     ):
         app.include_router(router)
 

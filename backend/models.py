@@ -1,23 +1,30 @@
 """Every table of drivelab, imported in one place for Alembic and the tests."""
 
+from backend.audit.models import AuditEvent
 from backend.benches.models import Bench
 from backend.core.db import Base
 from backend.drives.models import DriveModel, DriveSample
 from backend.prices.models import Price
 from backend.results.models import Result
 from backend.runs.models import Run, Sample, Step
+from backend.shares.models import Share
 from backend.traces.models import Trace
-from backend.users.models import User
+from backend.users.models import ApiToken, LoginLink, LoginSession, User
 
 __all__ = [
+    "ApiToken",
+    "AuditEvent",
     "Base",
     "Bench",
     "DriveModel",
     "DriveSample",
+    "LoginLink",
+    "LoginSession",
     "Price",
     "Result",
     "Run",
     "Sample",
+    "Share",
     "Step",
     "Trace",
     "User",

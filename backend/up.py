@@ -18,23 +18,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from backend.benches.service import ensure_bench
+from backend.audit import service as audit
+from backend.benches.service import ensure_bench, get_bench_by_name
 from backend.core.db import make_engine, session_factory, transaction
 from backend.core.embedded import EmbeddedPostgres, EmbeddedRedis
 from backend.core.migrate import upgrade
-from backend.core.security import hash_token, new_token
-from backend.core.settings import Settings
+from backend.core.settings import Settings, is_loopback
 from backend.drives.service import get_or_create_model, register_drive
 from backend.plans.base import parse_size
-from backend.users.models import User
+from backend.users import service as users
 from worker.devices import identify
 
 log = logging.getLogger("drivelab.up")
 
 CREDENTIALS = "credentials.json"
+# The name of the admin's API token that `up` writes for the CLI (replaced at every start).
+CLI_TOKEN_NAME = "drivelab up (CLI)"
 LOCAL_BENCH = "local"
 
 
@@ -74,12 +75,10 @@ def bootstrap(
     bench_token = None
     try:
         with transaction(session_factory(engine)) as session:
-            admin = session.scalar(select(User).where(User.name == "admin"))
-            if admin is None:
-                admin = User(name="admin", role="admin")
-                session.add(admin)
-            token = new_token("dla")
-            admin.token_hash = hash_token(token)
+            admin = users.ensure_admin(session)
+            # A fresh CLI token at every start; the previous one stops working.
+            users.revoke_tokens_named(session, admin, CLI_TOKEN_NAME, audit.SYSTEM)
+            _row, token = users.create_token(session, admin, CLI_TOKEN_NAME, audit.SYSTEM)
             if with_local_bench:
                 bench_token = _local_bench(session, data_dir, sim_size)
         write_credentials(data_dir, api_url, token)
@@ -88,8 +87,24 @@ def bootstrap(
     return bench_token
 
 
+def login_link(database_url: str, api_url: str) -> tuple[str, str]:
+    """(a one-time sign-in link for the first admin, its name): `up` prints it on loopback."""
+    engine = make_engine(database_url)
+    try:
+        with transaction(session_factory(engine)) as session:
+            admin = users.ensure_admin(session)
+            _link, raw = users.create_link(session, admin, users.ONCE_LINK_TTL_S, audit.SYSTEM)
+            name = admin.name
+    finally:
+        engine.dispose()
+    return f"{api_url}/login?once={raw}", name
+
+
 def _local_bench(session: Session, data_dir: Path, sim_size: str) -> str:
+    existed = get_bench_by_name(session, LOCAL_BENCH) is not None
     bench, bench_token = ensure_bench(session, LOCAL_BENCH)
+    action = "bench.token_rotated" if existed else "bench.token_created"
+    audit.record(session, action, audit.SYSTEM, subject=f"bench {LOCAL_BENCH}")
     target = create_sim_target(data_dir, sim_size)
     info = identify(target)
     model = get_or_create_model(
@@ -202,6 +217,7 @@ def up(settings: Settings, *, with_worker: bool = True) -> None:
         bench_token = bootstrap(
             database_url, data_dir, api_url, settings.sim_drive_size, with_worker
         )
+        link = login_link(database_url, api_url) if is_loopback(settings.host) else None
         env = {
             **os.environ,
             "DRIVELAB_DATABASE_URL": database_url,
@@ -214,6 +230,10 @@ def up(settings: Settings, *, with_worker: bool = True) -> None:
         _wait_healthy(api_url, children, timeout=60)
         print(f"drivelab is running at {api_url}  (api docs: {api_url}/api/docs)", flush=True)
         print(f"data directory: {data_dir}; press Ctrl-C to stop", flush=True)
+        if link is not None:
+            print(f"sign in as {link[1]}: {link[0]}  (works once, for 15 minutes)", flush=True)
+        else:
+            print("sign in: `drivelab login-link` here prints a one-time link", flush=True)
         _supervise(children)
     finally:
         _stop([c.proc for c in children if c.proc is not None])

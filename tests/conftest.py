@@ -3,12 +3,18 @@
 The stack is started the way a user starts it, with `drivelab up`. It uses the machine's own
 PostgreSQL and Redis when they answer on 127.0.0.1 (a fresh database per test session), and the
 embedded servers otherwise, so `make test` passes on a machine with neither.
+
+`stack.client()` calls the api as the admin (the token `drivelab up` wrote for the CLI);
+`stack.client(token="")` anonymously. `stack.create_user(role)` adds a user with a password and
+an API token, `stack.session_client(user)` signs a cookie session in as a browser does, and the
+session fixture `users` holds one viewer and one reviewer.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import signal
 import socket
@@ -68,6 +74,30 @@ def create_local_database() -> TestDatabase:
     return TestDatabase(url=f"postgresql://postgres@127.0.0.1:5432/{name}", name=name)
 
 
+CSRF_COOKIE = "drivelab_csrf"
+
+
+@dataclass
+class User:
+    id: int
+    name: str
+    role: str
+    password: str
+    token: str
+
+
+def _send_csrf(client: httpx.Client) -> Callable[[httpx.Request], None]:
+    """As the web app does: echo the CSRF cookie in X-CSRF-Token on unsafe requests."""
+
+    def hook(request: httpx.Request) -> None:
+        if request.method not in ("GET", "HEAD", "OPTIONS"):
+            value = client.cookies.get(CSRF_COOKIE)
+            if value:
+                request.headers["X-CSRF-Token"] = value
+
+    return hook
+
+
 @dataclass
 class Stack:
     api_url: str
@@ -80,10 +110,50 @@ class Stack:
     def token(self) -> str:
         return json.loads((self.data_dir / "credentials.json").read_text())["token"]
 
-    def client(self, token: str | None = None) -> httpx.Client:
+    def client(self, token: str | None = None, **kwargs: object) -> httpx.Client:
+        """As the admin (the CLI's token); `token=""`: anonymous; any other: that token."""
         tok = self.token if token is None else token
         headers = {"Authorization": f"Bearer {tok}"} if tok else {}
-        return httpx.Client(base_url=self.api_url, headers=headers, timeout=30)
+        return httpx.Client(base_url=self.api_url, headers=headers, timeout=30, **kwargs)  # type: ignore[arg-type]
+
+    def create_user(self, role: str, name: str | None = None) -> User:
+        """A new user with this role, a password and an API token (created by the admin)."""
+        name = name or f"{role}-{secrets.token_hex(3)}"
+        password = f"pw-{secrets.token_urlsafe(12)}"
+        with self.client() as c:
+            r = c.post("/api/users", json={"name": name, "role": role, "password": password})
+            assert r.status_code == 201, r.text
+            user = r.json()
+            r = c.post(f"/api/users/{user['id']}/tokens", json={"name": "tests"})
+            assert r.status_code == 201, r.text
+        return User(user["id"], name, role, password, r.json()["token"])
+
+    def session_client(self, user: User, *, csrf: bool = True, **kwargs: object) -> httpx.Client:
+        """Signed in with the user's name and password, as a browser: cookies, and (unless
+        csrf=False) the CSRF header on unsafe requests. Already open: close it (or use
+        contextlib.closing), do not enter it with `with`."""
+        client = httpx.Client(base_url=self.api_url, timeout=30, **kwargs)  # type: ignore[arg-type]
+        r = client.post("/api/auth/login", json={"name": user.name, "password": user.password})
+        assert r.status_code == 200, r.text
+        if csrf:
+            client.event_hooks["request"].append(_send_csrf(client))
+        return client
+
+    def login_link(self, user: str | None = None, ttl_s: int = 900) -> str:
+        """A one-time sign-in link (as the admin creates one: POST /api/auth/links)."""
+        body: dict[str, object] = {"ttl_s": ttl_s}
+        if user:
+            body["user"] = user
+        with self.client() as c:
+            r = c.post("/api/auth/links", json=body)
+            assert r.status_code == 201, r.text
+            return str(r.json()["url"])
+
+    def printed_login_link(self) -> str:
+        """The one-time link `drivelab up` printed when it started."""
+        found = re.findall(r"http://\S+/login\?once=[\w-]+", self.log.read_text(errors="replace"))
+        assert found, f"drivelab up printed no sign-in link:\n{self.log_tail()}"
+        return found[-1]
 
     def cli(
         self, *args: str, check: bool = True, timeout: float = 300
@@ -164,10 +234,13 @@ def start_stack(
             raise AssertionError(f"drivelab up exited ({proc.returncode}):\n{stack.log_tail()}")
         try:
             health = httpx.get(f"{stack.api_url}/api/health", timeout=2).json()
-            drives = httpx.get(f"{stack.api_url}/api/drives", timeout=2).json()
+            # The admin's token, once `up` has written it (a reused data directory holds the
+            # previous one until then: it is refused, and the loop tries again).
+            auth = {"Authorization": f"Bearer {stack.token}"}
+            drives = httpx.get(f"{stack.api_url}/api/drives", headers=auth, timeout=2).json()
             if health["status"] == "ok" and drives and drives[0]["bench"]["online"]:
                 return stack
-        except (httpx.HTTPError, ValueError, KeyError):
+        except (httpx.HTTPError, ValueError, KeyError, TypeError, OSError):
             pass
         time.sleep(0.3)
     stop_stack(stack)
@@ -227,6 +300,12 @@ def stack(tmp_path_factory: pytest.TempPathFactory, services: dict[str, str]) ->
         yield s
     finally:
         stop_stack(s)
+
+
+@pytest.fixture(scope="session")
+def users(stack: Stack) -> dict[str, User]:
+    """One viewer and one reviewer, each with a password and an API token."""
+    return {role: stack.create_user(role) for role in ("viewer", "reviewer")}
 
 
 @pytest.fixture(scope="session")

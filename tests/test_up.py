@@ -38,6 +38,7 @@ def test_embedded_up_runs_a_plan_stops_cleanly_and_keeps_its_data(tmp_path: Path
                         "--confirm-serial", drive["serial"], "--wait", "--json")
         run = json.loads(out.stdout)
         assert run["status"] == "done", run
+        first_token = stack.token
     finally:
         assert stop_stack(stack) == 0
     assert _processes_using(data_dir) == []
@@ -47,6 +48,13 @@ def test_embedded_up_runs_a_plan_stops_cleanly_and_keeps_its_data(tmp_path: Path
         with again.client() as c:
             runs = c.get("/api/runs").json()
         assert [r["id"] for r in runs] == [run["id"]] and runs[0]["status"] == "done"
+        # The same admin, a fresh CLI token (the previous one is revoked) and a new link.
+        assert again.token != first_token
+        with again.client(token=first_token) as old:
+            assert old.get("/api/auth/me").status_code == 401
+        with again.client() as c:
+            assert [u["name"] for u in c.get("/api/users").json()] == ["admin"]
+        assert again.printed_login_link().startswith(f"{again.api_url}/login?once=")
         drives = json.loads(again.cli("drives", "--json").stdout)
         assert [d["serial"] for d in drives] == [drive["serial"]]
     finally:
@@ -55,7 +63,7 @@ def test_embedded_up_runs_a_plan_stops_cleanly_and_keeps_its_data(tmp_path: Path
 
 def test_cli_help_and_listing(stack: Stack, sim_drive: dict) -> None:
     out = stack.cli("--help").stdout
-    for command in ("up", "worker", "plans", "drives", "run", "api"):
+    for command in ("up", "worker", "plans", "drives", "run", "api", "login-link"):
         assert command in out
     assert "--wait" in stack.cli("run", "--help").stdout
     plans = json.loads(stack.cli("plans", "--json").stdout)
@@ -65,6 +73,21 @@ def test_cli_help_and_listing(stack: Stack, sim_drive: dict) -> None:
     assert sim_drive["serial"] in table and "[simulated]" in table
     health = json.loads(stack.cli("api", "/api/health").stdout)
     assert health["status"] == "ok"
+    # A one-time sign-in link for the browser, as the admin whose token the CLI holds.
+    link = stack.cli("login-link").stdout.split()[-1]
+    assert link.startswith(f"{stack.api_url}/login?once=")
+    r = httpx.post(f"{stack.api_url}/api/auth/once", json={"token": link.split("once=")[1]})
+    assert r.status_code == 200 and r.json()["role"] == "admin"
+
+
+def test_up_refuses_to_serve_beyond_loopback_without_a_secret(tmp_path: Path) -> None:
+    out = run_cli(
+        tmp_path / "data", "up", "--host", "0.0.0.0", "--port", "1",
+        check=False, timeout=60, env={"DRIVELAB_SECRET_KEY": ""},
+    )
+    assert out.returncode != 0
+    assert "refusing to bind to 0.0.0.0" in out.stderr and "DRIVELAB_SECRET_KEY" in out.stderr
+    assert not (tmp_path / "data" / "postgres").exists()  # nothing was started
 
 
 def test_cli_run_waits_with_progress_and_prints_results(stack: Stack, sim_drive: dict) -> None:

@@ -6,10 +6,11 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 
+from backend.audit import service as audit
 from backend.benches.models import Bench
 from backend.benches.service import ensure_bench, get_bench_by_name, is_online
-from backend.core.deps import OptionalUser, Reviewer, SessionDep
-from backend.core.errors import Conflict, Forbidden, NotFound
+from backend.core.deps import Admin, CurrentUser, SessionDep
+from backend.core.errors import Conflict, NotFound
 
 router = APIRouter(prefix="/api/benches", tags=["benches"])
 
@@ -35,7 +36,7 @@ class BenchToken(BaseModel):
 
 
 @router.get("", response_model=list[BenchSummary])
-def list_benches(session: SessionDep, _user: OptionalUser) -> list[BenchSummary]:
+def list_benches(session: SessionDep, _user: CurrentUser) -> list[BenchSummary]:
     return [
         BenchSummary(
             id=b.id,
@@ -49,32 +50,48 @@ def list_benches(session: SessionDep, _user: OptionalUser) -> list[BenchSummary]
 
 
 @router.post("", response_model=BenchToken, status_code=201)
-def add_bench(data: BenchCreate, session: SessionDep, user: Reviewer) -> BenchToken:
+def add_bench(data: BenchCreate, session: SessionDep, user: Admin) -> BenchToken:
     """Register a bench and issue its worker token (admins only)."""
-    if user.role != "admin":
-        raise Forbidden("only an admin can register benches and issue their tokens")
     if get_bench_by_name(session, data.name) is not None:
         raise Conflict(
             f"bench {data.name} exists: use POST /api/benches/{data.name}/token "
             "to issue a new token"
         )
     _bench, token = ensure_bench(session, data.name)
+    audit.record(session, "bench.token_created", user, subject=f"bench {data.name}")
     return BenchToken(name=data.name, token=token)
 
 
 @router.post("/{name}/token", response_model=BenchToken)
-def rotate_token(name: str, session: SessionDep, user: Reviewer) -> BenchToken:
+def rotate_token(name: str, session: SessionDep, user: Admin) -> BenchToken:
     """Issue a new token for a bench; the old one stops working at once."""
-    if user.role != "admin":
-        raise Forbidden("only an admin can issue bench tokens")
-    if get_bench_by_name(session, name) is None:
+    bench = get_bench_by_name(session, name)
+    if bench is None:
         raise Conflict(f"bench {name} does not exist: create it with POST /api/benches")
+    had_token = bench.token_hash is not None
     _bench, token = ensure_bench(session, name)
+    audit.record(
+        session,
+        "bench.token_rotated" if had_token else "bench.token_created",
+        user,
+        subject=f"bench {name}",
+    )
     return BenchToken(name=name, token=token)
 
 
+@router.delete("/{name}/token", status_code=204)
+def revoke_token(name: str, session: SessionDep, user: Admin) -> None:
+    """Revoke a bench's token: its worker is refused until it gets a new one (POST)."""
+    bench = get_bench_by_name(session, name)
+    if bench is None:
+        raise NotFound(f"bench {name} does not exist")
+    if bench.token_hash is not None:
+        bench.token_hash = None
+        audit.record(session, "bench.token_revoked", user, subject=f"bench {name}")
+
+
 @router.get("/{name}/devices", response_model=list[dict])
-def bench_devices(name: str, session: SessionDep, _user: OptionalUser) -> list[dict]:
+def bench_devices(name: str, session: SessionDep, _user: CurrentUser) -> list[dict]:
     """The block devices the bench's worker reported (model, serial, size, mounts...), to pick
     a target from when registering a drive."""
     bench = get_bench_by_name(session, name)

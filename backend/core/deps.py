@@ -1,9 +1,17 @@
-"""Request dependencies as Annotated aliases: SessionDep, CurrentUser, BenchAuth, ..."""
+"""Request dependencies as Annotated aliases: SessionDep, CurrentUser, Reviewer, Admin,
+BenchAuth, ...
+
+Roles: a viewer reads; a reviewer also queues, cancels, moves and resumes runs, edits the
+catalog and prices, uploads traces and shares comparisons; an admin also manages users,
+benches and tokens. A bench's token works on the worker api (/api/worker/...) only.
+"""
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Annotated
 
 import redis
@@ -14,10 +22,11 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from backend.benches.models import Bench
+from backend.core.db import utcnow
 from backend.core.errors import Forbidden, Unauthorized
 from backend.core.security import hash_token
 from backend.core.settings import Settings
-from backend.users.models import User
+from backend.users.models import ApiToken, LoginSession, User
 
 
 @dataclass
@@ -88,44 +97,144 @@ def _bearer(request: Request) -> str | None:
     return None
 
 
-def get_optional_user(request: Request, session: SessionDep) -> User | None:
+SESSION_COOKIE = "drivelab_session"
+CSRF_COOKIE = "drivelab_csrf"
+CSRF_HEADER = "X-CSRF-Token"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# A token's last use is recorded at most this often (a read should not write every time).
+TOKEN_USE_RESOLUTION = timedelta(minutes=1)
+
+ROLE_RANK = {"viewer": 0, "reviewer": 1, "admin": 2}
+SIGN_IN = (
+    "sign in first: open /login in the browser (`drivelab login-link` prints a one-time link), "
+    "or send 'Authorization: Bearer <token>' with a user's API token (the drivelab CLI sends "
+    "the one `drivelab up` wrote)"
+)
+
+
+@dataclass
+class Principal:
+    """Who is calling: a user (by API token or session cookie) or a bench (by its token)."""
+
+    user: User | None = None
+    bench: Bench | None = None
+    # token | session
+    via: str = "token"
+    session_id: int | None = None
+
+
+def get_principal(request: Request, session: SessionDep) -> Principal | None:
+    """The caller, or None when anonymous. A bearer token wins over a session cookie; a
+    request authenticated by the session cookie with an unsafe method must echo the CSRF
+    cookie in the X-CSRF-Token header (double submit, checked against the session too)."""
     token = _bearer(request)
-    if not token:
+    if token:
+        digest = hash_token(token)
+        found = session.execute(
+            select(ApiToken, User)
+            .join(User, User.id == ApiToken.user_id)
+            .where(ApiToken.token_hash == digest, ApiToken.revoked_at.is_(None))
+        ).first()
+        if found is not None:
+            api_token, user = found
+            if user.disabled:
+                raise Unauthorized(f"user {user.name} is disabled: ask an admin to enable it")
+            now = utcnow()
+            if api_token.last_used_at is None or now - api_token.last_used_at > (
+                TOKEN_USE_RESOLUTION
+            ):
+                api_token.last_used_at = now
+            return Principal(user=user, via="token")
+        bench = session.scalar(select(Bench).where(Bench.token_hash == digest))
+        if bench is not None:
+            return Principal(bench=bench, via="token")
+        raise Unauthorized(
+            "unknown or revoked token: a user needs a current API token (or signs in at "
+            "/login); a bench's worker needs the bench's current token (an admin issues one "
+            "with POST /api/benches/NAME/token)"
+        )
+    cookie = request.cookies.get(SESSION_COOKIE)
+    if not cookie:
         return None
-    user = session.scalar(select(User).where(User.token_hash == hash_token(token)))
-    if user is None:
-        raise Unauthorized("unknown or revoked token: log in again or use a current API token")
-    return user
-
-
-def get_reviewer(user: Annotated[User | None, Depends(get_optional_user)]) -> User:
-    if user is None:
-        raise Unauthorized(
-            "this action needs a reviewer: send 'Authorization: Bearer <token>' "
-            "(the drivelab CLI does this with the credentials `drivelab up` wrote)"
+    signed_in = session.execute(
+        select(LoginSession, User)
+        .join(User, User.id == LoginSession.user_id)
+        .where(LoginSession.token_hash == hash_token(cookie), LoginSession.expires_at > utcnow())
+    ).first()
+    if signed_in is None or signed_in[1].disabled:
+        request.state.auth_problem = (
+            "your session has expired or was ended (signed out, or the user was disabled): "
+            "sign in again"
         )
-    if user.role not in ("admin", "reviewer"):
-        raise Forbidden(
-            f"user {user.name} is a {user.role}: queuing and cancelling need a reviewer"
-        )
-    return user
+        return None
+    login, user = signed_in
+    if request.method not in SAFE_METHODS:
+        header = request.headers.get(CSRF_HEADER, "")
+        if (
+            not header
+            or not hmac.compare_digest(header, request.cookies.get(CSRF_COOKIE, ""))
+            or not hmac.compare_digest(hash_token(header), login.csrf_hash)
+        ):
+            raise Forbidden(
+                f"CSRF check failed: a request signed in by the session cookie must send the "
+                f"{CSRF_COOKIE} cookie's value in the {CSRF_HEADER} header (the web app does "
+                "this; scripts can use an API token instead)"
+            )
+    return Principal(user=user, via="session", session_id=login.id)
 
 
-OptionalUser = Annotated[User | None, Depends(get_optional_user)]
+OptionalPrincipal = Annotated[Principal | None, Depends(get_principal)]
+
+
+def _require(minimum: str, action: str) -> Callable[..., User]:
+    def dependency(request: Request, principal: OptionalPrincipal) -> User:
+        if principal is None:
+            raise Unauthorized(getattr(request.state, "auth_problem", None) or SIGN_IN)
+        if principal.bench is not None:
+            raise Forbidden(
+                f"this is bench {principal.bench.name}'s worker token: it only works for that "
+                f"bench's worker on /api/worker/..., not for {action}"
+            )
+        user = principal.user
+        assert user is not None
+        if ROLE_RANK.get(user.role, -1) < ROLE_RANK[minimum]:
+            raise Forbidden(f"user {user.name} is a {user.role}: {action} needs a {minimum}")
+        return user
+
+    return dependency
+
+
+get_viewer = _require("viewer", "reading lab data")
+get_reviewer = _require(
+    "reviewer",
+    "queuing, cancelling, moving and resuming runs, editing the catalog and prices, "
+    "uploading traces and sharing comparisons",
+)
+get_admin = _require("admin", "managing users, benches and tokens")
+
+CurrentUser = Annotated[User, Depends(get_viewer)]
 Reviewer = Annotated[User, Depends(get_reviewer)]
+Admin = Annotated[User, Depends(get_admin)]
 
 
-def get_bench(request: Request, session: SessionDep) -> Bench:
-    token = _bearer(request)
-    if not token:
+def get_signed_in(principal: OptionalPrincipal, user: CurrentUser) -> Principal:
+    """The signed-in user with how they signed in (session or token)."""
+    assert principal is not None
+    return principal
+
+
+SignedIn = Annotated[Principal, Depends(get_signed_in)]
+
+
+def get_bench(principal: OptionalPrincipal) -> Bench:
+    if principal is None:
         raise Unauthorized("bench token missing: start the worker with --token (DRIVELAB_TOKEN)")
-    bench = session.scalar(select(Bench).where(Bench.token_hash == hash_token(token)))
-    if bench is None:
-        raise Unauthorized(
-            "unknown bench token: it was rotated or revoked; get the current one from the "
-            "admin (`drivelab benches add NAME` prints a new one)"
+    if principal.bench is None:
+        raise Forbidden(
+            "the worker api takes a bench's token, not a user's: start the worker with the "
+            "token an admin issued for the bench (POST /api/benches/NAME/token)"
         )
-    return bench
+    return principal.bench
 
 
 BenchAuth = Annotated[Bench, Depends(get_bench)]

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 class DrivelabError(Exception):
     status_code = 400
+    # Extra response headers (Retry-After...).
+    headers: dict[str, str] | None = None
 
     def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(message)

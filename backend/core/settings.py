@@ -49,6 +49,17 @@ class Settings(BaseSettings):
     # A running run whose worker has not been heard from for this long is marked `lost`.
     heartbeat_timeout_s: float = 60.0
     log_level: str = "INFO"
+    # The address people use to reach drivelab (https://lab.example.com), for the links the api
+    # hands out (one-time sign-in links, shared comparisons); the request's own URL when unset.
+    public_url: str | None = None
+    # Session cookies are Secure (sent over HTTPS only) unless the api binds to loopback;
+    # set false to serve a trusted LAN over plain HTTP.
+    cookie_secure: bool | None = None
+    session_ttl_s: int = 7 * 24 * 3600
+    # Sign-in attempts: this many failures per client address, and per user name, within the
+    # window, and further attempts are refused (429) until the window ends.
+    login_max_failures: int = 5
+    login_window_s: int = 300
 
     @field_validator("data_dir", mode="after")
     @classmethod
@@ -58,6 +69,10 @@ class Settings(BaseSettings):
     @property
     def embedded(self) -> bool:
         return self.database_url is None or self.redis_url is None
+
+    @property
+    def secure_cookies(self) -> bool:
+        return self.cookie_secure if self.cookie_secure is not None else not is_loopback(self.host)
 
     def check_safe_bind(self) -> None:
         """Refuse to serve beyond loopback with no secret configured."""

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
 
-from backend.core.deps import OptionalUser, Reviewer, SessionDep
+from backend.core.deps import CurrentUser, Reviewer, SessionDep
 from backend.core.errors import InvalidParams
 from backend.drives import catalog_service as service
 from backend.drives.models import DriveModel
-from backend.drives.service import capacity_label
+from backend.drives.service import capacity_label, sees_embargoed, under_embargo
 
 router = APIRouter(prefix="/api/models", tags=["catalog"])
 
@@ -79,6 +79,18 @@ class ModelUpdate(BaseModel):
     controller: Controller = None
     nand: Nand = None
     dram: Dram = None
+    embargo_until: AwareDatetime | None = Field(
+        None,
+        description="Until then viewers and shared links do not see the model, its drives, "
+        "runs or results; null lifts the embargo. Allowed on simulated drives' models too.",
+    )
+
+    @field_validator("embargo_until")
+    @classmethod
+    def _plausible(cls, value: datetime | None) -> datetime | None:
+        if value is not None and not 1970 <= value.astimezone(UTC).year <= 9998:
+            raise ValueError("embargo_until must be a moment between 1970 and 9998")
+        return value
 
 
 class CatalogModelOut(BaseModel):
@@ -93,6 +105,8 @@ class CatalogModelOut(BaseModel):
     nand: str | None
     dram: str | None
     simulated: bool = Field(description="The model of a simulated drive, not a product.")
+    embargo_until: datetime | None
+    embargoed: bool = Field(description="Under embargo now (only reviewers and admins see it).")
     created_at: datetime
 
 
@@ -109,6 +123,8 @@ def model_out(m: DriveModel) -> CatalogModelOut:
         nand=m.nand,
         dram=m.dram,
         simulated=m.simulated,
+        embargo_until=m.embargo_until,
+        embargoed=under_embargo(m),
         created_at=m.created_at,
     )
 
@@ -116,18 +132,25 @@ def model_out(m: DriveModel) -> CatalogModelOut:
 @router.get("", response_model=list[CatalogModelOut])
 def list_models(
     session: SessionDep,
-    _user: OptionalUser,
+    user: CurrentUser,
     simulated: bool | None = Query(
         None, description="false: products only; true: simulated drives' models only."
     ),
 ) -> list[CatalogModelOut]:
-    """Drive models by vendor, model and capacity, each labelled `simulated` or not."""
-    return [model_out(m) for m in service.list_models(session, simulated=simulated)]
+    """Drive models by vendor, model and capacity, each labelled `simulated` or not (for a
+    viewer, without models under embargo)."""
+    hide = not sees_embargoed(user)
+    return [
+        model_out(m)
+        for m in service.list_models(session, simulated=simulated, hide_embargoed=hide)
+    ]
 
 
 @router.get("/{model_id}", response_model=CatalogModelOut)
-def get_model(model_id: int, session: SessionDep, _user: OptionalUser) -> CatalogModelOut:
-    return model_out(service.get_model(session, model_id))
+def get_model(model_id: int, session: SessionDep, user: CurrentUser) -> CatalogModelOut:
+    return model_out(
+        service.get_model(session, model_id, hide_embargoed=not sees_embargoed(user))
+    )
 
 
 @router.post(
@@ -150,7 +173,7 @@ def create_model(data: ModelCreate, session: SessionDep, _user: Reviewer) -> Cat
 def update_model(
     model_id: int, data: ModelUpdate, session: SessionDep, _user: Reviewer
 ) -> CatalogModelOut:
-    """Edit a product's name, capacity or specifications."""
+    """Edit a product's name, capacity or specifications, or set its embargo."""
     changes = data.model_dump(exclude_unset=True)
     for name in ("vendor", "model", "capacity_bytes"):
         if name in changes and changes[name] is None:

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from backend.core.errors import Conflict, NotFound
 from backend.drives.models import DriveModel
-from backend.drives.service import capacity_label
+from backend.drives.service import capacity_label, not_embargoed, under_embargo
 from backend.prices.models import Price
 
 # Capacities within this fraction of each other are the same capacity point.
@@ -139,18 +139,22 @@ def match_model(
 # --- queries -------------------------------------------------------------------------------
 
 
-def list_models(session: Session, *, simulated: bool | None = None) -> list[DriveModel]:
+def list_models(
+    session: Session, *, simulated: bool | None = None, hide_embargoed: bool = False
+) -> list[DriveModel]:
     query = select(DriveModel).order_by(
         DriveModel.vendor, DriveModel.model, DriveModel.capacity_bytes
     )
     if simulated is not None:
         query = query.where(DriveModel.simulated == simulated)
+    if hide_embargoed:
+        query = query.where(not_embargoed())
     return list(session.scalars(query))
 
 
-def get_model(session: Session, model_id: int) -> DriveModel:
+def get_model(session: Session, model_id: int, *, hide_embargoed: bool = False) -> DriveModel:
     found = session.get(DriveModel, model_id)
-    if found is None:
+    if found is None or (hide_embargoed and under_embargo(found)):
         raise NotFound(
             f"drive model {model_id} does not exist: see GET /api/models", field="model_id"
         )
@@ -186,6 +190,11 @@ def create_model(session: Session, fields: dict[str, Any]) -> DriveModel:
 
 def update_model(session: Session, model_id: int, changes: dict[str, Any]) -> DriveModel:
     dm = get_model(session, model_id)
+    if set(changes) <= {"embargo_until"}:
+        # An embargo is not a catalog edit: simulated drives' models may have one too.
+        dm.embargo_until = changes.get("embargo_until", dm.embargo_until)
+        session.flush()
+        return dm
     if dm.simulated:
         raise Conflict(
             f"model {dm.id} ({dm.vendor} {dm.model}) belongs to a simulated drive: the catalog "

@@ -25,6 +25,8 @@ class DriveModel(Base):
     dram: Mapped[str | None] = mapped_column(String(80))
     # Simulated drives (sparse files, loop devices) are labelled as such wherever they appear.
     simulated: Mapped[bool] = mapped_column(default=False)
+    # Until then, viewers and shared links do not see the model, its drives, runs or results.
+    embargo_until: Mapped[datetime | None]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     __table_args__ = (UniqueConstraint("vendor", "model", "capacity_bytes"),)

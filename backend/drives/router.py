@@ -3,7 +3,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from backend.benches.service import get_bench_by_name, is_online
-from backend.core.deps import OptionalUser, Reviewer, SessionDep
+from backend.core.deps import CurrentUser, Reviewer, SessionDep
 from backend.core.errors import NotFound
 from backend.drives import service
 from backend.drives.models import DriveSample
@@ -32,21 +32,26 @@ def drive_out(drive: DriveSample, active_run_id: int | None) -> DriveOut:
             controller=m.controller,
             nand=m.nand,
             dram=m.dram,
+            embargo_until=m.embargo_until,
         ),
         active_run_id=active_run_id,
+        embargoed=service.under_embargo(m),
     )
 
 
 @router.get("", response_model=list[DriveOut])
-def list_drives(session: SessionDep, _user: OptionalUser) -> list[DriveOut]:
-    """Drive samples with their model, capacity, bench and the run using them now."""
+def list_drives(session: SessionDep, user: CurrentUser) -> list[DriveOut]:
+    """Drive samples with their model, capacity, bench and the run using them now (for a
+    viewer, without drives whose model is under embargo)."""
     active = queue.active_runs(session)
-    return [drive_out(d, active.get(d.id)) for d in service.list_drives(session)]
+    hide = not service.sees_embargoed(user)
+    drives = service.list_drives(session, hide_embargoed=hide)
+    return [drive_out(d, active.get(d.id)) for d in drives]
 
 
 @router.get("/{drive_id}", response_model=DriveOut)
-def get_drive(drive_id: int, session: SessionDep, _user: OptionalUser) -> DriveOut:
-    drive = service.get_drive(session, drive_id)
+def get_drive(drive_id: int, session: SessionDep, user: CurrentUser) -> DriveOut:
+    drive = service.get_drive(session, drive_id, hide_embargoed=not service.sees_embargoed(user))
     return drive_out(drive, queue.active_runs(session).get(drive_id))
 
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from datetime import datetime
+
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -18,6 +20,9 @@ class DriveModelOut(BaseModel):
     controller: str | None
     nand: str | None
     dram: str | None
+    embargo_until: datetime | None = Field(
+        None, description="Until then only reviewers and admins see the model and its drives."
+    )
 
 
 class DriveOut(BaseModel):
@@ -30,6 +35,7 @@ class DriveOut(BaseModel):
     bench: BenchRef
     model: DriveModelOut
     active_run_id: int | None
+    embargoed: bool = Field(False, description="Its model is under embargo now.")
 
 
 class DriveCreate(BaseModel):

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, or_, select
 from sqlalchemy.orm import Session, selectinload
 
 from backend.benches.models import Bench
+from backend.core.db import utcnow
 from backend.core.errors import Conflict, InvalidParams, NotFound
 from backend.drives.models import DriveModel, DriveSample
+
+if TYPE_CHECKING:
+    from backend.users.models import User
 
 
 def capacity_label(n: int) -> str:
@@ -24,21 +30,54 @@ def drive_label(drive: DriveSample) -> str:
     return f"{m.vendor} {m.model} {capacity_label(m.capacity_bytes)} (S/N {drive.serial})"
 
 
+# --- embargo: until a model's embargo_until, viewers and shared links do not see it ---------
+
+
+def sees_embargoed(user: User | None) -> bool:
+    """Reviewers and admins see models under embargo (marked as such); viewers do not."""
+    return user is not None and user.role in ("reviewer", "admin")
+
+
+def under_embargo(model: DriveModel, now: datetime | None = None) -> bool:
+    return model.embargo_until is not None and model.embargo_until > (now or utcnow())
+
+
+def not_embargoed() -> ColumnElement[bool]:
+    """SQL: the DriveModel in the query is not under embargo now."""
+    return or_(DriveModel.embargo_until.is_(None), DriveModel.embargo_until <= utcnow())
+
+
+def visible_drive_ids(session: Session, drive_ids: Iterable[int]) -> set[int]:
+    """Those of the drives that exist and are not under embargo."""
+    return set(
+        session.scalars(
+            select(DriveSample.id)
+            .join(DriveModel, DriveModel.id == DriveSample.model_id)
+            .where(DriveSample.id.in_(list(drive_ids)), not_embargoed())
+        )
+    )
+
+
 def _drive_query():  # type: ignore[no-untyped-def]
     return select(DriveSample).options(
         selectinload(DriveSample.model), selectinload(DriveSample.bench)
     )
 
 
-def get_drive(session: Session, drive_id: int) -> DriveSample:
+def get_drive(session: Session, drive_id: int, *, hide_embargoed: bool = False) -> DriveSample:
     drive = session.scalar(_drive_query().where(DriveSample.id == drive_id))
-    if drive is None:
+    if drive is None or (hide_embargoed and under_embargo(drive.model)):
         raise NotFound(f"drive {drive_id} does not exist: see GET /api/drives", field="drive_id")
     return drive
 
 
-def list_drives(session: Session) -> list[DriveSample]:
-    return list(session.scalars(_drive_query().order_by(DriveSample.id)))
+def list_drives(session: Session, *, hide_embargoed: bool = False) -> list[DriveSample]:
+    query = _drive_query().order_by(DriveSample.id)
+    if hide_embargoed:
+        query = query.join(DriveModel, DriveModel.id == DriveSample.model_id).where(
+            not_embargoed()
+        )
+    return list(session.scalars(query))
 
 
 def get_or_create_model(

@@ -5,6 +5,7 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel
 
+from backend.core.deps import CurrentUser
 from backend.plans.base import Plan
 from backend.plans.catalog import PLANS, get_plan
 
@@ -30,11 +31,11 @@ def plan_out(plan: Plan) -> PlanOut:
 
 
 @router.get("", response_model=list[PlanOut])
-def list_plans() -> list[PlanOut]:
+def list_plans(_user: CurrentUser) -> list[PlanOut]:
     """Every plan: its key, title, whether it writes to the drive, and its parameter schema."""
     return [plan_out(p) for p in PLANS.values()]
 
 
 @router.get("/{key}", response_model=PlanOut)
-def show_plan(key: str) -> PlanOut:
+def show_plan(key: str, _user: CurrentUser) -> PlanOut:
     return plan_out(get_plan(key))

@@ -6,9 +6,10 @@ from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
-from backend.core.deps import OptionalUser, Reviewer, SessionDep
+from backend.core.deps import CurrentUser, Reviewer, SessionDep
 from backend.core.errors import InvalidParams
 from backend.drives.models import DriveModel
+from backend.drives.service import sees_embargoed
 from backend.prices import schemas, service
 from backend.prices.models import Price
 
@@ -41,13 +42,16 @@ def add_price(data: schemas.PriceCreate, session: SessionDep, _user: Reviewer) -
 @router.get("/api/prices", response_model=list[schemas.PriceOut])
 def list_prices(
     session: SessionDep,
-    _user: OptionalUser,
+    user: CurrentUser,
     model_id: int | None = Query(None, description="Only this drive model's prices."),
     limit: int = Query(1000, ge=1, le=10000),
 ) -> list[schemas.PriceOut]:
     """Price observations, newest first."""
     return [
-        price_out(p, m) for p, m in service.list_prices(session, model_id=model_id, limit=limit)
+        price_out(p, m)
+        for p, m in service.list_prices(
+            session, model_id=model_id, limit=limit, hide_embargoed=not sees_embargoed(user)
+        )
     ]
 
 
@@ -94,10 +98,10 @@ async def import_prices(
     response_class=Response,
     responses={200: {"content": {"text/csv": {"schema": {"type": "string"}}}}},
 )
-def export_prices(session: SessionDep, _user: OptionalUser) -> Response:
+def export_prices(session: SessionDep, user: CurrentUser) -> Response:
     """Every price observation as CSV, in the columns POST /api/prices/import reads."""
     return Response(
-        service.export_csv(session),
+        service.export_csv(session, hide_embargoed=not sees_embargoed(user)),
         media_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": 'attachment; filename="drivelab-prices.csv"'},
     )
@@ -106,7 +110,7 @@ def export_prices(session: SessionDep, _user: OptionalUser) -> Response:
 @router.get("/api/prices/table", response_model=schemas.PriceTable)
 def price_table(
     session: SessionDep,
-    _user: OptionalUser,
+    user: CurrentUser,
     currency: str = Query("USD", description="ISO 4217 code; only prices in it count."),
 ) -> schemas.PriceTable:
     """The price table of a review: capacity classes (a model goes to the nearest one), each
@@ -115,4 +119,4 @@ def price_table(
         code = schemas.check_currency(currency)
     except ValueError as exc:
         raise InvalidParams(str(exc), field="currency") from None
-    return service.price_table(session, code)
+    return service.price_table(session, code, hide_embargoed=not sees_embargoed(user))

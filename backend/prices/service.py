@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 from backend.core.errors import InvalidParams
 from backend.drives import catalog_service
 from backend.drives.models import DriveModel
-from backend.drives.service import capacity_label
+from backend.drives.service import capacity_label, not_embargoed
 from backend.prices import schemas
 from backend.prices.models import Price
 from backend.prices.schemas import CSV_COLUMNS, GB
@@ -353,9 +353,14 @@ def add_price(session: Session, data: schemas.PriceCreate) -> tuple[Price, Drive
 
 
 def list_prices(
-    session: Session, *, model_id: int | None = None, limit: int = 1000
+    session: Session,
+    *,
+    model_id: int | None = None,
+    limit: int = 1000,
+    hide_embargoed: bool = False,
 ) -> list[tuple[Price, DriveModel]]:
-    """Observations, newest first (by date, then by entry)."""
+    """Observations, newest first (by date, then by entry); with hide_embargoed, none of
+    models under embargo."""
     query = (
         select(Price, DriveModel)
         .join(DriveModel, DriveModel.id == Price.model_id)
@@ -363,8 +368,10 @@ def list_prices(
         .limit(limit)
     )
     if model_id is not None:
-        catalog_service.get_model(session, model_id)
+        catalog_service.get_model(session, model_id, hide_embargoed=hide_embargoed)
         query = query.where(Price.model_id == model_id)
+    if hide_embargoed:
+        query = query.where(not_embargoed())
     return [(p, m) for p, m in session.execute(query).tuples()]
 
 
@@ -445,7 +452,7 @@ def import_csv(session: Session, text: str) -> schemas.ImportResult:
     )
 
 
-def export_csv(session: Session) -> str:
+def export_csv(session: Session, *, hide_embargoed: bool = False) -> str:
     query = (
         select(
             DriveModel.vendor,
@@ -467,12 +474,17 @@ def export_csv(session: Session) -> str:
             Price.id,
         )
     )
+    if hide_embargoed:
+        query = query.where(not_embargoed())
     return write_price_csv(session.execute(query).tuples())
 
 
-def price_table(session: Session, currency: str) -> schemas.PriceTable:
+def price_table(
+    session: Session, currency: str, *, hide_embargoed: bool = False
+) -> schemas.PriceTable:
     currencies = sorted(session.scalars(select(Price.currency).distinct()))
-    return build_table(observations_for(session, currency), currency, currencies)
+    observations = observations_for(session, currency, hide_embargoed=hide_embargoed)
+    return build_table(observations, currency, currencies)
 
 
 def lowest_current_prices(
@@ -487,13 +499,19 @@ def lowest_current_prices(
 
 
 def observations_for(
-    session: Session, currency: str, model_ids: Iterable[int] | None = None
+    session: Session,
+    currency: str,
+    model_ids: Iterable[int] | None = None,
+    *,
+    hide_embargoed: bool = False,
 ) -> list[Observation]:
     query = (
         select(Price, DriveModel)
         .join(DriveModel, DriveModel.id == Price.model_id)
         .where(Price.currency == currency, DriveModel.simulated.is_(False))
     )
+    if hide_embargoed:
+        query = query.where(not_embargoed())
     if model_ids is not None:
         query = query.where(DriveModel.id.in_(list(model_ids)))
     return [

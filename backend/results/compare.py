@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session, joinedload
 from backend.analysis.variation import variation
 from backend.core.errors import InvalidParams
 from backend.drives.models import DriveSample
-from backend.drives.service import drive_label
+from backend.drives.service import drive_label, under_embargo
 from backend.results.models import Result
 from backend.runs.models import Run, Step
 
@@ -36,13 +36,17 @@ def lower_is_better(metric: str, unit: str) -> bool:
     return unit in LOWER_IS_BETTER_UNITS or any(w in name for w in LOWER_IS_BETTER_WORDS)
 
 
-def _drives(session: Session, drive_ids: list[int]) -> dict[int, DriveSample]:
+def _drives(
+    session: Session, drive_ids: list[int], hide_embargoed: bool = False
+) -> dict[int, DriveSample]:
+    """The drives by id; with hide_embargoed (a viewer, a shared link), a drive under embargo
+    is missing exactly as one that does not exist."""
     drives = session.scalars(
         select(DriveSample)
         .where(DriveSample.id.in_(drive_ids))
         .options(joinedload(DriveSample.model), joinedload(DriveSample.bench))
     )
-    found = {d.id: d for d in drives}
+    found = {d.id: d for d in drives if not (hide_embargoed and under_embargo(d.model))}
     missing = sorted(set(drive_ids) - set(found))
     if missing:
         raise InvalidParams(
@@ -111,12 +115,14 @@ def compare(
     metrics: list[str] | None,
     under_review: int | None,
     aggregate: str = "latest",
+    *,
+    hide_embargoed: bool = False,
 ) -> dict[str, Any]:
     if not drive_ids:
         raise InvalidParams("choose at least one drive: ?drives=1,2,3", field="drives")
     if aggregate not in ("latest", "mean"):
         raise InvalidParams("aggregate is latest or mean", field="aggregate")
-    drives = _drives(session, drive_ids)
+    drives = _drives(session, drive_ids, hide_embargoed)
     wanted = set(metrics) if metrics else None
     # run id -> (plan, drive id, conditions): each run's conditions are worked out once.
     runs = {
@@ -137,7 +143,9 @@ def compare(
         values[mid][drive_id].append((value, cond))
         run_ids[mid].append((drive_id, run_id))
     # Per drive once, not per row: how the drive is labelled and flagged.
-    shown = {d.id: (drive_label(d), d.model.simulated) for d in drives.values()}
+    shown = {
+        d.id: (drive_label(d), d.model.simulated, under_embargo(d.model)) for d in drives.values()
+    }
     # Metrics measured in the same runs (every metric of a step, of a plan) have the same
     # conditions, hence the same warnings: worked out once per set of runs.
     warned: dict[tuple[tuple[int, int], ...], list[str]] = {}
@@ -146,7 +154,7 @@ def compare(
         per_drive = values[mid]
         rows: list[dict[str, Any]] = []
         for drive_id, observations in per_drive.items():
-            label, simulated = shown[drive_id]
+            label, simulated, embargoed = shown[drive_id]
             numbers = [v for v, _c in observations]
             stats = variation(numbers)
             rows.append(
@@ -154,6 +162,7 @@ def compare(
                     "drive_id": drive_id,
                     "label": label,
                     "simulated": simulated,
+                    "embargoed": embargoed,
                     "under_review": drive_id == under_review,
                     "value": numbers[-1] if aggregate == "latest" else stats["mean"],
                     "runs": stats,
@@ -212,9 +221,9 @@ def _warnings(
     return warnings
 
 
-def pair(session: Session, a: int, b: int) -> dict[str, Any]:
+def pair(session: Session, a: int, b: int, *, hide_embargoed: bool = False) -> dict[str, Any]:
     """Every metric both drives have, side by side, with the difference in percent."""
-    result = compare(session, [a, b], None, None)
+    result = compare(session, [a, b], None, None, hide_embargoed=hide_embargoed)
     rows = []
     for m in result["metrics"]:
         by = {r["drive_id"]: r for r in m["rows"]}
@@ -232,7 +241,7 @@ def pair(session: Session, a: int, b: int) -> dict[str, Any]:
                 "warnings": m["warnings"],
             }
         )
-    drives = _drives(session, [a, b])
+    drives = _drives(session, [a, b], hide_embargoed)
     return {
         "a": {"drive_id": a, "label": drive_label(drives[a])},
         "b": {"drive_id": b, "label": drive_label(drives[b])},
@@ -241,17 +250,22 @@ def pair(session: Session, a: int, b: int) -> dict[str, Any]:
 
 
 def per_dollar(
-    session: Session, drive_ids: list[int], metric: str, currency: str
+    session: Session,
+    drive_ids: list[int],
+    metric: str,
+    currency: str,
+    *,
+    hide_embargoed: bool = False,
 ) -> dict[str, Any]:
     """A metric per unit of price (e.g. MB/s per dollar): each drive's value divided by its
     model's lowest current price. Drives whose model has no price (simulated drives never do)
     are listed apart, not guessed."""
     from backend.prices.service import lowest_current_prices
 
-    result = compare(session, drive_ids, [metric], None)
+    result = compare(session, drive_ids, [metric], None, hide_embargoed=hide_embargoed)
     if not result["metrics"]:
         raise InvalidParams(f"no drive among {drive_ids} has a result for {metric}", field="metric")
-    drives = _drives(session, drive_ids)
+    drives = _drives(session, drive_ids, hide_embargoed)
     prices = lowest_current_prices(session, currency, {d.model_id for d in drives.values()})
     m = result["metrics"][0]
     rows, unpriced = [], []

@@ -5,8 +5,9 @@ from typing import Any
 from fastapi import APIRouter, Query
 from fastapi.responses import PlainTextResponse
 
-from backend.core.deps import OptionalUser, SessionDep
+from backend.core.deps import CurrentUser, SessionDep
 from backend.core.errors import InvalidParams
+from backend.drives.service import sees_embargoed
 from backend.results import compare as cmp
 from backend.results import series as ser
 
@@ -26,7 +27,7 @@ def _ids(text: str, field: str) -> list[int]:
 def run_series(
     run_id: int,
     session: SessionDep,
-    _user: OptionalUser,
+    user: CurrentUser,
     step_id: int,
     metric: str = "write_mbps",
     points: int | None = Query(ser.DEFAULT_POINTS, description="about the chart width"),
@@ -37,7 +38,15 @@ def run_series(
     """A step's series for a chart: by time (samples, or fio's window logs with
     metric=log_bw:write) or, for HD Tach passes, by position (x=position). Downsampled to
     `points` keeping each bucket's minimum and maximum, so stalls and spikes survive."""
-    data = ser.series(session, run_id, step_id, metric, None if full else points, x)
+    data = ser.series(
+        session,
+        run_id,
+        step_id,
+        metric,
+        None if full else points,
+        x,
+        hide_embargoed=not sees_embargoed(user),
+    )
     if format == "csv":
         return PlainTextResponse(ser.to_csv(data), media_type="text/csv")
     return data
@@ -46,7 +55,7 @@ def run_series(
 @router.get("/api/compare")
 def compare(
     session: SessionDep,
-    _user: OptionalUser,
+    user: CurrentUser,
     drives: str = Query(..., description="drive ids, e.g. 1,2,3"),
     metrics: str | None = Query(None, description="plan:step:metric,...; all when omitted"),
     under_review: int | None = None,
@@ -56,23 +65,32 @@ def compare(
     under review marked, and warnings when conditions differ (fio version, ioengine, OP, host,
     resumed runs, simulated drives)."""
     wanted = [m for m in metrics.split(",") if m] if metrics else None
-    return cmp.compare(session, _ids(drives, "drives"), wanted, under_review, aggregate)
+    return cmp.compare(
+        session,
+        _ids(drives, "drives"),
+        wanted,
+        under_review,
+        aggregate,
+        hide_embargoed=not sees_embargoed(user),
+    )
 
 
 @router.get("/api/compare/pair")
-def compare_pair(session: SessionDep, _user: OptionalUser, a: int, b: int) -> dict[str, Any]:
+def compare_pair(session: SessionDep, user: CurrentUser, a: int, b: int) -> dict[str, Any]:
     """Two drives side by side: every metric both have, with b's difference from a in percent."""
-    return cmp.pair(session, a, b)
+    return cmp.pair(session, a, b, hide_embargoed=not sees_embargoed(user))
 
 
 @router.get("/api/compare/value")
 def compare_value(
     session: SessionDep,
-    _user: OptionalUser,
+    user: CurrentUser,
     drives: str = Query(..., description="drive ids, e.g. 1,2,3"),
     metric: str = Query(..., description="plan:step:metric"),
     currency: str = Query("USD", pattern="^[A-Z]{3}$"),
 ) -> dict[str, Any]:
     """Performance per dollar for any metric: each drive's value over its model's lowest
     current price (latest observation per retailer)."""
-    return cmp.per_dollar(session, _ids(drives, "drives"), metric, currency)
+    return cmp.per_dollar(
+        session, _ids(drives, "drives"), metric, currency, hide_embargoed=not sees_embargoed(user)
+    )

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 from backend.analysis.downsample import minmax_downsample
 from backend.core.errors import InvalidParams, NotFound
 from backend.runs.models import SAMPLE_COLUMNS, Sample, Step
+from backend.runs.service import get_run
 
 DEFAULT_POINTS = 650
 
@@ -28,7 +29,8 @@ SAMPLE_METRICS: dict[str, tuple[str, Any]] = {
 LOG_METRICS = {"log_bw": ("bw", "MB/s", 1e-6), "log_iops": ("iops", "IOPS", 1.0)}
 
 
-def _step(session: Session, run_id: int, step_id: int) -> Step:
+def _step(session: Session, run_id: int, step_id: int, hide_embargoed: bool = False) -> Step:
+    get_run(session, run_id, with_steps=False, hide_embargoed=hide_embargoed)
     step = session.scalar(select(Step).where(Step.id == step_id, Step.run_id == run_id))
     if step is None:
         raise NotFound(f"run {run_id} has no step {step_id}", field="step_id")
@@ -45,9 +47,16 @@ def _sample_rows(session: Session, step_id: int) -> list[Any]:
 
 
 def series(
-    session: Session, run_id: int, step_id: int, metric: str, points: int | None, x: str = "time"
+    session: Session,
+    run_id: int,
+    step_id: int,
+    metric: str,
+    points: int | None,
+    x: str = "time",
+    *,
+    hide_embargoed: bool = False,
 ) -> dict[str, Any]:
-    step = _step(session, run_id, step_id)
+    step = _step(session, run_id, step_id, hide_embargoed)
     if x == "position":
         curve = (step.analysis or {}).get("hdtach")
         if not curve:

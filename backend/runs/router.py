@@ -8,8 +8,9 @@ import redis.asyncio as aioredis
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response, StreamingResponse
 
-from backend.core.deps import OptionalUser, Reviewer, SessionDep, StateDep
+from backend.core.deps import CurrentUser, Reviewer, SessionDep, StateDep
 from backend.core.events import run_channel, sse
+from backend.drives.service import sees_embargoed
 from backend.runs import service
 from backend.runs.models import RUN_FINAL
 from backend.runs.schemas import JobOut, RunCreate, RunMove, RunOut, RunSummary, SampleOut
@@ -27,17 +28,24 @@ def queue_run(data: RunCreate, session: SessionDep, state: StateDep, user: Revie
 @router.get("", response_model=list[RunSummary])
 def list_runs(
     session: SessionDep,
-    _user: OptionalUser,
+    user: CurrentUser,
     limit: int = Query(50, ge=1, le=500),
     drive_id: int | None = None,
     status: str | None = None,
 ) -> list[RunSummary]:
-    return service.list_runs(session, limit=limit, drive_id=drive_id, status=status)
+    return service.list_runs(
+        session,
+        limit=limit,
+        drive_id=drive_id,
+        status=status,
+        hide_embargoed=not sees_embargoed(user),
+    )
 
 
 @router.get("/{run_id}", response_model=RunOut)
-def get_run(run_id: int, session: SessionDep, _user: OptionalUser) -> RunOut:
-    return service.run_out(session, service.get_run(session, run_id))
+def get_run(run_id: int, session: SessionDep, user: CurrentUser) -> RunOut:
+    hide = not sees_embargoed(user)
+    return service.run_out(session, service.get_run(session, run_id, hide_embargoed=hide))
 
 
 @router.post("/{run_id}/cancel", response_model=RunOut)
@@ -56,24 +64,26 @@ def move_run(
 
 
 @router.post("/{run_id}/resume", response_model=RunOut)
-def resume_run(run_id: int, session: SessionDep, state: StateDep, _user: Reviewer) -> RunOut:
+def resume_run(run_id: int, session: SessionDep, state: StateDep, user: Reviewer) -> RunOut:
     """Queue an interrupted run again from its first unfinished step, keeping the steps done
     (purge, preconditioning) when nothing wrote to the drive since."""
-    return service.run_out(session, service.resume_run(session, state, run_id))
+    return service.run_out(session, service.resume_run(session, state, run_id, user))
 
 
 @router.get("/{run_id}/samples", response_model=list[SampleOut])
 def get_samples(
-    run_id: int, session: SessionDep, _user: OptionalUser, step_id: int | None = None
+    run_id: int, session: SessionDep, user: CurrentUser, step_id: int | None = None
 ) -> list[SampleOut]:
     """Per-interval samples (about one a second) at full resolution."""
-    return service.list_samples(session, run_id, step_id)
+    return service.list_samples(
+        session, run_id, step_id, hide_embargoed=not sees_embargoed(user)
+    )
 
 
 @router.get("/{run_id}/jobs", response_model=list[JobOut])
-def get_jobs(run_id: int, session: SessionDep, _user: OptionalUser) -> list[JobOut]:
+def get_jobs(run_id: int, session: SessionDep, user: CurrentUser) -> list[JobOut]:
     """The exact fio job files of the run's steps and the command that runs each."""
-    return service.list_jobs(session, run_id)
+    return service.list_jobs(session, run_id, hide_embargoed=not sees_embargoed(user))
 
 
 @router.get(
@@ -82,26 +92,32 @@ def get_jobs(run_id: int, session: SessionDep, _user: OptionalUser) -> list[JobO
     responses={200: {"content": {"application/json": {}}}},
 )
 def get_step_output(
-    run_id: int, step_id: int, session: SessionDep, _user: OptionalUser
+    run_id: int, step_id: int, session: SessionDep, user: CurrentUser
 ) -> Response:
     """fio's final JSON of a step, byte for byte as fio printed it."""
-    return Response(service.step_output(session, run_id, step_id), media_type="application/json")
+    output = service.step_output(
+        session, run_id, step_id, hide_embargoed=not sees_embargoed(user)
+    )
+    return Response(output, media_type="application/json")
 
 
 @router.get("/{run_id}/steps/{step_id}/logs", response_model=dict)
-def get_step_logs(run_id: int, step_id: int, session: SessionDep, _user: OptionalUser) -> dict:
+def get_step_logs(run_id: int, step_id: int, session: SessionDep, user: CurrentUser) -> dict:
     """A step's fine-grained record: fio's window logs (bw in bytes/s and IOPS per window,
     missing windows as 0), or the purge method, TRIM timing, steady-state rounds."""
-    return service.step_logs(session, run_id, step_id)
+    return service.step_logs(session, run_id, step_id, hide_embargoed=not sees_embargoed(user))
 
 
 KEEPALIVE_S = 15.0
 
 
 @router.get("/{run_id}/events", response_class=StreamingResponse)
-async def run_events(run_id: int, request: Request, state: StateDep) -> StreamingResponse:
+async def run_events(
+    run_id: int, request: Request, state: StateDep, user: CurrentUser
+) -> StreamingResponse:
     """Server-sent events: `run` (the run as GET /api/runs/{id}), `samples` (a batch of new
     samples of a step). The stream ends when the run has ended."""
+    hide = not sees_embargoed(user)
     client = aioredis.from_url(state.settings.redis_url)  # type: ignore[arg-type]
     pubsub = client.pubsub()
     # Subscribe before reading the snapshot so nothing falls between the two.
@@ -109,7 +125,8 @@ async def run_events(run_id: int, request: Request, state: StateDep) -> Streamin
 
     def snapshot() -> dict:
         with state.sessions() as s:
-            return service.run_out(s, service.get_run(s, run_id)).model_dump(mode="json")
+            run = service.get_run(s, run_id, hide_embargoed=hide)
+            return service.run_out(s, run).model_dump(mode="json")
 
     try:
         first = await asyncio.to_thread(snapshot)

@@ -55,6 +55,7 @@ class RunSummary(BaseModel):
     drive_id: int
     drive_label: str
     simulated: bool
+    embargoed: bool = Field(False, description="The drive's model is under embargo now.")
     status: RunStatus
     progress: float
     error: str | None

@@ -8,12 +8,13 @@ from typing import Any
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session, selectinload
 
+from backend.audit import service as audit
 from backend.core.db import utcnow
 from backend.core.deps import AppState, after_commit
 from backend.core.errors import Conflict, InvalidParams, NotFound
 from backend.core.events import has_listeners, lab_channel, publish, run_channel
-from backend.drives.models import DriveSample
-from backend.drives.service import drive_label, get_drive
+from backend.drives.models import DriveModel, DriveSample
+from backend.drives.service import drive_label, get_drive, not_embargoed, under_embargo
 from backend.plans.base import DriveContext, fio_args
 from backend.plans.catalog import compile_plan
 from backend.results.models import Result
@@ -39,12 +40,15 @@ def _run_query():  # type: ignore[no-untyped-def]
     )
 
 
-def get_run(session: Session, run_id: int, *, with_steps: bool = True) -> Run:
+def get_run(
+    session: Session, run_id: int, *, with_steps: bool = True, hide_embargoed: bool = False
+) -> Run:
+    """The run; with hide_embargoed (a viewer), runs of drives under embargo do not exist."""
     query = _run_query().where(Run.id == run_id)
     if with_steps:
         query = query.options(selectinload(Run.steps))
     run = session.scalar(query)
-    if run is None:
+    if run is None or (hide_embargoed and under_embargo(run.drive.model)):
         raise NotFound(f"run {run_id} does not exist")
     return run
 
@@ -94,6 +98,16 @@ def create_run(session: Session, state: AppState, data: RunCreate, user: User | 
     ]
     session.add(run)
     session.flush()
+    if plan.destructive:
+        audit.record(
+            session,
+            "run.queued",
+            user or audit.SYSTEM,
+            drive=drive,
+            run_id=run.id,
+            subject=f"run {run.id}",
+            details={"plan": plan.key, "confirmed_serial": run.confirmed_serial},
+        )
     # Runs for a busy drive wait in order; the drive's next run goes to its bench now.
     queue.dispatch_next(session, state, drive.id)
     run_id = run.id
@@ -125,6 +139,7 @@ def summary(run: Run, waiting_position: int | None = None) -> RunSummary:
         drive_id=run.drive_id,
         drive_label=drive_label(run.drive),
         simulated=run.drive.model.simulated,
+        embargoed=under_embargo(run.drive.model),
         status=run.status,  # type: ignore[arg-type]
         progress=run.progress,
         error=run.error,
@@ -166,9 +181,20 @@ def run_out(session: Session, run: Run) -> RunOut:
 
 
 def list_runs(
-    session: Session, *, limit: int, drive_id: int | None, status: str | None
+    session: Session,
+    *,
+    limit: int,
+    drive_id: int | None,
+    status: str | None,
+    hide_embargoed: bool = False,
 ) -> list[RunSummary]:
     query = _run_query().order_by(Run.id.desc()).limit(limit)
+    if hide_embargoed:
+        query = (
+            query.join(DriveSample, DriveSample.id == Run.drive_id)
+            .join(DriveModel, DriveModel.id == DriveSample.model_id)
+            .where(not_embargoed())
+        )
     if drive_id is not None:
         query = query.where(Run.drive_id == drive_id)
     if status is not None:
@@ -214,8 +240,10 @@ def cancel_run(session: Session, state: AppState, run_id: int) -> Run:
     return run
 
 
-def list_samples(session: Session, run_id: int, step_id: int | None) -> list[SampleOut]:
-    get_run(session, run_id, with_steps=False)
+def list_samples(
+    session: Session, run_id: int, step_id: int | None, *, hide_embargoed: bool = False
+) -> list[SampleOut]:
+    get_run(session, run_id, with_steps=False, hide_embargoed=hide_embargoed)
     query = select(*(getattr(Sample, c) for c in SAMPLE_COLUMNS)).where(Sample.run_id == run_id)
     if step_id is not None:
         query = query.where(Sample.step_id == step_id)
@@ -252,8 +280,8 @@ def fio_command(job_name: str, status_interval_ms: int = 1000) -> str:
     return " ".join(("fio", *fio_args(status_interval_ms), f"{job_name}.fio"))
 
 
-def list_jobs(session: Session, run_id: int) -> list[JobOut]:
-    run = get_run(session, run_id)
+def list_jobs(session: Session, run_id: int, *, hide_embargoed: bool = False) -> list[JobOut]:
+    run = get_run(session, run_id, hide_embargoed=hide_embargoed)
     return [
         JobOut(
             step_id=s.id,
@@ -268,7 +296,10 @@ def list_jobs(session: Session, run_id: int) -> list[JobOut]:
     ]
 
 
-def step_logs(session: Session, run_id: int, step_id: int) -> dict[str, Any]:
+def step_logs(
+    session: Session, run_id: int, step_id: int, *, hide_embargoed: bool = False
+) -> dict[str, Any]:
+    get_run(session, run_id, with_steps=False, hide_embargoed=hide_embargoed)
     step = session.scalar(select(Step).where(Step.id == step_id, Step.run_id == run_id))
     if step is None:
         raise NotFound(f"run {run_id} has no step {step_id}")
@@ -280,7 +311,10 @@ def step_logs(session: Session, run_id: int, step_id: int) -> dict[str, Any]:
     return step.logs
 
 
-def step_output(session: Session, run_id: int, step_id: int) -> str:
+def step_output(
+    session: Session, run_id: int, step_id: int, *, hide_embargoed: bool = False
+) -> str:
+    get_run(session, run_id, with_steps=False, hide_embargoed=hide_embargoed)
     step = session.scalar(select(Step).where(Step.id == step_id, Step.run_id == run_id))
     if step is None:
         raise NotFound(f"run {run_id} has no step {step_id}")
@@ -299,7 +333,7 @@ def move_run(session: Session, state: AppState, run_id: int, position: int) -> R
 RESUMABLE = ("cancelled", "failed", "lost")
 
 
-def resume_run(session: Session, state: AppState, run_id: int) -> Run:
+def resume_run(session: Session, state: AppState, run_id: int, user: User | None = None) -> Run:
     """Queue an interrupted run again from its first unfinished step.
 
     The steps already done (purge, preconditioning...) are kept; the worker refuses to resume
@@ -346,6 +380,15 @@ def resume_run(session: Session, state: AppState, run_id: int) -> Run:
         }
     )
     run.environment = {**run.environment, "resumes": history}
+    audit.record(
+        session,
+        "run.resumed",
+        user or audit.SYSTEM,
+        drive=run.drive,
+        run_id=run.id,
+        subject=f"run {run.id}",
+        details={"plan": run.plan, "from_step": todo[0].name},
+    )
     run.status = "queued"
     run.error = None
     run.finished_at = None

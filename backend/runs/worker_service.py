@@ -15,6 +15,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, selectinload
 
 from backend.analysis.fio_results import step_metrics
+from backend.audit import service as audit
 from backend.benches.models import Bench
 from backend.benches.service import touch
 from backend.core.db import utcnow
@@ -182,6 +183,7 @@ def start_step(
         step.status = "running"
         step.started_at = utcnow()
         step.command = command
+        audit.step_started(session, bench, run, step)  # purge and TRIM steps only
     run.heartbeat_at = utcnow()
     publish_run(session, state, run_id)
     return _control(run)

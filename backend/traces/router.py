@@ -6,7 +6,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel
 
-from backend.core.deps import BenchAuth, OptionalUser, Reviewer, SessionDep
+from backend.core.deps import BenchAuth, CurrentUser, Reviewer, SessionDep
 from backend.traces import service
 from backend.traces.models import Trace
 
@@ -69,7 +69,7 @@ async def upload_trace(
 
 
 @router.get("/api/traces", response_model=list[TraceOut])
-def list_traces(session: SessionDep, _user: OptionalUser) -> list[TraceOut]:
+def list_traces(session: SessionDep, _user: CurrentUser) -> list[TraceOut]:
     return [trace_out(t) for t in service.list_traces(session)]
 
 

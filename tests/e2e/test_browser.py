@@ -1,10 +1,12 @@
 """The served UI in a real browser: Chromium (headless) against a running `drivelab up`.
 
-The overview lists the simulated drive and a healthy api; a run queued through the api is
-followed live on its page (progress grows, the chart is drawn from the SSE samples) until it
-is done, and the page shows the api's own results. Screenshots go to
-test-artifacts/screenshots/; with DRIVELAB_DOCS_SCREENSHOTS=1 the overview and run page are
-also copied to docs/screenshots/ for the README.
+The browser signs in through a one-time link, as a user of `drivelab up` does. The overview
+lists the simulated drive and a healthy api; a run queued through the api is followed live on
+its page (progress grows, the chart is drawn from the SSE samples) until it is done, and the
+page shows the api's own results. A reviewer cancels a running run with the page's button; a
+viewer's button is disabled. Screenshots go to test-artifacts/screenshots/; with
+DRIVELAB_DOCS_SCREENSHOTS=1 the overview and run page are also copied to docs/screenshots/ for
+the README.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, Stack, wait_run
+from tests.conftest import ROOT, Stack, User, wait_run
 from tests.e2e.test_run_path import queue
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
@@ -75,6 +77,18 @@ def decimals(text: str) -> int:
     return len(text.split(".", 1)[1]) if "." in text else 0
 
 
+def sign_in(page, stack: Stack, user: str | None = None) -> None:  # type: ignore[no-untyped-def]
+    """Open a one-time sign-in link, as printed by `drivelab up` or `drivelab login-link`."""
+    from playwright.sync_api import expect
+
+    link = stack.login_link(user)
+    page.goto(link.removeprefix(stack.api_url))
+    expect(page).to_have_url(re.compile(r"/$"))
+    # The link is spent and out of the address bar; the header names the user.
+    assert "once=" not in page.url
+    expect(page.locator(".app-user__name")).to_have_text(user or "admin")
+
+
 def test_overview_and_live_run_page(browser, stack: Stack, sim_drive: dict) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 
@@ -96,8 +110,9 @@ def test_overview_and_live_run_page(browser, stack: Stack, sim_drive: dict) -> N
         ),
     )
     try:
-        # 1. The overview: the simulated drive, flagged as such, and a healthy api.
-        page.goto("/")
+        # 1. Signed in with a one-time link; the overview: the simulated drive, flagged as
+        # such, and a healthy api.
+        sign_in(page, stack)
         drive_row = page.locator(".drives-table tbody tr", has_text=sim_drive["serial"])
         expect(drive_row).to_have_count(1)
         expect(drive_row.locator(".badge", has_text="simulated")).to_be_visible()
@@ -194,3 +209,51 @@ def test_overview_and_live_run_page(browser, stack: Stack, sim_drive: dict) -> N
         shutil.copyfile(run_png, DOCS_SCREENSHOTS / "run.png")
     elapsed = time.monotonic() - started
     assert elapsed < 60, f"the browser test took {elapsed:.0f} s"
+
+
+def test_a_reviewer_cancels_a_run_and_a_viewer_cannot(  # type: ignore[no-untyped-def]
+    browser, stack: Stack, sim_drive: dict, users: dict[str, User]
+) -> None:
+    from playwright.sync_api import expect
+
+    with stack.client(token=users["reviewer"].token) as reviewer:
+        run = queue(reviewer, sim_drive, {**PARAMS, "runtime_s": 120})
+        wait_run(reviewer, run["id"], timeout=60, until=("running", "done", "failed"))
+
+        viewer_context = browser.new_context(viewport=VIEWPORT, base_url=stack.api_url)
+        try:
+            page = viewer_context.new_page()
+            sign_in(page, stack, users["viewer"].name)
+            page.goto(f"/runs/{run['id']}")
+            button = page.get_by_role("button", name="Cancel run")
+            expect(button).to_be_disabled()
+            expect(button).to_have_attribute("title", re.compile("needs a reviewer"))
+        finally:
+            viewer_context.close()
+
+        context = browser.new_context(viewport=VIEWPORT, base_url=stack.api_url)
+        try:
+            page = context.new_page()
+            sign_in(page, stack, users["reviewer"].name)
+            page.goto(f"/runs/{run['id']}")
+            header = page.locator(".page-header")
+            expect(header.locator(".badge", has_text="running")).to_be_visible(timeout=15_000)
+            page.once("dialog", lambda dialog: dialog.accept())
+            with page.expect_response(
+                lambda r: r.url.endswith(f"/api/runs/{run['id']}/cancel")
+            ) as cancelled:
+                page.get_by_role("button", name="Cancel run").click()
+            # The browser sent the CSRF token of its cookie session; the api took it.
+            assert cancelled.value.status == 200, cancelled.value.text()
+            assert cancelled.value.request.header_value("x-csrf-token")
+            expect(header.locator(".badge", has_text=re.compile(r"^cancelled$"))).to_be_visible(
+                timeout=15_000
+            )
+            # Signing out ends the session: the app goes back to the login page.
+            page.get_by_role("button", name="Sign out").click()
+            expect(page).to_have_url(re.compile(r"/login$"))
+            page.goto(f"/runs/{run['id']}")
+            expect(page).to_have_url(re.compile(rf"/login\?next=%2Fruns%2F{run['id']}$"))
+        finally:
+            context.close()
+        assert wait_run(reviewer, run["id"], timeout=15)["status"] == "cancelled"

@@ -120,7 +120,7 @@ def test_model_validation_says_what_to_fix(stack: Stack, sim_drive: dict, vendor
     with stack.client(token="") as anon:
         r = anon.post("/api/models", json={"vendor": vendor, "model": "Y", "capacity_bytes": GB})
         assert r.status_code == 401
-        assert anon.get("/api/models").status_code == 200
+        assert anon.get("/api/models").status_code == 401
 
 
 def test_prices_keep_their_history(stack: Stack, sim_drive: dict, vendor: str) -> None:

@@ -130,7 +130,10 @@ def test_live_events_stream_samples_while_running(stack: Stack, sim_drive: dict)
 
         def listen() -> None:
             with httpx.stream(
-                "GET", f"{stack.api_url}/api/runs/{run['id']}/events", timeout=120
+                "GET",
+                f"{stack.api_url}/api/runs/{run['id']}/events",
+                headers={"Authorization": f"Bearer {stack.token}"},
+                timeout=120,
             ) as resp:
                 assert resp.headers["content-type"].startswith("text/event-stream")
                 name = None
@@ -145,6 +148,7 @@ def test_live_events_stream_samples_while_running(stack: Stack, sim_drive: dict)
         t.join(120)
         assert not t.is_alive(), "the event stream did not end with the run"
         final = wait_run(c, run["id"])
+        stored_samples = c.get(f"/api/runs/{run['id']}/samples").json()
     assert final["status"] == "done"
     names = [n for n, _ in events]
     assert names[0] == "run" and names[-1] == "run"
@@ -152,10 +156,7 @@ def test_live_events_stream_samples_while_running(stack: Stack, sim_drive: dict)
     batches = [d for n, d in events if n == "samples"]
     assert len(batches) >= 5
     live = {(b["step_id"], s["t"]) for b in batches for s in b["samples"]}
-    stored = {
-        (s["step_id"], s["t"])
-        for s in httpx.get(f"{stack.api_url}/api/runs/{run['id']}/samples").json()
-    }
+    stored = {(s["step_id"], s["t"]) for s in stored_samples}
     assert live == stored
     progress = [d["progress"] for n, d in events if n == "run"]
     assert progress == sorted(progress)
@@ -248,7 +249,9 @@ def test_bad_requests_say_what_to_fix(stack: Stack, sim_drive: dict) -> None:
     with stack.client(token="") as anon:
         r = anon.post("/api/runs", json={"plan": "four-corners", "drive_id": sim_drive["id"]})
         assert r.status_code == 401 and "Bearer" in r.json()["detail"]
-        assert anon.get("/api/drives").status_code == 200
+        # Reads need a signed-in user too (tests/e2e/test_access.py covers every endpoint).
+        r = anon.get("/api/drives")
+        assert r.status_code == 401 and "/login" in r.json()["detail"]
     with stack.client(token="dlb_not-a-real-token") as bad:
         assert bad.post("/api/worker/runs/1/claim", json={"worker": "x"}).status_code == 401
 

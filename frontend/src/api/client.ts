@@ -1,3 +1,4 @@
+import { csrfHeaders } from "../lib/auth-utils";
 import type { ApiErrorBody } from "./types";
 
 /** Same origin: the FastAPI app serves the frontend and the api (Vite proxies it in dev). */
@@ -24,13 +25,30 @@ function detailMessage(body: unknown): string | null {
   return null;
 }
 
-async function request<T>(method: "GET" | "POST", path: string, signal?: AbortSignal): Promise<T> {
+type Method = "GET" | "POST" | "PATCH" | "DELETE";
+
+/**
+ * One api call. The browser sends the session cookie (same origin); unsafe methods echo the
+ * CSRF cookie in X-CSRF-Token, as the api requires of cookie sessions.
+ */
+async function request<T>(
+  method: Method,
+  path: string,
+  options: { body?: unknown; signal?: AbortSignal } = {},
+): Promise<T> {
+  const headers: Record<string, string> = {
+    Accept: "application/json",
+    ...csrfHeaders(method, typeof document === "undefined" ? "" : document.cookie),
+  };
+  if (options.body !== undefined) headers["Content-Type"] = "application/json";
   let response: Response;
   try {
     response = await fetch(`${API_BASE}${path}`, {
       method,
-      headers: { Accept: "application/json" },
-      signal: signal ?? null,
+      headers,
+      body: options.body === undefined ? null : JSON.stringify(options.body),
+      credentials: "same-origin",
+      signal: options.signal ?? null,
     });
   } catch (err) {
     if (err instanceof DOMException && err.name === "AbortError") throw err;
@@ -59,9 +77,9 @@ async function request<T>(method: "GET" | "POST", path: string, signal?: AbortSi
 }
 
 export function apiGet<T>(path: string, signal?: AbortSignal): Promise<T> {
-  return request<T>("GET", path, signal);
+  return request<T>("GET", path, { signal });
 }
 
-export function apiPost<T>(path: string): Promise<T> {
-  return request<T>("POST", path);
+export function apiPost<T>(path: string, body?: unknown): Promise<T> {
+  return request<T>("POST", path, { body });
 }

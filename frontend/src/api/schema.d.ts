@@ -4,6 +4,176 @@
  */
 
 export interface paths {
+    "/api/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Audit
+         * @description Destructive runs queued (plan, drive, confirmed serial), purge and TRIM steps started,
+         *     bench and user tokens issued or revoked, users created and their roles changed: newest
+         *     first.
+         */
+        get: operations["list_audit_api_audit_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create Link
+         * @description A one-time sign-in link for a user (yourself by default): single use, expires within
+         *     15 minutes. `drivelab login-link` prints one.
+         */
+        post: operations["create_link_api_auth_links_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Login
+         * @description Sign in with a name and password: sets the session cookie and the CSRF cookie. After 5
+         *     failures within 5 minutes from one address, or for one user name, further attempts get
+         *     429 until the window ends.
+         */
+        post: operations["login_api_auth_login_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Logout
+         * @description End this browser's session and clear its cookies (nothing to do for an API token).
+         */
+        post: operations["logout_api_auth_logout_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Me
+         * @description The signed-in user and how this request was signed in; 401 when nobody is.
+         */
+        get: operations["me_api_auth_me_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/once": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Login Once
+         * @description Sign in with a one-time link's token (`/login?once=TOKEN`, which the web app posts
+         *     here). A link works once and expires after 15 minutes.
+         */
+        post: operations["login_once_api_auth_once_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My Tokens
+         * @description Your API tokens (never the tokens themselves: they are shown once).
+         */
+        get: operations["my_tokens_api_auth_tokens_get"];
+        put?: never;
+        /**
+         * Create My Token
+         * @description A new API token with your role, for scripts and the CLI: shown once, stored hashed.
+         */
+        post: operations["create_my_token_api_auth_tokens_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/tokens/{token_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke My Token
+         * @description Revoke one of your API tokens; it stops working at once.
+         */
+        delete: operations["revoke_my_token_api_auth_tokens__token_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/benches": {
         parameters: {
             query?: never;
@@ -60,7 +230,11 @@ export interface paths {
          * @description Issue a new token for a bench; the old one stops working at once.
          */
         post: operations["rotate_token_api_benches__name__token_post"];
-        delete?: never;
+        /**
+         * Revoke Token
+         * @description Revoke a bench's token: its worker is refused until it gets a new one (POST).
+         */
+        delete: operations["revoke_token_api_benches__name__token_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -138,7 +312,8 @@ export interface paths {
         };
         /**
          * List Drives
-         * @description Drive samples with their model, capacity, bench and the run using them now.
+         * @description Drive samples with their model, capacity, bench and the run using them now (for a
+         *     viewer, without drives whose model is under embargo).
          */
         get: operations["list_drives_api_drives_get"];
         put?: never;
@@ -200,7 +375,8 @@ export interface paths {
         };
         /**
          * List Models
-         * @description Drive models by vendor, model and capacity, each labelled `simulated` or not.
+         * @description Drive models by vendor, model and capacity, each labelled `simulated` or not (for a
+         *     viewer, without models under embargo).
          */
         get: operations["list_models_api_models_get"];
         put?: never;
@@ -232,7 +408,7 @@ export interface paths {
         head?: never;
         /**
          * Update Model
-         * @description Edit a product's name, capacity or specifications.
+         * @description Edit a product's name, capacity or specifications, or set its embargo.
          */
         patch: operations["update_model_api_models__model_id__patch"];
         trace?: never;
@@ -590,6 +766,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/shares": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Shares
+         * @description Every share, revoked ones too (their tokens are not stored, so not shown).
+         */
+        get: operations["list_shares_api_shares_get"];
+        put?: never;
+        /**
+         * Create Share
+         * @description A read-only link to a comparison of drives, for people without an account (an editor,
+         *     a vendor). The token is unguessable and shown once; revoke it with DELETE.
+         */
+        post: operations["create_share_api_shares_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/shares/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Share
+         * @description The shared comparison, without signing in: as GET /api/compare, computed now, leaving
+         *     out drives under embargo. 404 once revoked.
+         */
+        get: operations["read_share_api_shares__token__get"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke Share
+         * @description Revoke a share by its token or its id: the link answers 404 from now on.
+         */
+        delete: operations["revoke_share_api_shares__token__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/traces": {
         parameters: {
             query?: never;
@@ -607,6 +833,86 @@ export interface paths {
          */
         post: operations["upload_trace_api_traces_post"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List Users */
+        get: operations["list_users_api_users_get"];
+        put?: never;
+        /**
+         * Create User
+         * @description Add a user with a role (viewer, reviewer or admin) and, optionally, a password.
+         */
+        post: operations["create_user_api_users_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update User
+         * @description Change a user's role or password, or disable (enable) it. The last active admin stays
+         *     an admin.
+         */
+        patch: operations["update_user_api_users__user_id__patch"];
+        trace?: never;
+    };
+    "/api/users/{user_id}/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List Tokens */
+        get: operations["list_tokens_api_users__user_id__tokens_get"];
+        put?: never;
+        /**
+         * Create Token
+         * @description Issue an API token for a user (shown once, stored hashed).
+         */
+        post: operations["create_token_api_users__user_id__tokens_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{user_id}/tokens/{token_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke Token */
+        delete: operations["revoke_token_api_users__user_id__tokens__token_id__delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -775,6 +1081,40 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** AuditEventOut */
+        AuditEventOut: {
+            /**
+             * Action
+             * @description e.g. run.queued, step.started, bench.token_rotated
+             */
+            action: string;
+            /** Actor Id */
+            actor_id: number | null;
+            /**
+             * Actor Kind
+             * @description user, bench, or system (drivelab itself)
+             */
+            actor_kind: string;
+            /** Actor Name */
+            actor_name: string;
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /** Details */
+            details: {
+                [key: string]: unknown;
+            };
+            /** Drive Id */
+            drive_id: number | null;
+            /** Id */
+            id: number;
+            /** Run Id */
+            run_id: number | null;
+            /** Subject */
+            subject: string | null;
+        };
         /** BenchCreate */
         BenchCreate: {
             /**
@@ -854,6 +1194,13 @@ export interface components {
             created_at: string;
             /** Dram */
             dram: string | null;
+            /** Embargo Until */
+            embargo_until: string | null;
+            /**
+             * Embargoed
+             * @description Under embargo now (only reviewers and admins see it).
+             */
+            embargoed: boolean;
             /** Form Factor */
             form_factor: string | null;
             /** Id */
@@ -958,6 +1305,11 @@ export interface components {
             controller: string | null;
             /** Dram */
             dram: string | null;
+            /**
+             * Embargo Until
+             * @description Until then only reviewers and admins see the model and its drives.
+             */
+            embargo_until?: string | null;
             /** Id */
             id: number;
             /** Interface */
@@ -974,6 +1326,12 @@ export interface components {
             /** Active Run Id */
             active_run_id: number | null;
             bench: components["schemas"]["BenchRef"];
+            /**
+             * Embargoed
+             * @description Its model is under embargo now.
+             * @default false
+             */
+            embargoed: boolean;
             /** Firmware */
             firmware: string | null;
             /** Id */
@@ -1079,6 +1437,60 @@ export interface components {
             /** Step Id */
             step_id: number;
         };
+        /** LinkCreate */
+        LinkCreate: {
+            /**
+             * Ttl S
+             * @description Seconds until the link expires (<= 15 min).
+             * @default 900
+             */
+            ttl_s: number;
+            /**
+             * User
+             * @description The user's name; yourself when omitted.
+             */
+            user?: string | null;
+        };
+        /** LinkOut */
+        LinkOut: {
+            /**
+             * Expires At
+             * Format: date-time
+             */
+            expires_at: string;
+            /**
+             * Url
+             * @description Open it in a browser to sign in; it works once.
+             */
+            url: string;
+            /** User */
+            user: string;
+        };
+        /** LoginIn */
+        LoginIn: {
+            /** Name */
+            name: string;
+            /** Password */
+            password: string;
+        };
+        /** Me */
+        Me: {
+            /** Id */
+            id: number;
+            /** Name */
+            name: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "viewer" | "reviewer" | "admin";
+            /**
+             * Via
+             * @description How this request was signed in.
+             * @enum {string}
+             */
+            via: "session" | "token";
+        };
         /** ModelCreate */
         ModelCreate: {
             /**
@@ -1145,6 +1557,11 @@ export interface components {
              */
             dram?: string | null;
             /**
+             * Embargo Until
+             * @description Until then viewers and shared links do not see the model, its drives, runs or results; null lifts the embargo. Allowed on simulated drives' models too.
+             */
+            embargo_until?: string | null;
+            /**
              * Form Factor
              * @description e.g. 2.5-inch 7mm, M.2 2280
              */
@@ -1163,6 +1580,69 @@ export interface components {
             nand?: string | null;
             /** Vendor */
             vendor?: string | null;
+        };
+        /** NewShare */
+        NewShare: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Created By */
+            created_by: string | null;
+            /** Drives */
+            drives: number[];
+            /** Id */
+            id: number;
+            /** Metrics */
+            metrics: string[] | null;
+            /** Revoked At */
+            revoked_at: string | null;
+            /** Title */
+            title: string;
+            /**
+             * Token
+             * @description Shown once; only its sha256 is stored.
+             */
+            token: string;
+            /** Under Review */
+            under_review: number | null;
+            /**
+             * Url
+             * @description The read-only link: GET it without signing in.
+             */
+            url: string;
+        };
+        /** NewToken */
+        NewToken: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Id */
+            id: number;
+            /** Last Used At */
+            last_used_at: string | null;
+            /** Name */
+            name: string;
+            /** Revoked At */
+            revoked_at: string | null;
+            /**
+             * Token
+             * @description Shown once: send it as 'Authorization: Bearer <token>'.
+             */
+            token: string;
+            /** User Id */
+            user_id: number;
+        };
+        /** OnceIn */
+        OnceIn: {
+            /**
+             * Token
+             * @description The `once` of a sign-in link.
+             */
+            token: string;
         };
         /** PlanOut */
         PlanOut: {
@@ -1327,6 +1807,12 @@ export interface components {
             drive_id: number;
             /** Drive Label */
             drive_label: string;
+            /**
+             * Embargoed
+             * @description The drive's model is under embargo now.
+             * @default false
+             */
+            embargoed: boolean;
             /** Environment */
             environment: {
                 [key: string]: unknown;
@@ -1404,6 +1890,12 @@ export interface components {
             drive_id: number;
             /** Drive Label */
             drive_label: string;
+            /**
+             * Embargoed
+             * @description The drive's model is under embargo now.
+             * @default false
+             */
+            embargoed: boolean;
             /** Error */
             error: string | null;
             /** Finished At */
@@ -1494,6 +1986,67 @@ export interface components {
             write_lat_p99_us: number | null;
             /** Write Mbps */
             write_mbps: number;
+        };
+        /** ShareCreate */
+        ShareCreate: {
+            /**
+             * Drives
+             * @description Drive ids to compare.
+             */
+            drives: number[];
+            /**
+             * Metrics
+             * @description plan:step:metric names; every metric when omitted.
+             */
+            metrics?: string[] | null;
+            /** Title */
+            title: string;
+            /**
+             * Under Review
+             * @description The drive under review, highlighted.
+             */
+            under_review?: number | null;
+        };
+        /** ShareOut */
+        ShareOut: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Created By */
+            created_by: string | null;
+            /** Drives */
+            drives: number[];
+            /** Id */
+            id: number;
+            /** Metrics */
+            metrics: string[] | null;
+            /** Revoked At */
+            revoked_at: string | null;
+            /** Title */
+            title: string;
+            /** Under Review */
+            under_review: number | null;
+        };
+        /** SharedComparison */
+        SharedComparison: {
+            /**
+             * Comparison
+             * @description As GET /api/compare returns it, without drives under embargo.
+             */
+            comparison: {
+                [key: string]: unknown;
+            };
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Title */
+            title: string;
+            /** Under Review */
+            under_review: number | null;
         };
         /** StepFinish */
         StepFinish: {
@@ -1599,6 +2152,33 @@ export interface components {
             /** Vendor */
             vendor: string;
         };
+        /** TokenCreate */
+        TokenCreate: {
+            /**
+             * Name
+             * @description What the token is for.
+             * @default api
+             */
+            name: string;
+        };
+        /** TokenOut */
+        TokenOut: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Id */
+            id: number;
+            /** Last Used At */
+            last_used_at: string | null;
+            /** Name */
+            name: string;
+            /** Revoked At */
+            revoked_at: string | null;
+            /** User Id */
+            user_id: number;
+        };
         /** TraceOut */
         TraceOut: {
             /**
@@ -1622,6 +2202,64 @@ export interface components {
             size_bytes: number;
             /** Write Bytes */
             write_bytes: number;
+        };
+        /** UserCreate */
+        UserCreate: {
+            /**
+             * Name
+             * @description letters, digits and . _ @ -
+             */
+            name: string;
+            /**
+             * Password
+             * @description At least 10 characters; none: one-time links only.
+             */
+            password?: string | null;
+            /**
+             * Role
+             * @default viewer
+             * @enum {string}
+             */
+            role: "viewer" | "reviewer" | "admin";
+        };
+        /** UserOut */
+        UserOut: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Disabled */
+            disabled: boolean;
+            /**
+             * Has Password
+             * @description False: the user signs in with one-time links only.
+             */
+            has_password: boolean;
+            /** Id */
+            id: number;
+            /** Name */
+            name: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "viewer" | "reviewer" | "admin";
+        };
+        /**
+         * UserUpdate
+         * @description Only the fields sent change.
+         */
+        UserUpdate: {
+            /**
+             * Disabled
+             * @description A disabled user's sessions end and its tokens stop working.
+             */
+            disabled?: boolean | null;
+            /** Password */
+            password?: string | null;
+            /** Role */
+            role?: ("viewer" | "reviewer" | "admin") | null;
         };
         /** ValidationError */
         ValidationError: {
@@ -1682,6 +2320,269 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    list_audit_api_audit_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description only this action, e.g. run.queued */
+                action?: string | null;
+                /** @description only actions on this drive */
+                drive_id?: number | null;
+                /** @description page back: entries older than this id */
+                before_id?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventOut"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    create_link_api_auth_links_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    login_api_auth_login_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoginIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too many failed sign-ins; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    logout_api_auth_logout_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    me_api_auth_me_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+        };
+    };
+    login_once_api_auth_once_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OnceIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    my_tokens_api_auth_tokens_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenOut"][];
+                };
+            };
+        };
+    };
+    create_my_token_api_auth_tokens_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewToken"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    revoke_my_token_api_auth_tokens__token_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     list_benches_api_benches_get: {
         parameters: {
             query?: never;
@@ -1787,6 +2688,35 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["BenchToken"];
                 };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    revoke_token_api_benches__name__token_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation Error */
             422: {
@@ -2778,6 +3708,119 @@ export interface operations {
             };
         };
     };
+    list_shares_api_shares_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareOut"][];
+                };
+            };
+        };
+    };
+    create_share_api_shares_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShareCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewShare"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_share_api_shares__token__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharedComparison"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    revoke_share_api_shares__token__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     list_traces_api_traces_get: {
         parameters: {
             query?: never;
@@ -2821,6 +3864,190 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["TraceOut"];
                 };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_users_api_users_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserOut"][];
+                };
+            };
+        };
+    };
+    create_user_api_users_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    update_user_api_users__user_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_tokens_api_users__user_id__tokens_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenOut"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    create_token_api_users__user_id__tokens_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewToken"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    revoke_token_api_users__user_id__tokens__token_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: number;
+                token_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation Error */
             422: {

@@ -15,6 +15,8 @@ import type { components } from "./schema";
 type Schemas = components["schemas"];
 
 export type Health = Schemas["Health"];
+/** The signed-in user (GET /api/auth/me). */
+export type Me = Schemas["Me"];
 export type HealthCheck = Schemas["Check"];
 
 /** One property of a plan's parameter JSON schema (as pydantic emits it). */

@@ -2,6 +2,7 @@ import { lazy, Suspense } from "react";
 import { createBrowserRouter } from "react-router";
 import { AppLayout } from "../components/app-layout/app-layout";
 import { LabOverviewPage } from "../pages/lab-overview/lab-overview-page";
+import { LoginPage } from "../pages/login/login-page";
 import { NotFoundPage, RouteErrorPage } from "../pages/not-found/not-found-page";
 import { PlansPage } from "../pages/plans/plans-page";
 
@@ -15,6 +16,8 @@ const pageFallback = (
 );
 
 export const router = createBrowserRouter([
+  // Outside the layout: the header shows the signed-in user, and nobody is yet.
+  { path: "login", element: <LoginPage />, errorElement: <RouteErrorPage /> },
   {
     element: <AppLayout />,
     errorElement: <RouteErrorPage />,

@@ -1,9 +1,35 @@
 import { NavLink, Outlet } from "react-router";
+import { useLogout, useMe } from "../../api/auth/queries";
+import { Badge } from "../badge/badge";
 import { HealthIndicator } from "../health-indicator/health-indicator";
 import "./app-layout.css";
 
 const navClass = ({ isActive }: { isActive: boolean }) =>
   isActive ? "app-nav__link app-nav__link--active" : "app-nav__link";
+
+function CurrentUser() {
+  const me = useMe();
+  const logout = useLogout();
+  if (!me.data) return null;
+  const signOut = () =>
+    logout.mutate(undefined, { onSettled: () => window.location.assign("/login") });
+  return (
+    <div className="app-user">
+      <span className="app-user__name" title={`Signed in as ${me.data.name}`}>
+        {me.data.name}
+      </span>
+      <Badge tone={me.data.role === "viewer" ? "neutral" : "info"}>{me.data.role}</Badge>
+      <button
+        type="button"
+        className="app-user__logout"
+        onClick={signOut}
+        disabled={logout.isPending}
+      >
+        Sign out
+      </button>
+    </div>
+  );
+}
 
 export function AppLayout() {
   return (
@@ -27,6 +53,7 @@ export function AppLayout() {
           </nav>
           <div className="app-header__end">
             <HealthIndicator />
+            <CurrentUser />
           </div>
         </div>
       </header>

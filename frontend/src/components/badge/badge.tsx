@@ -25,3 +25,13 @@ export function SimulatedBadge() {
     </Badge>
   );
 }
+
+/** A drive (or a run on one) whose model is under embargo: viewers and shared links do not
+ * see it until the embargo ends. */
+export function EmbargoBadge() {
+  return (
+    <Badge tone="danger" title="Under embargo: hidden from viewers and shared links">
+      embargoed
+    </Badge>
+  );
+}

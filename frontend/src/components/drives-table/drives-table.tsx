@@ -1,7 +1,7 @@
 import { Link } from "react-router";
 import type { Drive } from "../../api/types";
 import { formatCapacity } from "../../lib/format-utils";
-import { Badge, SimulatedBadge } from "../badge/badge";
+import { Badge, EmbargoBadge, SimulatedBadge } from "../badge/badge";
 import { TableStateRow } from "../table-states/table-states";
 import "./drives-table.css";
 
@@ -38,6 +38,7 @@ export function DrivesTable({ drives, loading }: DrivesTableProps) {
                 <span className="drives-table__model">
                   {drive.model.vendor} {drive.model.model}
                   {drive.simulated && <SimulatedBadge />}
+                  {drive.embargoed && <EmbargoBadge />}
                 </span>
                 <span className="cell-sub">
                   {drive.model.interface ?? "interface unknown"}

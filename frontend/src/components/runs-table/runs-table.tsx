@@ -3,7 +3,7 @@ import type { RunSummary } from "../../api/types";
 import { formatDuration } from "../../lib/format-utils";
 import { anyActive, runDurationSeconds, waitingText } from "../../lib/run-utils";
 import { useNow } from "../../lib/use-now";
-import { SimulatedBadge } from "../badge/badge";
+import { EmbargoBadge, SimulatedBadge } from "../badge/badge";
 import { ProgressBar } from "../progress-bar/progress-bar";
 import { StatusBadge, statusTone } from "../status-badge/status-badge";
 import { TableStateRow } from "../table-states/table-states";
@@ -55,6 +55,7 @@ export function RunsTable({ runs, loading }: RunsTableProps) {
                     {run.drive_label}
                   </span>
                   {run.simulated && <SimulatedBadge />}
+                  {run.embargoed && <EmbargoBadge />}
                 </span>
               </td>
               <td>

@@ -1,10 +1,11 @@
 import { useMemo } from "react";
 import { useParams, useSearchParams } from "react-router";
+import { canWrite, useMe } from "../../api/auth/queries";
 import { useRunEvents, type StreamState } from "../../api/runs/events";
 import { useCancelRun, useRun, useRunSamples } from "../../api/runs/queries";
 import { stepSamples } from "../../api/runs/samples-utils";
 import type { RunDetail, Step } from "../../api/types";
-import { Badge, SimulatedBadge } from "../../components/badge/badge";
+import { Badge, EmbargoBadge, SimulatedBadge } from "../../components/badge/badge";
 import { ErrorBox } from "../../components/error-box/error-box";
 import { JobFiles } from "../../components/job-files/job-files";
 import { ProgressBar } from "../../components/progress-bar/progress-bar";
@@ -121,6 +122,8 @@ function LoadedRun({ run, refetchError }: { run: RunDetail; refetchError: unknow
   const active = isActiveStatus(run.status);
   const events = useRunEvents(run.id, active);
   const cancel = useCancelRun(run.id);
+  const me = useMe();
+  const mayCancel = canWrite(me.data);
   const now = useNow(run.status === "running");
 
   const [searchParams, setSearchParams] = useSearchParams();
@@ -170,6 +173,7 @@ function LoadedRun({ run, refetchError }: { run: RunDetail; refetchError: unknow
         <div className="page-header__title">
           <h1>Run #{run.id}</h1>
           <StatusBadge status={run.status} />
+          {run.embargoed && <EmbargoBadge />}
           {run.status === "queued" && run.waiting_position != null && (
             <span className="muted">{waitingText(run.waiting_position)}</span>
           )}
@@ -183,8 +187,14 @@ function LoadedRun({ run, refetchError }: { run: RunDetail; refetchError: unknow
           type="button"
           className="button button--danger"
           onClick={onCancel}
-          disabled={!canCancel(run) || cancel.isPending}
-          title={canCancel(run) ? "Stop this run" : `A ${run.status} run cannot be cancelled`}
+          disabled={!mayCancel || !canCancel(run) || cancel.isPending}
+          title={
+            !mayCancel
+              ? "Cancelling needs a reviewer: you are signed in as a viewer"
+              : canCancel(run)
+                ? "Stop this run"
+                : `A ${run.status} run cannot be cancelled`
+          }
         >
           {cancel.isPending ? "Cancelling…" : "Cancel run"}
         </button>

@@ -1,0 +1,65 @@
+"""`/api/shares`: read-only public links to comparisons."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+
+from backend.core.deps import Reviewer, SessionDep, StateDep
+from backend.shares import service
+from backend.shares.models import Share
+from backend.shares.schemas import NewShare, ShareCreate, SharedComparison, ShareOut
+from backend.users.auth_router import public_base
+
+router = APIRouter(prefix="/api/shares", tags=["shares"])
+
+
+def share_out(s: Share, created_by: str | None) -> ShareOut:
+    return ShareOut(
+        id=s.id,
+        title=s.title,
+        drives=s.drive_ids,
+        metrics=s.metrics,
+        under_review=s.under_review,
+        created_by=created_by,
+        created_at=s.created_at,
+        revoked_at=s.revoked_at,
+    )
+
+
+@router.post("", response_model=NewShare, status_code=201)
+def create_share(
+    data: ShareCreate, request: Request, session: SessionDep, state: StateDep, user: Reviewer
+) -> NewShare:
+    """A read-only link to a comparison of drives, for people without an account (an editor,
+    a vendor). The token is unguessable and shown once; revoke it with DELETE."""
+    share, token = service.create_share(session, data, user)
+    return NewShare(
+        **share_out(share, user.name).model_dump(),
+        token=token,
+        url=f"{public_base(request, state)}/api/shares/{token}",
+    )
+
+
+@router.get("", response_model=list[ShareOut])
+def list_shares(session: SessionDep, _user: Reviewer) -> list[ShareOut]:
+    """Every share, revoked ones too (their tokens are not stored, so not shown)."""
+    return [share_out(s, name) for s, name in service.list_shares(session)]
+
+
+@router.get("/{token}", response_model=SharedComparison)
+def read_share(token: str, session: SessionDep) -> SharedComparison:
+    """The shared comparison, without signing in: as GET /api/compare, computed now, leaving
+    out drives under embargo. 404 once revoked."""
+    share, under_review, comparison = service.shared_comparison(session, token)
+    return SharedComparison(
+        title=share.title,
+        created_at=share.created_at,
+        under_review=under_review,
+        comparison=comparison,
+    )
+
+
+@router.delete("/{token}", status_code=204)
+def revoke_share(token: str, session: SessionDep, _user: Reviewer) -> None:
+    """Revoke a share by its token or its id: the link answers 404 from now on."""
+    service.revoke_share(session, token)

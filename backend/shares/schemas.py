@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ShareCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    drives: list[int] = Field(min_length=1, max_length=50, description="Drive ids to compare.")
+    metrics: list[str] | None = Field(
+        None, max_length=500, description="plan:step:metric names; every metric when omitted."
+    )
+    under_review: int | None = Field(None, description="The drive under review, highlighted.")
+    title: str = Field(min_length=1, max_length=200)
+
+
+class ShareOut(BaseModel):
+    id: int
+    title: str
+    drives: list[int]
+    metrics: list[str] | None
+    under_review: int | None
+    created_by: str | None
+    created_at: datetime
+    revoked_at: datetime | None
+
+
+class NewShare(ShareOut):
+    token: str = Field(description="Shown once; only its sha256 is stored.")
+    url: str = Field(description="The read-only link: GET it without signing in.")
+
+
+class SharedComparison(BaseModel):
+    title: str
+    created_at: datetime
+    under_review: int | None
+    comparison: dict[str, Any] = Field(
+        description="As GET /api/compare returns it, without drives under embargo."
+    )

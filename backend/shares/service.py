@@ -1,0 +1,94 @@
+"""Shared comparisons: a reviewer picks drives and metrics; anyone with the link reads the
+comparison, computed afresh on every read and honouring embargoes (a drive under embargo is
+left out until the embargo ends)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from backend.core.db import utcnow
+from backend.core.errors import InvalidParams, NotFound
+from backend.core.security import hash_token, new_secret
+from backend.drives.service import visible_drive_ids
+from backend.results.compare import compare
+from backend.shares.models import Share
+from backend.shares.schemas import ShareCreate
+from backend.users.models import User
+
+
+def create_share(session: Session, data: ShareCreate, user: User) -> tuple[Share, str]:
+    """(share, its token: shown once)."""
+    drives = list(dict.fromkeys(data.drives))
+    if data.under_review is not None and data.under_review not in drives:
+        raise InvalidParams(
+            f"under_review {data.under_review} is not among the drives {drives}",
+            field="under_review",
+        )
+    for m in data.metrics or []:
+        if m.count(":") != 2:
+            raise InvalidParams(
+                f"metric {m!r} is not plan:step:metric, e.g. "
+                "four-corners:randread-4k-qd3:read_mbps",
+                field="metrics",
+            )
+    # Checks that the drives exist (and computes nothing that is kept).
+    compare(session, drives, data.metrics, data.under_review)
+    raw = new_secret()
+    share = Share(
+        token_hash=hash_token(raw),
+        title=data.title.strip(),
+        drive_ids=drives,
+        metrics=data.metrics,
+        under_review=data.under_review,
+        created_by=user.id,
+    )
+    session.add(share)
+    session.flush()
+    return share, raw
+
+
+def list_shares(session: Session) -> list[tuple[Share, str | None]]:
+    rows = session.execute(
+        select(Share, User.name).outerjoin(User, User.id == Share.created_by).order_by(Share.id)
+    )
+    return [(s, name) for s, name in rows]
+
+
+def find_share(session: Session, ref: str) -> Share:
+    """By id (digits) or by token."""
+    query = select(Share)
+    by_id = ref.isascii() and ref.isdigit() and len(ref) < 12
+    if by_id:
+        query = query.where(Share.id == int(ref))
+    else:
+        query = query.where(Share.token_hash == hash_token(ref))
+    share = session.scalar(query)
+    if share is None:
+        raise NotFound(f"no share {ref if by_id else '(token)'}: see GET /api/shares")
+    return share
+
+
+def revoke_share(session: Session, ref: str) -> Share:
+    share = find_share(session, ref)
+    if share.revoked_at is None:
+        share.revoked_at = utcnow()
+    return share
+
+
+def shared_comparison(session: Session, token: str) -> tuple[Share, int | None, dict[str, Any]]:
+    """(share, the drive under review if visible, the comparison)."""
+    share = session.scalar(
+        select(Share).where(Share.token_hash == hash_token(token), Share.revoked_at.is_(None))
+    )
+    if share is None:
+        raise NotFound("this shared link does not exist or was revoked: ask for a new one")
+    visible = visible_drive_ids(session, share.drive_ids)
+    drives = [d for d in share.drive_ids if d in visible]
+    under_review = share.under_review if share.under_review in visible else None
+    if not drives:
+        return share, None, {"aggregate": "latest", "metrics": [], "missing": share.metrics or []}
+    comparison = compare(session, drives, share.metrics, under_review, hide_embargoed=True)
+    return share, under_review, comparison
