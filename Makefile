@@ -11,7 +11,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/tsconfig.json -type f 2>/dev/null)
 PYTEST_ARGS ?=
 
-.PHONY: run test lint client migrate fuzz fio chromium deps frontend help
+.PHONY: run test lint client migrate fuzz bench fio chromium deps frontend help
 
 help:
 	@echo "make run     install what is missing, build the frontend, start drivelab (embedded servers)"
@@ -20,6 +20,7 @@ help:
 	@echo "make client  regenerate the frontend's api types from the api's OpenAPI schema"
 	@echo "make migrate apply migrations to DRIVELAB_DATABASE_URL"
 	@echo "make fuzz    fuzz the whole api for longer than make test does (schemathesis)"
+	@echo "make bench   run the six benchmarks (about 12 minutes); BENCH=\"ingest reads\" for some"
 
 run: deps fio frontend
 	$(VENV)/bin/drivelab up
@@ -45,6 +46,12 @@ migrate: deps
 fuzz: deps fio
 	DRIVELAB_FUZZ_EXAMPLES=$${DRIVELAB_FUZZ_EXAMPLES:-300} DRIVELAB_FUZZ_SECONDS=$${DRIVELAB_FUZZ_SECONDS:-900} \
 	  $(PY) -m pytest tests/fuzz -q
+
+# Not part of `make test`: each benchmark starts its own stack and prints its figures next to
+# the targets of DESIGN.md; JSON in tests/bench/results/ (see tests/bench/__main__.py).
+BENCH ?=
+bench: deps fio chromium frontend/node_modules/.installed
+	$(PY) -m tests.bench $(BENCH)
 
 deps: $(STAMP)
 

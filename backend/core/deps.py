@@ -19,7 +19,7 @@ from celery import Celery
 from fastapi import Depends, Request
 from sqlalchemy import event, select
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session, SessionTransaction, sessionmaker
 
 from backend.benches.models import Bench
 from backend.core.db import utcnow
@@ -50,22 +50,38 @@ StateDep = Annotated[AppState, Depends(get_state)]
 
 def after_commit(session: Session, fn: Callable[[], None]) -> None:
     """Run `fn` once the session's transaction has committed (e.g. send a Celery task), so a
-    worker never receives a run that the database does not have."""
+    worker never receives a run that the database does not have.
+
+    `fn` runs when the transaction has ended and its connection is back in the pool, so it
+    may open a session of its own (publish_run does): run while the request still held its
+    connection, every pooled connection could end up held by a request waiting for a second
+    one, and the api stopped answering (50 benches streaming to watched runs did it)."""
     session.info.setdefault("after_commit", []).append(fn)
 
 
-def _run_after_commit(session: Session) -> None:
+def _committed(session: Session) -> None:
+    if not session.in_nested_transaction():  # releasing a savepoint is not the commit
+        session.info["committed"] = True
+
+
+def _run_after_commit(session: Session, transaction: SessionTransaction) -> None:
+    if transaction.parent is not None:
+        return
+    committed = session.info.pop("committed", False)
     pending = session.info.pop("after_commit", [])
-    for fn in pending:
-        fn()
+    if committed:
+        for fn in pending:
+            fn()
 
 
 def _drop_after_commit(session: Session) -> None:
     session.info.pop("after_commit", None)
+    session.info.pop("committed", None)
 
 
 def install_session_hooks(factory: sessionmaker[Session]) -> None:
-    event.listen(factory, "after_commit", _run_after_commit)
+    event.listen(factory, "after_commit", _committed)
+    event.listen(factory, "after_transaction_end", _run_after_commit)
     event.listen(factory, "after_soft_rollback", lambda s, _t: _drop_after_commit(s))
 
 

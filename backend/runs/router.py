@@ -113,11 +113,16 @@ KEEPALIVE_S = 15.0
 
 @router.get("/{run_id}/events", response_class=StreamingResponse)
 async def run_events(
-    run_id: int, request: Request, state: StateDep, user: CurrentUser
+    run_id: int, request: Request, session: SessionDep, state: StateDep, user: CurrentUser
 ) -> StreamingResponse:
     """Server-sent events: `run` (the run as GET /api/runs/{id}), `samples` (a batch of new
     samples of a step). The stream ends when the run has ended."""
     hide = not sees_embargoed(user)
+    # The session that signed the user in would keep its pooled connection until this
+    # function returns (after the snapshot, read in another thread): give it back now. 50
+    # viewers opening their streams together held every connection while waiting for a
+    # thread, and the threads waited for a connection.
+    await asyncio.to_thread(session.close)
     client = aioredis.from_url(state.settings.redis_url)  # type: ignore[arg-type]
     pubsub = client.pubsub()
     # Subscribe before reading the snapshot so nothing falls between the two.
