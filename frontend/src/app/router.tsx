@@ -1,4 +1,4 @@
-import { lazy, Suspense } from "react";
+import { lazy, Suspense, type ReactNode } from "react";
 import { createBrowserRouter } from "react-router";
 import { AppLayout } from "../components/app-layout/app-layout";
 import { LabOverviewPage } from "../pages/lab-overview/lab-overview-page";
@@ -6,8 +6,23 @@ import { LoginPage } from "../pages/login/login-page";
 import { NotFoundPage, RouteErrorPage } from "../pages/not-found/not-found-page";
 import { PlansPage } from "../pages/plans/plans-page";
 
-// The run page carries Recharts; the overview and plans pages load without it.
+// Pages with charts carry Recharts; the overview, queue and plans pages load without it.
 const RunPage = lazy(() => import("../pages/run/run-page").then((m) => ({ default: m.RunPage })));
+const QueuePage = lazy(() =>
+  import("../pages/queue/queue-page").then((m) => ({ default: m.QueuePage })),
+);
+const CatalogPage = lazy(() =>
+  import("../pages/catalog/catalog-page").then((m) => ({ default: m.CatalogPage })),
+);
+const ComparePage = lazy(() =>
+  import("../pages/compare/compare-page").then((m) => ({ default: m.ComparePage })),
+);
+const SideBySidePage = lazy(() =>
+  import("../pages/side-by-side/side-by-side-page").then((m) => ({ default: m.SideBySidePage })),
+);
+const SharedPage = lazy(() =>
+  import("../pages/shared/shared-page").then((m) => ({ default: m.SharedPage })),
+);
 
 const pageFallback = (
   <div className="page" aria-busy="true">
@@ -15,22 +30,23 @@ const pageFallback = (
   </div>
 );
 
+const suspended = (page: ReactNode) => <Suspense fallback={pageFallback}>{page}</Suspense>;
+
 export const router = createBrowserRouter([
   // Outside the layout: the header shows the signed-in user, and nobody is yet.
   { path: "login", element: <LoginPage />, errorElement: <RouteErrorPage /> },
+  // A published comparison opens read-only, without signing in.
+  { path: "shared/:token", element: suspended(<SharedPage />), errorElement: <RouteErrorPage /> },
   {
     element: <AppLayout />,
     errorElement: <RouteErrorPage />,
     children: [
       { index: true, element: <LabOverviewPage /> },
-      {
-        path: "runs/:id",
-        element: (
-          <Suspense fallback={pageFallback}>
-            <RunPage />
-          </Suspense>
-        ),
-      },
+      { path: "queue", element: suspended(<QueuePage />) },
+      { path: "runs/:id", element: suspended(<RunPage />) },
+      { path: "compare", element: suspended(<ComparePage />) },
+      { path: "compare/pair", element: suspended(<SideBySidePage />) },
+      { path: "catalog", element: suspended(<CatalogPage />) },
       { path: "plans", element: <PlansPage /> },
       { path: "*", element: <NotFoundPage /> },
     ],

@@ -47,6 +47,18 @@ export function AppLayout() {
             <NavLink to="/" end className={navClass}>
               Lab
             </NavLink>
+            <NavLink to="/queue" className={navClass}>
+              Queue a test
+            </NavLink>
+            <NavLink to="/compare" end className={navClass}>
+              Compare
+            </NavLink>
+            <NavLink to="/compare/pair" className={navClass}>
+              Side by side
+            </NavLink>
+            <NavLink to="/catalog" className={navClass}>
+              Catalog
+            </NavLink>
             <NavLink to="/plans" className={navClass}>
               Plans
             </NavLink>
