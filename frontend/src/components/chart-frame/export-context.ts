@@ -1,0 +1,30 @@
+import { createContext, useContext } from "react";
+import { DEFAULT_ARTICLE_WIDTH } from "../../lib/export-utils";
+
+/** A chart's rendering for export at an article width: the standalone SVG and its size. */
+export interface RenderedChart {
+  svg: string;
+  width: number;
+  height: number;
+}
+
+export interface ChartExporter {
+  /** Download base name, e.g. "compare-consistency-linear". */
+  name: string;
+  render: (articleWidth: number) => Promise<RenderedChart>;
+}
+
+/**
+ * Shared by the charts of a page: the article width exports are made for, and a registry
+ * of every chart's exporter for the chart pack. Without a provider: 650 px, no pack.
+ */
+export interface ExportContextValue {
+  articleWidth: number;
+  register?: (id: string, exporter: ChartExporter) => () => void;
+}
+
+export const ExportContext = createContext<ExportContextValue>({
+  articleWidth: DEFAULT_ARTICLE_WIDTH,
+});
+
+export const useExportContext = () => useContext(ExportContext);

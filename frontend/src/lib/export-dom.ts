@@ -1,0 +1,137 @@
+/**
+ * Chart export, the browser part: capture the SVG a chart drew (Recharts or our own) as
+ * standalone markup with its computed styles inlined, draw an SVG on a canvas for the PNG,
+ * and hand a file to the browser as a download.
+ */
+
+import { escapeXml, pngSize, PNG_SCALE } from "./export-utils";
+
+/** Presentation properties copied from the computed style, so the file looks as drawn. */
+const STYLE_PROPS = [
+  "fill",
+  "fill-opacity",
+  "stroke",
+  "stroke-width",
+  "stroke-opacity",
+  "stroke-dasharray",
+  "opacity",
+  "font-family",
+  "font-size",
+  "font-weight",
+  "text-anchor",
+  "dominant-baseline",
+  "visibility",
+] as const;
+
+function inlineStyles(source: Element, target: Element): void {
+  const computed = getComputedStyle(source);
+  const style = STYLE_PROPS.map((p) => `${p}:${computed.getPropertyValue(p)}`)
+    .filter((s) => !s.endsWith(":"))
+    .join(";");
+  if (computed.getPropertyValue("display") === "none") target.setAttribute("display", "none");
+  target.setAttribute("style", style);
+  target.removeAttribute("class");
+  const from = source.children;
+  const to = target.children;
+  for (let i = 0; i < from.length && i < to.length; i++) {
+    const a = from[i];
+    const b = to[i];
+    if (a && b) inlineStyles(a, b);
+  }
+}
+
+/** Surfaces to export: every chart SVG in the plot, not legend icons or nested ones. */
+function surfaces(plot: HTMLElement): SVGSVGElement[] {
+  return Array.from(plot.querySelectorAll<SVGSVGElement>("svg")).filter(
+    (svg) =>
+      !svg.closest(".recharts-legend-wrapper, [data-export-skip]") &&
+      !svg.parentElement?.closest("svg"),
+  );
+}
+
+/**
+ * The plot's drawing as SVG markup in the plot's own coordinates (its CSS px box): each
+ * chart surface where it sits, plus HTML labels marked data-export-text (panel titles).
+ */
+export function capturePlot(plot: HTMLElement): { markup: string; width: number; height: number } {
+  const box = plot.getBoundingClientRect();
+  const parts: string[] = [];
+  for (const svg of surfaces(plot)) {
+    const r = svg.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    const clone = svg.cloneNode(true) as SVGSVGElement;
+    inlineStyles(svg, clone);
+    clone.setAttribute("x", String(Math.round(r.left - box.left)));
+    clone.setAttribute("y", String(Math.round(r.top - box.top)));
+    clone.setAttribute("width", String(Math.round(r.width)));
+    clone.setAttribute("height", String(Math.round(r.height)));
+    if (!clone.getAttribute("viewBox")) {
+      clone.setAttribute("viewBox", `0 0 ${Math.round(r.width)} ${Math.round(r.height)}`);
+    }
+    clone.removeAttribute("tabindex");
+    parts.push(new XMLSerializer().serializeToString(clone));
+  }
+  for (const el of Array.from(plot.querySelectorAll<HTMLElement>("[data-export-text]"))) {
+    const r = el.getBoundingClientRect();
+    const text = el.getAttribute("data-export-text") || el.textContent || "";
+    if (!text || r.width === 0) continue;
+    const cs = getComputedStyle(el);
+    const size = parseFloat(cs.fontSize) || 12;
+    parts.push(
+      `<text x="${Math.round(r.left - box.left)}" y="${Math.round(r.top - box.top + size)}" ` +
+        `font-size="${size}" font-weight="${cs.fontWeight}" fill="${cs.color}">` +
+        `${escapeXml(text)}</text>`,
+    );
+  }
+  return { markup: parts.join("\n"), width: Math.round(box.width), height: Math.round(box.height) };
+}
+
+/** The SVG drawn on a canvas at `scale` times its size, as a PNG. */
+export async function svgToPng(
+  svg: string,
+  width: number,
+  height: number,
+  scale = PNG_SCALE,
+): Promise<Blob> {
+  const size = pngSize(width, height, scale);
+  const url = URL.createObjectURL(new Blob([svg], { type: "image/svg+xml;charset=utf-8" }));
+  try {
+    const image = new Image();
+    image.width = width;
+    image.height = height;
+    await new Promise<void>((resolve, reject) => {
+      image.onload = () => resolve();
+      image.onerror = () => reject(new Error("the chart's SVG could not be drawn as an image"));
+      image.src = url;
+    });
+    const canvas = document.createElement("canvas");
+    canvas.width = size.width;
+    canvas.height = size.height;
+    const ctx = canvas.getContext("2d");
+    if (!ctx) throw new Error("this browser gives no 2D canvas to draw the PNG on");
+    ctx.fillStyle = "#ffffff";
+    ctx.fillRect(0, 0, size.width, size.height);
+    ctx.drawImage(image, 0, 0, size.width, size.height);
+    return await new Promise<Blob>((resolve, reject) =>
+      canvas.toBlob((b) => (b ? resolve(b) : reject(new Error("PNG encoding failed"))), "image/png"),
+    );
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+}
+
+export function downloadBlob(blob: Blob, fileName: string): void {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = fileName;
+  a.style.display = "none";
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+export function downloadText(text: string, fileName: string, type: string): void {
+  downloadBlob(new Blob([text], { type }), fileName);
+}

@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import {
+  buildSvgDocument,
+  escapeXml,
+  exportBodyWidth,
+  exportFileName,
+  legendRows,
+  pngSize,
+  svgLayout,
+  toCsv,
+} from "./export-utils";
+
+/** A minimal well-formedness check: every tag closes in order, attributes are quoted. */
+function parseTags(xml: string): string[] {
+  const stack: string[] = [];
+  const seen: string[] = [];
+  const tag = /<(\/?)([a-zA-Z][\w:-]*)((?:\s+[\w:-]+="[^"<]*")*)\s*(\/?)>/g;
+  const stripped = xml.replace(tag, (_m, close: string, name: string, _a, self: string) => {
+    if (close) {
+      const open = stack.pop();
+      if (open !== name) throw new Error(`</${name}> closes <${open}>`);
+    } else {
+      seen.push(name);
+      if (!self) stack.push(name);
+    }
+    return "";
+  });
+  if (stack.length) throw new Error(`unclosed <${stack.join(", ")}>`);
+  if (/[<>]/.test(stripped)) throw new Error(`stray markup: ${stripped.match(/.{0,20}[<>].{0,20}/)}`);
+  return seen;
+}
+
+const meta = {
+  title: "4K random write IOPS <QD32> & more",
+  conditions: "consistency · QD32 · span 100% · incompressible · OP 0%",
+  provenance: "firmware sim (Simulated drive A) · fio-3.36 · 2026-11-21",
+  legend: [
+    { label: "Simulated drive A", color: "#2563eb", highlight: true },
+    { label: "Simulated drive B", color: "#ea580c" },
+  ],
+};
+
+describe("buildSvgDocument", () => {
+  it("is one well-formed SVG with title, conditions, legend, body and provenance", () => {
+    const body = '<svg x="0" y="0" width="100" height="50"><path d="M0 0L10 10" stroke="red"/></svg>';
+    const svg = buildSvgDocument(meta, body, exportBodyWidth(650), 300);
+    const tags = parseTags(svg);
+    expect(tags[0]).toBe("svg");
+    expect(tags).toContain("path");
+    expect(svg).toContain('width="650"');
+    expect(svg).toContain("4K random write IOPS &lt;QD32&gt; &amp; more");
+    expect(svg).toContain('data-export="conditions">consistency');
+    expect(svg).toContain('data-export="provenance">firmware sim');
+    expect(svg.match(/data-export="legend"/g)).toHaveLength(2);
+    expect(svg).toContain('font-weight="700" data-export="legend">Simulated drive A');
+  });
+
+  it("leaves out lines it has no text for", () => {
+    const svg = buildSvgDocument({ title: "T" }, "", 100, 40);
+    parseTags(svg);
+    expect(svg).not.toContain("conditions");
+    expect(svg).not.toContain("provenance");
+  });
+});
+
+describe("layout", () => {
+  it("makes the document as wide as the article column", () => {
+    for (const width of [560, 650, 800]) {
+      expect(svgLayout(meta, exportBodyWidth(width), 300).width).toBe(width);
+    }
+  });
+
+  it("wraps the legend into rows that fit", () => {
+    const items = Array.from({ length: 6 }, (_, i) => ({ label: `Drive number ${i}`, color: "#000" }));
+    const { rows, positions } = legendRows(items, 300);
+    expect(rows).toBeGreaterThan(1);
+    expect(positions[0]).toEqual([0, 0]);
+    const taller = svgLayout({ title: "t", legend: items }, 300, 100).height;
+    expect(taller).toBeGreaterThan(svgLayout({ title: "t" }, 300, 100).height);
+  });
+});
+
+describe("pngSize", () => {
+  it("is twice the SVG for an article column", () => {
+    expect(pngSize(650, 391)).toEqual({ width: 1300, height: 782 });
+    expect(pngSize(560, 300, 3)).toEqual({ width: 1680, height: 900 });
+  });
+});
+
+describe("toCsv and names", () => {
+  it("quotes what needs quoting and keeps numbers whole", () => {
+    expect(toCsv(["drive", "iops"], [["A, the first", 12345.678], ['say "hi"', null]])).toBe(
+      'drive,iops\n"A, the first",12345.678\n"say ""hi""",\n',
+    );
+  });
+
+  it("names downloads from their parts", () => {
+    expect(exportFileName(["compare", "Consistency", "linear"], "svg")).toBe(
+      "compare-consistency-linear.svg",
+    );
+    expect(exportFileName(["compare", "4K QD32 / write"], "png")).toBe("compare-4k-qd32-write.png");
+  });
+
+  it("escapes XML", () => {
+    expect(escapeXml(`a<b>&"c'`)).toBe("a&lt;b&gt;&amp;&quot;c&apos;");
+  });
+});

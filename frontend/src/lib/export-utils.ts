@@ -1,0 +1,186 @@
+/**
+ * Chart export for articles, the pure part: a standalone SVG document in the house style
+ * (title, test conditions, the chart, legend, provenance), the PNG size, CSV text and
+ * download names. The DOM part (capturing a drawn chart, rasterising) is in export-dom.ts.
+ */
+
+import { CHART_FONT } from "../components/chart-frame/chart-theme";
+
+/** Article widths a chart can be exported for, in CSS px; the PNG is twice as wide. */
+export const ARTICLE_WIDTHS = [560, 650, 800] as const;
+export const DEFAULT_ARTICLE_WIDTH = 650;
+export const PNG_SCALE = 2;
+
+export interface LegendItem {
+  label: string;
+  color: string;
+  /** The drive under review: drawn bold in the legend. */
+  highlight?: boolean;
+}
+
+/** What an exported image says about itself, besides the chart. */
+export interface ExportMeta {
+  title: string;
+  /** Test conditions: plan, QD, span, data pattern, OP. */
+  conditions?: string;
+  /** Drive firmware, fio version, date. */
+  provenance?: string;
+  legend?: LegendItem[];
+}
+
+export interface SvgLayout {
+  width: number;
+  height: number;
+  /** Where the chart body starts and its size. */
+  body: { x: number; y: number; width: number; height: number };
+}
+
+const PAD = 12;
+const TITLE_SIZE = 16;
+const TEXT_SIZE = 11;
+const LINE = 16;
+const LEGEND_ITEM_GAP = 18;
+const SWATCH = 10;
+
+export function escapeXml(text: string): string {
+  return text
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&apos;");
+}
+
+/** A rough text width for legend layout (no DOM): average glyph width of a sans font. */
+export function textWidth(text: string, size: number): number {
+  return text.length * size * 0.56;
+}
+
+/** Legend items laid out in rows that fit `width`: [x, row] per item and the row count. */
+export function legendRows(
+  items: LegendItem[],
+  width: number,
+  size = TEXT_SIZE,
+): { positions: [number, number][]; rows: number } {
+  const positions: [number, number][] = [];
+  let x = 0;
+  let row = 0;
+  for (const item of items) {
+    const w = SWATCH + 4 + textWidth(item.label, size) + LEGEND_ITEM_GAP;
+    if (x > 0 && x + w > width) {
+      x = 0;
+      row += 1;
+    }
+    positions.push([x, row]);
+    x += w;
+  }
+  return { positions, rows: items.length ? row + 1 : 0 };
+}
+
+/** The chart body's width in an export of `articleWidth` (the margins are the house style's). */
+export function exportBodyWidth(articleWidth: number): number {
+  return articleWidth - 2 * PAD;
+}
+
+/** Where each part goes for a chart body of bodyWidth x bodyHeight. */
+export function svgLayout(meta: ExportMeta, bodyWidth: number, bodyHeight: number): SvgLayout {
+  let y = PAD + TITLE_SIZE;
+  if (meta.conditions) y += LINE;
+  y += 8;
+  const legend = legendRows(meta.legend ?? [], bodyWidth);
+  const legendHeight = legend.rows * LINE;
+  const body = { x: PAD, y: y + legendHeight, width: bodyWidth, height: bodyHeight };
+  let bottom = body.y + bodyHeight;
+  if (meta.provenance) bottom += LINE;
+  return { width: bodyWidth + 2 * PAD, height: Math.ceil(bottom + PAD), body };
+}
+
+/**
+ * The standalone SVG document: white background, inline font, title, conditions, legend,
+ * the chart body (SVG markup drawn for bodyWidth x bodyHeight) and the provenance line.
+ */
+export function buildSvgDocument(
+  meta: ExportMeta,
+  bodyMarkup: string,
+  bodyWidth: number,
+  bodyHeight: number,
+): string {
+  const layout = svgLayout(meta, bodyWidth, bodyHeight);
+  const { width, height, body } = layout;
+  const font = escapeXml(CHART_FONT);
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" ` +
+      `width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" ` +
+      `font-family="${font}">`,
+    `<rect x="0" y="0" width="${width}" height="${height}" fill="#ffffff"/>`,
+    `<text x="${PAD}" y="${PAD + TITLE_SIZE - 2}" font-size="${TITLE_SIZE}" ` +
+      `font-weight="600" fill="#1b2530" data-export="title">${escapeXml(meta.title)}</text>`,
+  ];
+  let y = PAD + TITLE_SIZE;
+  if (meta.conditions) {
+    y += LINE;
+    parts.push(
+      `<text x="${PAD}" y="${y - 3}" font-size="${TEXT_SIZE}" fill="#4a5663" ` +
+        `data-export="conditions">${escapeXml(meta.conditions)}</text>`,
+    );
+  }
+  const legend = legendRows(meta.legend ?? [], bodyWidth);
+  const legendTop = y + 8;
+  (meta.legend ?? []).forEach((item, i) => {
+    const [lx, row] = legend.positions[i] ?? [0, 0];
+    const ty = legendTop + row * LINE + 11;
+    parts.push(
+      `<rect x="${PAD + lx}" y="${ty - SWATCH + 1}" width="${SWATCH}" height="${SWATCH}" ` +
+        `fill="${escapeXml(item.color)}"/>`,
+      `<text x="${PAD + lx + SWATCH + 4}" y="${ty}" font-size="${TEXT_SIZE}" fill="#1b2530"` +
+        `${item.highlight ? ' font-weight="700"' : ""} data-export="legend">` +
+        `${escapeXml(item.label)}</text>`,
+    );
+  });
+  parts.push(
+    `<svg x="${body.x}" y="${body.y}" width="${body.width}" height="${body.height}" ` +
+      `viewBox="0 0 ${body.width} ${body.height}" overflow="hidden">${bodyMarkup}</svg>`,
+  );
+  if (meta.provenance) {
+    parts.push(
+      `<text x="${PAD}" y="${body.y + body.height + LINE - 3}" font-size="9" fill="#6b7785" ` +
+        `data-export="provenance">${escapeXml(meta.provenance)}</text>`,
+    );
+  }
+  parts.push("</svg>");
+  return parts.join("\n");
+}
+
+/** The PNG's pixel size for an SVG of width x height at `scale`. */
+export function pngSize(
+  width: number,
+  height: number,
+  scale = PNG_SCALE,
+): { width: number; height: number } {
+  return { width: Math.round(width * scale), height: Math.round(height * scale) };
+}
+
+function csvCell(value: string | number | null | undefined): string {
+  if (value === null || value === undefined) return "";
+  if (typeof value === "number") return Number.isFinite(value) ? String(value) : "";
+  return /[",\n\r]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}
+
+/** CSV text with a header row; numbers as JavaScript prints them (no rounding). */
+export function toCsv(header: string[], rows: (string | number | null | undefined)[][]): string {
+  return [header, ...rows].map((row) => row.map(csvCell).join(",")).join("\n") + "\n";
+}
+
+/** A download name from its parts: `compare-consistency-linear.svg`. */
+export function exportFileName(parts: string[], extension: string): string {
+  const base = parts
+    .map((p) =>
+      p
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, "-")
+        .replace(/^-|-$/g, ""),
+    )
+    .filter(Boolean)
+    .join("-");
+  return `${base || "chart"}.${extension}`;
+}
