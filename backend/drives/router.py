@@ -9,11 +9,14 @@ from backend.drives import service
 from backend.drives.models import DriveSample
 from backend.drives.schemas import BenchRef, DriveCreate, DriveModelOut, DriveOut, DriveUpdate
 from backend.runs import queue
+from backend.runs import service as runs_service
 
 router = APIRouter(prefix="/api/drives", tags=["drives"])
 
 
-def drive_out(drive: DriveSample, active_run_id: int | None) -> DriveOut:
+def drive_out(
+    drive: DriveSample, active_run_id: int | None, waiting: list[int] | None = None
+) -> DriveOut:
     m = drive.model
     return DriveOut(
         id=drive.id,
@@ -35,6 +38,7 @@ def drive_out(drive: DriveSample, active_run_id: int | None) -> DriveOut:
             embargo_until=m.embargo_until,
         ),
         active_run_id=active_run_id,
+        waiting_run_ids=waiting or [],
         embargoed=service.under_embargo(m),
     )
 
@@ -44,15 +48,17 @@ def list_drives(session: SessionDep, user: CurrentUser) -> list[DriveOut]:
     """Drive samples with their model, capacity, bench and the run using them now (for a
     viewer, without drives whose model is under embargo)."""
     active = queue.active_runs(session)
+    waiting = runs_service.waiting_by_drive(session)
     hide = not service.sees_embargoed(user)
     drives = service.list_drives(session, hide_embargoed=hide)
-    return [drive_out(d, active.get(d.id)) for d in drives]
+    return [drive_out(d, active.get(d.id), waiting.get(d.id)) for d in drives]
 
 
 @router.get("/{drive_id}", response_model=DriveOut)
 def get_drive(drive_id: int, session: SessionDep, user: CurrentUser) -> DriveOut:
     drive = service.get_drive(session, drive_id, hide_embargoed=not service.sees_embargoed(user))
-    return drive_out(drive, queue.active_runs(session).get(drive_id))
+    waiting = runs_service.waiting_by_drive(session).get(drive_id)
+    return drive_out(drive, queue.active_runs(session).get(drive_id), waiting)
 
 
 @router.post("", response_model=DriveOut, status_code=201)

@@ -35,6 +35,10 @@ class DriveOut(BaseModel):
     bench: BenchRef
     model: DriveModelOut
     active_run_id: int | None
+    waiting_run_ids: list[int] = Field(
+        default_factory=list,
+        description="Runs queued for this drive behind the active one, in the order they run.",
+    )
     embargoed: bool = Field(False, description="Its model is under embargo now.")
 
 

@@ -8,8 +8,8 @@ import redis.asyncio as aioredis
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response, StreamingResponse
 
-from backend.core.deps import CurrentUser, Reviewer, SessionDep, StateDep
-from backend.core.events import run_channel, sse
+from backend.core.deps import AppState, CurrentUser, Reviewer, SessionDep, StateDep
+from backend.core.events import lab_channel, run_channel, sse
 from backend.drives.service import sees_embargoed
 from backend.runs import service
 from backend.runs.models import RUN_FINAL
@@ -40,6 +40,62 @@ def list_runs(
         status=status,
         hide_embargoed=not sees_embargoed(user),
     )
+
+
+KEEPALIVE_S = 15.0
+SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+
+async def _relay(
+    request: Request, pubsub: aioredis.client.PubSub, until_final: bool
+) -> AsyncIterator[str]:
+    """Relay published events as SSE until the browser goes away (or, with until_final, until
+    a `run` event with a final status), with a comment every KEEPALIVE_S of silence."""
+    idle = 0.0
+    while not await request.is_disconnected():
+        msg = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+        if msg is None:
+            idle += 1.0
+            if idle >= KEEPALIVE_S:
+                idle = 0.0
+                yield ": keepalive\n\n"
+            continue
+        idle = 0.0
+        body = json.loads(msg["data"])
+        yield sse(body["event"], body["data"])
+        if until_final and body["event"] == "run" and body["data"]["status"] in RUN_FINAL:
+            return
+
+
+async def _subscribe(
+    state: AppState, channel: str
+) -> tuple[aioredis.Redis, aioredis.client.PubSub]:
+    client = aioredis.from_url(state.settings.redis_url)  # type: ignore[arg-type]
+    pubsub = client.pubsub()
+    await pubsub.subscribe(channel)
+    return client, pubsub
+
+
+@router.get("/events", response_class=StreamingResponse)
+async def lab_events(
+    request: Request, session: SessionDep, state: StateDep, _user: CurrentUser
+) -> StreamingResponse:
+    """Server-sent events for the lab overview: `runs` ({"run_id"}) whenever a run is queued,
+    changes status or progress, or is reordered. Re-read the runs and drives on it; a `hello`
+    event opens the stream, so a page knows it is live."""
+    await asyncio.to_thread(session.close)
+    client, pubsub = await _subscribe(state, lab_channel(state.channels))
+
+    async def stream() -> AsyncIterator[str]:
+        try:
+            yield sse("hello", {})
+            async for chunk in _relay(request, pubsub, until_final=False):
+                yield chunk
+        finally:
+            await pubsub.aclose()
+            await client.aclose()
+
+    return StreamingResponse(stream(), media_type="text/event-stream", headers=SSE_HEADERS)
 
 
 @router.get("/{run_id}", response_model=RunOut)
@@ -75,9 +131,7 @@ def get_samples(
     run_id: int, session: SessionDep, user: CurrentUser, step_id: int | None = None
 ) -> list[SampleOut]:
     """Per-interval samples (about one a second) at full resolution."""
-    return service.list_samples(
-        session, run_id, step_id, hide_embargoed=not sees_embargoed(user)
-    )
+    return service.list_samples(session, run_id, step_id, hide_embargoed=not sees_embargoed(user))
 
 
 @router.get("/{run_id}/jobs", response_model=list[JobOut])
@@ -91,13 +145,9 @@ def get_jobs(run_id: int, session: SessionDep, user: CurrentUser) -> list[JobOut
     response_class=Response,
     responses={200: {"content": {"application/json": {}}}},
 )
-def get_step_output(
-    run_id: int, step_id: int, session: SessionDep, user: CurrentUser
-) -> Response:
+def get_step_output(run_id: int, step_id: int, session: SessionDep, user: CurrentUser) -> Response:
     """fio's final JSON of a step, byte for byte as fio printed it."""
-    output = service.step_output(
-        session, run_id, step_id, hide_embargoed=not sees_embargoed(user)
-    )
+    output = service.step_output(session, run_id, step_id, hide_embargoed=not sees_embargoed(user))
     return Response(output, media_type="application/json")
 
 
@@ -106,9 +156,6 @@ def get_step_logs(run_id: int, step_id: int, session: SessionDep, user: CurrentU
     """A step's fine-grained record: fio's window logs (bw in bytes/s and IOPS per window,
     missing windows as 0), or the purge method, TRIM timing, steady-state rounds."""
     return service.step_logs(session, run_id, step_id, hide_embargoed=not sees_embargoed(user))
-
-
-KEEPALIVE_S = 15.0
 
 
 @router.get("/{run_id}/events", response_class=StreamingResponse)
@@ -123,10 +170,8 @@ async def run_events(
     # viewers opening their streams together held every connection while waiting for a
     # thread, and the threads waited for a connection.
     await asyncio.to_thread(session.close)
-    client = aioredis.from_url(state.settings.redis_url)  # type: ignore[arg-type]
-    pubsub = client.pubsub()
     # Subscribe before reading the snapshot so nothing falls between the two.
-    await pubsub.subscribe(run_channel(state.channels, run_id))
+    client, pubsub = await _subscribe(state, run_channel(state.channels, run_id))
 
     def snapshot() -> dict:
         with state.sessions() as s:
@@ -145,26 +190,10 @@ async def run_events(
             yield sse("run", first)
             if first["status"] in RUN_FINAL:
                 return
-            idle = 0.0
-            while not await request.is_disconnected():
-                msg = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
-                if msg is None:
-                    idle += 1.0
-                    if idle >= KEEPALIVE_S:
-                        idle = 0.0
-                        yield ": keepalive\n\n"
-                    continue
-                idle = 0.0
-                body = json.loads(msg["data"])
-                yield sse(body["event"], body["data"])
-                if body["event"] == "run" and body["data"]["status"] in RUN_FINAL:
-                    return
+            async for chunk in _relay(request, pubsub, until_final=True):
+                yield chunk
         finally:
             await pubsub.aclose()
             await client.aclose()
 
-    return StreamingResponse(
-        stream(),
-        media_type="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
+    return StreamingResponse(stream(), media_type="text/event-stream", headers=SSE_HEADERS)

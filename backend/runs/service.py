@@ -15,7 +15,7 @@ from backend.core.errors import Conflict, InvalidParams, NotFound
 from backend.core.events import has_listeners, lab_channel, publish, run_channel
 from backend.drives.models import DriveModel, DriveSample
 from backend.drives.service import drive_label, get_drive, not_embargoed, under_embargo
-from backend.plans.base import DriveContext, fio_args
+from backend.plans.base import DriveContext, Plan, StepSpec, fio_args
 from backend.plans.catalog import compile_plan
 from backend.results.models import Result
 from backend.runs import queue
@@ -53,18 +53,27 @@ def get_run(
     return run
 
 
-def create_run(session: Session, state: AppState, data: RunCreate, user: User | None) -> Run:
-    drive = get_drive(session, data.drive_id)
+def compile_for_drive(
+    session: Session, plan_key: str, params: dict[str, Any] | None, drive: DriveSample
+) -> tuple[Plan, dict[str, Any], list[StepSpec]]:
+    """Validate the params and compile the plan against the drive, as queueing does: (plan,
+    params with every default filled in, steps). Raises InvalidParams naming the field."""
     ctx = DriveContext(
         target_path=drive.target_path,
         capacity_bytes=drive.model.capacity_bytes,
         serial=drive.serial,
         logical_sector=drive.logical_sector,
     )
-    plan, params, steps = compile_plan(data.plan, data.params, ctx)
+    plan, parsed, steps = compile_plan(plan_key, params, ctx)
     for spec in steps:
         if spec.params.get("trace_id"):
             get_trace(session, int(spec.params["trace_id"]))
+    return plan, parsed, steps
+
+
+def create_run(session: Session, state: AppState, data: RunCreate, user: User | None) -> Run:
+    drive = get_drive(session, data.drive_id)
+    plan, params, steps = compile_for_drive(session, data.plan, data.params, drive)
     if plan.destructive and (data.confirm_serial or "").strip() != drive.serial:
         given = (data.confirm_serial or "").strip()
         problem = "is missing" if not given else f"{given!r} does not match this drive"
@@ -202,6 +211,20 @@ def list_runs(
     runs = list(session.scalars(query))
     places = queue.wait_positions(session, [r.id for r in runs])
     return [summary(r, places.get(r.id)) for r in runs]
+
+
+def waiting_by_drive(session: Session) -> dict[int, list[int]]:
+    """drive id -> the ids of the runs waiting for it (queued, not yet handed to the bench),
+    in the order they will run."""
+    rows = session.execute(
+        select(Run.drive_id, Run.id)
+        .where(Run.status == "queued", Run.dispatched_at.is_(None))
+        .order_by(Run.drive_id, Run.queue_position, Run.id)
+    )
+    out: dict[int, list[int]] = defaultdict(list)
+    for drive_id, run_id in rows:
+        out[drive_id].append(run_id)
+    return dict(out)
 
 
 def publish_run(session: Session, state: AppState, run_id: int) -> None:

@@ -154,3 +154,62 @@ def test_resume_is_refused_when_the_drive_was_written(stack: Stack, sim_drive: d
             and "written after the run stopped" in failed["error"]
         )
         assert failed["steps"][2]["started_at"] is None  # nothing ran
+
+
+def test_estimate_compiles_without_queueing_and_names_the_bad_field(
+    stack: Stack, sim_drive: dict
+) -> None:
+    with stack.client() as c:
+        before = len(c.get("/api/runs", params={"drive_id": sim_drive["id"]}).json())
+        url = "/api/plans/four-corners/estimate"
+        est = c.post(url, json={"drive_id": sim_drive["id"], "params": QUICK})
+        assert est.status_code == 200, est.text
+        body = est.json()
+        assert body["destructive"] is True
+        assert body["params"]["randseed"] == 20261121  # defaults filled in
+        assert [s["idx"] for s in body["steps"]] == list(range(len(body["steps"])))
+        assert body["estimate_s"] == pytest.approx(sum(s["estimate_s"] for s in body["steps"]))
+        assert any(s["label"] == "4K random read QD3" for s in body["steps"])
+        # Nothing was queued.
+        assert len(c.get("/api/runs", params={"drive_id": sim_drive["id"]}).json()) == before
+        # Longer runtimes, longer estimate.
+        longer = c.post(url, json={"drive_id": sim_drive["id"], "params": LONG}).json()
+        assert longer["estimate_s"] > body["estimate_s"]
+
+        bad = c.post(url, json={"drive_id": sim_drive["id"], "params": {"runtime_s": 0}})
+        assert bad.status_code == 422 and bad.json()["field"] == "params.runtime_s"
+        huge = c.post(url, json={"drive_id": sim_drive["id"], "params": {"span": "9t"}})
+        assert huge.status_code == 422 and huge.json()["field"] == "span"
+        assert "larger than the drive" in huge.json()["detail"]
+        nodrive = c.post(url, json={"drive_id": 999999, "params": {}})
+        assert nodrive.status_code == 404 and nodrive.json()["field"] == "drive_id"
+        noplan = c.post("/api/plans/nope/estimate", json={"drive_id": sim_drive["id"]})
+        assert noplan.status_code == 404 and noplan.json()["field"] == "plan"
+
+
+def test_lab_stream_tells_of_queued_runs_and_drives_list_waiting_runs(
+    stack: Stack, sim_drive: dict
+) -> None:
+    with stack.client() as c:
+        with c.stream("GET", "/api/runs/events") as events:
+            assert events.status_code == 200
+            assert events.headers["content-type"].startswith("text/event-stream")
+            lines = events.iter_lines()
+            assert next(lines) == "event: hello"
+            first = queue(c, sim_drive, LONG)
+            second = queue(c, sim_drive, QUICK)
+            seen: set[int] = set()
+            deadline = time.monotonic() + 20
+            for line in lines:
+                if line.startswith("data: ") and "run_id" in line:
+                    seen.add(int(line.split('"run_id": ')[1].rstrip("}")))
+                if {first["id"], second["id"]} <= seen or time.monotonic() > deadline:
+                    break
+            assert {first["id"], second["id"]} <= seen
+        drive = next(d for d in c.get("/api/drives").json() if d["id"] == sim_drive["id"])
+        assert drive["waiting_run_ids"] == [second["id"]]
+        assert drive["active_run_id"] == first["id"]
+        c.post(f"/api/runs/{second['id']}/cancel")
+        c.post(f"/api/runs/{first['id']}/cancel")
+        wait_run(c, first["id"], timeout=30)
+        assert c.get(f"/api/drives/{sim_drive['id']}").json()["waiting_run_ids"] == []

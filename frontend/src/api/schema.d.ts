@@ -450,6 +450,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/plans/{key}/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Estimate Plan
+         * @description Compile the plan for a drive without queueing anything: the steps it would run and how
+         *     long each should take. Invalid parameters are refused as POST /api/runs refuses them (422
+         *     with the `field` at fault), so a form can check each value as it is typed.
+         */
+        post: operations["estimate_plan_api_plans__key__estimate_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/prices": {
         parameters: {
             query?: never;
@@ -558,6 +580,28 @@ export interface paths {
          * @description Validate, compile and queue a plan on a drive. Plans that write need `confirm_serial`.
          */
         post: operations["queue_run_api_runs_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Lab Events
+         * @description Server-sent events for the lab overview: `runs` ({"run_id"}) whenever a run is queued,
+         *     changes status or progress, or is reordered. Re-read the runs and drives on it; a `hello`
+         *     event opens the stream, so a page knows it is live.
+         */
+        get: operations["lab_events_api_runs_events_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1345,6 +1389,11 @@ export interface components {
             simulated: boolean;
             /** Target Path */
             target_path: string;
+            /**
+             * Waiting Run Ids
+             * @description Runs queued for this drive behind the active one, in the order they run.
+             */
+            waiting_run_ids?: number[];
         };
         /**
          * DriveUpdate
@@ -1370,6 +1419,21 @@ export interface components {
         EnvironmentIn: {
             /** Environment */
             environment: {
+                [key: string]: unknown;
+            };
+        };
+        /** EstimateIn */
+        EstimateIn: {
+            /**
+             * Drive Id
+             * @description Drive sample id, see GET /api/drives.
+             */
+            drive_id: number;
+            /**
+             * Params
+             * @description Plan parameters.
+             */
+            params?: {
                 [key: string]: unknown;
             };
         };
@@ -1643,6 +1707,34 @@ export interface components {
              * @description The `once` of a sign-in link.
              */
             token: string;
+        };
+        /** PlanEstimate */
+        PlanEstimate: {
+            /** Destructive */
+            destructive: boolean;
+            /** Drive Id */
+            drive_id: number;
+            /**
+             * Estimate S
+             * @description Sum of the steps' estimates, in seconds.
+             */
+            estimate_s: number;
+            /**
+             * Notes
+             * @description What the plan leaves out or qualifies on this drive.
+             */
+            notes: string[];
+            /**
+             * Params
+             * @description The parameters with every default filled in.
+             */
+            params: {
+                [key: string]: unknown;
+            };
+            /** Plan */
+            plan: string;
+            /** Steps */
+            steps: components["schemas"]["StepEstimate"][];
         };
         /** PlanOut */
         PlanOut: {
@@ -2047,6 +2139,19 @@ export interface components {
             title: string;
             /** Under Review */
             under_review: number | null;
+        };
+        /** StepEstimate */
+        StepEstimate: {
+            /** Estimate S */
+            estimate_s: number;
+            /** Idx */
+            idx: number;
+            /** Kind */
+            kind: string;
+            /** Label */
+            label: string;
+            /** Name */
+            name: string;
         };
         /** StepFinish */
         StepFinish: {
@@ -3173,6 +3278,41 @@ export interface operations {
             };
         };
     };
+    estimate_plan_api_plans__key__estimate_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EstimateIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanEstimate"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     list_prices_api_prices_get: {
         parameters: {
             query?: {
@@ -3378,6 +3518,24 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+        };
+    };
+    lab_events_api_runs_events_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
