@@ -4,15 +4,28 @@ import type { ApiErrorBody } from "./types";
 /** Same origin: the FastAPI app serves the frontend and the api (Vite proxies it in dev). */
 export const API_BASE = "/api";
 
-/** A failed api call, carrying the server's `detail` as its message. */
+/**
+ * A failed api call, carrying the server's `detail` as its message, the request `field` at
+ * fault when the api names one, and the parsed error body (CSV import lists bad rows there).
+ */
 export class ApiError extends Error {
   readonly status: number;
+  readonly field: string | null;
+  readonly body: unknown;
 
-  constructor(status: number, message: string) {
+  constructor(status: number, message: string, field: string | null = null, body: unknown = null) {
     super(message);
     this.name = "ApiError";
     this.status = status;
+    this.field = field;
+    this.body = body;
   }
+}
+
+function fieldOf(body: unknown): string | null {
+  if (typeof body !== "object" || body === null) return null;
+  const field = (body as { field?: unknown }).field;
+  return typeof field === "string" ? field : null;
 }
 
 function detailMessage(body: unknown): string | null {
@@ -34,19 +47,26 @@ type Method = "GET" | "POST" | "PATCH" | "DELETE";
 async function request<T>(
   method: Method,
   path: string,
-  options: { body?: unknown; signal?: AbortSignal } = {},
+  options: { body?: unknown; text?: { body: string; type: string }; signal?: AbortSignal } = {},
 ): Promise<T> {
   const headers: Record<string, string> = {
     Accept: "application/json",
     ...csrfHeaders(method, typeof document === "undefined" ? "" : document.cookie),
   };
   if (options.body !== undefined) headers["Content-Type"] = "application/json";
+  if (options.text !== undefined) headers["Content-Type"] = options.text.type;
+  const payload =
+    options.text !== undefined
+      ? options.text.body
+      : options.body === undefined
+        ? null
+        : JSON.stringify(options.body);
   let response: Response;
   try {
     response = await fetch(`${API_BASE}${path}`, {
       method,
       headers,
-      body: options.body === undefined ? null : JSON.stringify(options.body),
+      body: payload,
       credentials: "same-origin",
       signal: options.signal ?? null,
     });
@@ -68,7 +88,7 @@ async function request<T>(
     const message =
       detailMessage(body) ??
       `${method} ${API_BASE}${path} failed: ${response.status} ${response.statusText}`;
-    throw new ApiError(response.status, message);
+    throw new ApiError(response.status, message, fieldOf(body), body);
   }
   if (body === null && text) {
     throw new ApiError(response.status, `${method} ${API_BASE}${path} did not return JSON.`);
@@ -82,4 +102,13 @@ export function apiGet<T>(path: string, signal?: AbortSignal): Promise<T> {
 
 export function apiPost<T>(path: string, body?: unknown): Promise<T> {
   return request<T>("POST", path, { body });
+}
+
+export function apiPatch<T>(path: string, body: unknown): Promise<T> {
+  return request<T>("PATCH", path, { body });
+}
+
+/** POST a text body as is (a CSV file), with its content type. */
+export function apiPostText<T>(path: string, text: string, type: string): Promise<T> {
+  return request<T>("POST", path, { text: { body: text, type } });
 }

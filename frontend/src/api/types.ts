@@ -82,3 +82,35 @@ export interface ApiErrorBody {
   detail: string | { msg: string; loc?: (string | number)[] }[];
   field?: string;
 }
+
+// --- Lab, queue, run and catalog pages ----------------------------------------------------
+
+export type Bench = Schemas["BenchSummary"];
+export type PlanEstimate = Schemas["PlanEstimate"];
+export type StepEstimate = Schemas["StepEstimate"];
+export type RunCreate = Schemas["RunCreate"];
+export type DriveCreate = Schemas["DriveCreate"];
+export type DriveUpdate = Schemas["DriveUpdate"];
+export type CatalogModel = Schemas["CatalogModelOut"];
+export type ModelCreate = Schemas["ModelCreate"];
+export type ModelUpdate = Schemas["ModelUpdate"];
+export type Price = Schemas["PriceOut"];
+export type PriceCreate = Schemas["PriceCreate"];
+export type PriceImportResult = Schemas["ImportResult"];
+
+/**
+ * GET /api/runs/{id}/series (its response is not described in the OpenAPI schema): one
+ * metric of one step, downsampled on the server keeping each bucket's min and max.
+ */
+export interface StepSeries {
+  run_id: number;
+  step_id: number;
+  step: string;
+  metric: string;
+  unit: string;
+  /** "t_s": seconds since the step started; "position_pct": % of the span (HD Tach passes). */
+  x: "t_s" | "position_pct";
+  total_points: number;
+  downsampled: boolean;
+  points: [number, number][];
+}
