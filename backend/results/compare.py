@@ -99,7 +99,8 @@ def _conditions(run: Any, drive: DriveSample) -> dict[str, Any]:
     return {
         # What the drive reported when the run started, else what was registered.
         "firmware": run.firmware or drive.firmware,
-        "drive state before the test": None if prewrite is None
+        "drive state before the test": None
+        if prewrite is None
         else ("pre-written" if prewrite else "as found"),
         "fio version": run.fio_version,
         "ioengine": run.ioengine,

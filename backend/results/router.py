@@ -9,7 +9,9 @@ from backend.core.deps import CurrentUser, SessionDep
 from backend.core.errors import InvalidParams
 from backend.drives.service import sees_embargoed
 from backend.results import compare as cmp
+from backend.results import compare_series as cser
 from backend.results import series as ser
+from backend.results.schemas import CompareSeries, Comparison, Pair, ValueComparison
 
 router = APIRouter(tags=["results"])
 
@@ -60,25 +62,27 @@ def compare(
     metrics: str | None = Query(None, description="plan:step:metric,...; all when omitted"),
     under_review: int | None = None,
     aggregate: str = Query("latest", pattern="^(latest|mean)$"),
-) -> dict[str, Any]:
+) -> Comparison:
     """For each metric, one row per drive (best first) with run-to-run variation, the drive
     under review marked, and warnings when conditions differ (fio version, ioengine, OP, host,
     resumed runs, simulated drives)."""
     wanted = [m for m in metrics.split(",") if m] if metrics else None
-    return cmp.compare(
-        session,
-        _ids(drives, "drives"),
-        wanted,
-        under_review,
-        aggregate,
-        hide_embargoed=not sees_embargoed(user),
+    return Comparison.model_validate(
+        cmp.compare(
+            session,
+            _ids(drives, "drives"),
+            wanted,
+            under_review,
+            aggregate,
+            hide_embargoed=not sees_embargoed(user),
+        )
     )
 
 
 @router.get("/api/compare/pair")
-def compare_pair(session: SessionDep, user: CurrentUser, a: int, b: int) -> dict[str, Any]:
+def compare_pair(session: SessionDep, user: CurrentUser, a: int, b: int) -> Pair:
     """Two drives side by side: every metric both have, with b's difference from a in percent."""
-    return cmp.pair(session, a, b, hide_embargoed=not sees_embargoed(user))
+    return Pair.model_validate(cmp.pair(session, a, b, hide_embargoed=not sees_embargoed(user)))
 
 
 @router.get("/api/compare/value")
@@ -88,9 +92,44 @@ def compare_value(
     drives: str = Query(..., description="drive ids, e.g. 1,2,3"),
     metric: str = Query(..., description="plan:step:metric"),
     currency: str = Query("USD", pattern="^[A-Z]{3}$"),
-) -> dict[str, Any]:
+) -> ValueComparison:
     """Performance per dollar for any metric: each drive's value over its model's lowest
     current price (latest observation per retailer)."""
-    return cmp.per_dollar(
-        session, _ids(drives, "drives"), metric, currency, hide_embargoed=not sees_embargoed(user)
+    return ValueComparison.model_validate(
+        cmp.per_dollar(
+            session,
+            _ids(drives, "drives"),
+            metric,
+            currency,
+            hide_embargoed=not sees_embargoed(user),
+        )
+    )
+
+
+@router.get("/api/compare/series", response_model=CompareSeries)
+def compare_series(
+    session: SessionDep,
+    user: CurrentUser,
+    drives: str = Query(..., description="drive ids, e.g. 1,2,3"),
+    plan: str = Query(..., description=", ".join(cser.PLAN_KINDS)),
+    metric: str | None = Query(
+        None, description="consistency: write_iops (default), read_iops, write_mbps, read_mbps"
+    ),
+    points: int = Query(ser.DEFAULT_POINTS, description="about the chart width, per series"),
+    op_percent: int | None = Query(None, description="only runs with this over-provisioning"),
+) -> Any:
+    """One chart family for several drives in one request: each drive's latest finished run
+    of the plan, the series of its charted steps (consistency: IOPS against time; HD Tach
+    and TRIM validation: MB/s against position; write hitching and TRIM performance: MB/s
+    against time with the stalls; transfer size: MB/s against transfer size, read and
+    write) downsampled with min/max per bucket, and the run's conditions and provenance."""
+    # A plain dict, validated once by the response model (thousands of points).
+    return cser.compare_series(
+        session,
+        _ids(drives, "drives"),
+        plan,
+        metric,
+        points,
+        op_percent,
+        hide_embargoed=not sees_embargoed(user),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 
 from backend.core.deps import Reviewer, SessionDep, StateDep
+from backend.results.schemas import Comparison
 from backend.shares import service
 from backend.shares.models import Share
 from backend.shares.schemas import NewShare, ShareCreate, SharedComparison, ShareOut
@@ -33,10 +34,12 @@ def create_share(
     """A read-only link to a comparison of drives, for people without an account (an editor,
     a vendor). The token is unguessable and shown once; revoke it with DELETE."""
     share, token = service.create_share(session, data, user)
+    base = public_base(request, state)
     return NewShare(
         **share_out(share, user.name).model_dump(),
         token=token,
-        url=f"{public_base(request, state)}/api/shares/{token}",
+        url=f"{base}/api/shares/{token}",
+        page_url=f"{base}/shared/{token}",
     )
 
 
@@ -55,7 +58,7 @@ def read_share(token: str, session: SessionDep) -> SharedComparison:
         title=share.title,
         created_at=share.created_at,
         under_review=under_review,
-        comparison=comparison,
+        comparison=Comparison.model_validate(comparison),
     )
 
 

@@ -1,9 +1,10 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from backend.results.schemas import Comparison
 
 
 class ShareCreate(BaseModel):
@@ -30,13 +31,14 @@ class ShareOut(BaseModel):
 
 class NewShare(ShareOut):
     token: str = Field(description="Shown once; only its sha256 is stored.")
-    url: str = Field(description="The read-only link: GET it without signing in.")
+    url: str = Field(description="The read-only link: GET it without signing in (JSON).")
+    page_url: str = Field(description="The same comparison as a page: open it without signing in.")
 
 
 class SharedComparison(BaseModel):
     title: str
     created_at: datetime
     under_review: int | None
-    comparison: dict[str, Any] = Field(
+    comparison: Comparison = Field(
         description="As GET /api/compare returns it, without drives under embargo."
     )

@@ -282,6 +282,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/compare/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare Series
+         * @description One chart family for several drives in one request: each drive's latest finished run
+         *     of the plan, the series of its charted steps (consistency: IOPS against time; HD Tach
+         *     and TRIM validation: MB/s against position; write hitching and TRIM performance: MB/s
+         *     against time with the stalls; transfer size: MB/s against transfer size, read and
+         *     write) downsampled with min/max per bucket, and the run's conditions and provenance.
+         */
+        get: operations["compare_series_api_compare_series_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/compare/value": {
         parameters: {
             query?: never;
@@ -1275,6 +1299,75 @@ export interface components {
             /** Worker */
             worker: string;
         };
+        /** CompareMetric */
+        CompareMetric: {
+            /** Lower Is Better */
+            lower_is_better: boolean;
+            /**
+             * Metric
+             * @description plan:step:metric
+             */
+            metric: string;
+            /**
+             * Rows
+             * @description One per drive, best first.
+             */
+            rows: components["schemas"]["CompareRow"][];
+            /** Unit */
+            unit: string;
+            /** Warnings */
+            warnings: string[];
+        };
+        /** CompareRow */
+        CompareRow: {
+            /** Drive Id */
+            drive_id: number;
+            /** Embargoed */
+            embargoed: boolean;
+            /** Label */
+            label: string;
+            runs: components["schemas"]["Variation"];
+            /** Simulated */
+            simulated: boolean;
+            /** Under Review */
+            under_review: boolean;
+            /** Value */
+            value: number;
+        };
+        /** CompareSeries */
+        CompareSeries: {
+            /**
+             * Drives
+             * @description In the order asked for.
+             */
+            drives: components["schemas"]["DriveSeries"][];
+            /** Metric */
+            metric: string;
+            /**
+             * Missing
+             * @description Drives without a finished run of the plan.
+             */
+            missing: components["schemas"]["MissingSeries"][];
+            /** Op Percent */
+            op_percent: number | null;
+            /** Plan */
+            plan: string;
+        };
+        /** Comparison */
+        Comparison: {
+            /**
+             * Aggregate
+             * @enum {string}
+             */
+            aggregate: "latest" | "mean";
+            /** Metrics */
+            metrics: components["schemas"]["CompareMetric"][];
+            /**
+             * Missing
+             * @description Asked-for metrics no drive has.
+             */
+            missing: string[];
+        };
         /**
          * Control
          * @description The api's reply to every worker post: whether the reviewer cancelled the run.
@@ -1394,6 +1487,20 @@ export interface components {
              * @description Runs queued for this drive behind the active one, in the order they run.
              */
             waiting_run_ids?: number[];
+        };
+        /** DriveSeries */
+        DriveSeries: {
+            conditions: components["schemas"]["RunConditions"];
+            /** Drive Id */
+            drive_id: number;
+            /** Label */
+            label: string;
+            /** Run Id */
+            run_id: number;
+            /** Series */
+            series: components["schemas"]["StepSeries"][];
+            /** Simulated */
+            simulated: boolean;
         };
         /**
          * DriveUpdate
@@ -1555,6 +1662,15 @@ export interface components {
              */
             via: "session" | "token";
         };
+        /** MissingSeries */
+        MissingSeries: {
+            /** Drive Id */
+            drive_id: number;
+            /** Label */
+            label: string;
+            /** Reason */
+            reason: string;
+        };
         /** ModelCreate */
         ModelCreate: {
             /**
@@ -1660,6 +1776,11 @@ export interface components {
             id: number;
             /** Metrics */
             metrics: string[] | null;
+            /**
+             * Page Url
+             * @description The same comparison as a page: open it without signing in.
+             */
+            page_url: string;
             /** Revoked At */
             revoked_at: string | null;
             /** Title */
@@ -1673,7 +1794,7 @@ export interface components {
             under_review: number | null;
             /**
              * Url
-             * @description The read-only link: GET it without signing in.
+             * @description The read-only link: GET it without signing in (JSON).
              */
             url: string;
         };
@@ -1707,6 +1828,40 @@ export interface components {
              * @description The `once` of a sign-in link.
              */
             token: string;
+        };
+        /** Pair */
+        Pair: {
+            a: components["schemas"]["PairDrive"];
+            b: components["schemas"]["PairDrive"];
+            /** Metrics */
+            metrics: components["schemas"]["PairMetric"][];
+        };
+        /** PairDrive */
+        PairDrive: {
+            /** Drive Id */
+            drive_id: number;
+            /** Label */
+            label: string;
+        };
+        /** PairMetric */
+        PairMetric: {
+            /** A */
+            a: number;
+            /** B */
+            b: number;
+            /**
+             * Diff Pct
+             * @description (b - a) / |a| x 100; None when a is 0.
+             */
+            diff_pct: number | null;
+            /** Lower Is Better */
+            lower_is_better: boolean;
+            /** Metric */
+            metric: string;
+            /** Unit */
+            unit: string;
+            /** Warnings */
+            warnings: string[];
         };
         /** PlanEstimate */
         PlanEstimate: {
@@ -1844,6 +1999,31 @@ export interface components {
             unit: string;
             /** Value */
             value: number;
+        };
+        /**
+         * RunConditions
+         * @description What an exported chart states about how the numbers were measured.
+         */
+        RunConditions: {
+            /** Finished At */
+            finished_at: string | null;
+            /** Fio Version */
+            fio_version: string | null;
+            /** Firmware */
+            firmware: string | null;
+            /** Iodepth */
+            iodepth: number | null;
+            /** Op Percent */
+            op_percent: number;
+            /**
+             * Pattern
+             * @description Data pattern of the writes, when the run had one.
+             */
+            pattern: string | null;
+            /** Plan */
+            plan: string;
+            /** Span Bytes */
+            span_bytes: number | null;
         };
         /** RunCreate */
         RunCreate: {
@@ -2123,13 +2303,8 @@ export interface components {
         };
         /** SharedComparison */
         SharedComparison: {
-            /**
-             * Comparison
-             * @description As GET /api/compare returns it, without drives under embargo.
-             */
-            comparison: {
-                [key: string]: unknown;
-            };
+            /** @description As GET /api/compare returns it, without drives under embargo. */
+            comparison: components["schemas"]["Comparison"];
             /**
              * Created At
              * Format: date-time
@@ -2139,6 +2314,13 @@ export interface components {
             title: string;
             /** Under Review */
             under_review: number | null;
+        };
+        /** Stall */
+        Stall: {
+            /** Duration S */
+            duration_s: number;
+            /** Start S */
+            start_s: number;
         };
         /** StepEstimate */
         StepEstimate: {
@@ -2227,6 +2409,44 @@ export interface components {
              * @description What the step's tool (fio) wrote to stderr, its last 20,000 characters.
              */
             stderr?: string | null;
+        };
+        /**
+         * StepSeries
+         * @description One line of a chart: a step's series, downsampled with min/max per bucket.
+         */
+        StepSeries: {
+            /** Downsampled */
+            downsampled: boolean;
+            /**
+             * Label
+             * @description The step's label, e.g. '128K sequential write QD32'.
+             */
+            label: string;
+            /** Points */
+            points: [
+                number,
+                number
+            ][];
+            /** Role */
+            role: string | null;
+            /**
+             * Stalls
+             * @description Stalls found in this series (write hitching, writes after TRIM).
+             */
+            stalls?: components["schemas"]["Stall"][] | null;
+            /** Step */
+            step: string;
+            /** Step Id */
+            step_id: number;
+            /** Total Points */
+            total_points: number;
+            /** Unit */
+            unit: string;
+            /**
+             * X
+             * @enum {string}
+             */
+            x: "t_s" | "position_pct" | "bs_bytes";
         };
         /** StepStart */
         StepStart: {
@@ -2378,6 +2598,67 @@ export interface components {
             msg: string;
             /** Error Type */
             type: string;
+        };
+        /** ValueComparison */
+        ValueComparison: {
+            /** Metric */
+            metric: string;
+            /**
+             * Rows
+             * @description Priced drives, best value first.
+             */
+            rows: components["schemas"]["ValueRow"][];
+            /** Unit */
+            unit: string;
+            /**
+             * Unpriced
+             * @description Labels of drives whose model has no price.
+             */
+            unpriced: string[];
+        };
+        /** ValueRow */
+        ValueRow: {
+            /** Currency */
+            currency: string;
+            /** Drive Id */
+            drive_id: number;
+            /** Embargoed */
+            embargoed: boolean;
+            /** Label */
+            label: string;
+            /** Per Unit Price */
+            per_unit_price: number;
+            /** Price */
+            price: number;
+            /** Price Date */
+            price_date: string;
+            /** Price Source */
+            price_source: string | null;
+            runs: components["schemas"]["Variation"];
+            /** Simulated */
+            simulated: boolean;
+            /** Under Review */
+            under_review: boolean;
+            /** Value */
+            value: number;
+        };
+        /**
+         * Variation
+         * @description Run-to-run variation of one drive's metric (backend.analysis.variation).
+         */
+        Variation: {
+            /** Count */
+            count: number;
+            /** Max */
+            max: number | null;
+            /** Mean */
+            mean: number | null;
+            /** Min */
+            min: number | null;
+            /** Spread Pct */
+            spread_pct: number | null;
+            /** Stddev */
+            stddev: number | null;
         };
         /** WorkerDrive */
         WorkerDrive: {
@@ -2856,9 +3137,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Comparison"];
                 };
             };
             /** @description Validation Error */
@@ -2890,9 +3169,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Pair"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    compare_series_api_compare_series_get: {
+        parameters: {
+            query: {
+                /** @description drive ids, e.g. 1,2,3 */
+                drives: string;
+                /** @description consistency, hdtach, trim-validation, write-hitching, trim-performance, transfer-size */
+                plan: string;
+                /** @description consistency: write_iops (default), read_iops, write_mbps, read_mbps */
+                metric?: string | null;
+                /** @description about the chart width, per series */
+                points?: number;
+                /** @description only runs with this over-provisioning */
+                op_percent?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompareSeries"];
                 };
             };
             /** @description Validation Error */
@@ -2927,9 +3244,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ValueComparison"];
                 };
             };
             /** @description Validation Error */

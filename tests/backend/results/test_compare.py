@@ -3,9 +3,7 @@ run-to-run variation and warnings about conditions."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from sqlalchemy import event
@@ -13,32 +11,11 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from backend.benches.models import Bench
-from backend.core.db import make_engine, session_factory, utcnow
-from backend.core.embedded import EmbeddedPostgres
-from backend.core.migrate import upgrade
+from backend.core.db import session_factory, utcnow
 from backend.drives.models import DriveModel, DriveSample
 from backend.results.compare import compare, pair
 from backend.results.models import Result
 from backend.runs.models import Run, Step
-from tests.conftest import create_local_database, local_services_available
-
-
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    if local_services_available():
-        db = create_local_database()
-        url, stop = db.url, db.drop
-    else:
-        pg = EmbeddedPostgres(Path(tmp_path_factory.mktemp("pg")))
-        url, stop = pg.start(), pg.stop
-    upgrade(url)
-    eng = make_engine(url)
-    try:
-        yield eng
-    finally:
-        eng.dispose()
-        stop()
-
 
 STEPS = {
     "randread-4k-qd3": ("read_mbps", "MB/s"),
@@ -237,15 +214,21 @@ def test_warns_on_firmware_and_drive_state(engine: Engine, lab: dict[str, list[i
     with session_factory(engine)() as s:
         drive = s.get(DriveSample, lab["drives"][5])
         assert drive is not None
-        run = add_run(s, drive, {"randread-4k-qd3": 1, "randwrite-4k-qd32": 1,
-                                 "randwrite-4k-qd3": 1})
+        run = add_run(
+            s, drive, {"randread-4k-qd3": 1, "randwrite-4k-qd32": 1, "randwrite-4k-qd3": 1}
+        )
         run.environment = {**run.environment, "drive": {"firmware": "2B6Q"}}
         run.params = {**run.params, "prewrite": False}
         s.flush()
-        result = compare(s, [lab["drives"][5], lab["drives"][6]],
-                         ["four-corners:randread-4k-qd3:read_mbps"], None)
+        result = compare(
+            s,
+            [lab["drives"][5], lab["drives"][6]],
+            ["four-corners:randread-4k-qd3:read_mbps"],
+            None,
+        )
         s.rollback()
     warnings = result["metrics"][0]["warnings"]
-    assert any("Simulated 5 was measured with different firmware: 2B6Q, sim" in w
-               for w in warnings), warnings
+    assert any(
+        "Simulated 5 was measured with different firmware: 2B6Q, sim" in w for w in warnings
+    ), warnings
     assert any("drive state before the test" in w and "as found" in w for w in warnings)

@@ -1,0 +1,297 @@
+"""Chart series of a comparison: for each drive, the latest finished run of a plan and the
+series of its charted steps, with the conditions and provenance an exported chart states.
+
+One request per chart family, whatever the number of drives: the runs (one query), their
+steps (one query) and, for time series, their samples (one query, plain rows).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from sqlalchemy import Integer, func, select
+from sqlalchemy.dialects.postgresql import distinct_on
+from sqlalchemy.orm import Session
+
+from backend.analysis.downsample import minmax_downsample
+from backend.core.errors import InvalidParams
+from backend.drives.service import drive_label
+from backend.plans.base import parse_size
+from backend.results.compare import _drives
+from backend.results.models import Result
+from backend.results.service import STALL_ROLES
+from backend.runs.models import Run, Sample, Step
+
+# plan -> the kind of chart its series feed
+PLAN_KINDS = {
+    "consistency": "time",
+    "hdtach": "position",
+    "trim-validation": "position",
+    "write-hitching": "stalls",
+    "trim-performance": "stalls",
+    "transfer-size": "transfer",
+}
+TIME_METRICS: dict[str, tuple[str, Callable[[Any], float]]] = {
+    "write_iops": ("IOPS", lambda s: s.write_ios / s.dt_ms * 1000),
+    "read_iops": ("IOPS", lambda s: s.read_ios / s.dt_ms * 1000),
+    "write_mbps": ("MB/s", lambda s: s.write_bytes / s.dt_ms / 1000),
+    "read_mbps": ("MB/s", lambda s: s.read_bytes / s.dt_ms / 1000),
+}
+DEFAULT_METRIC = {"time": "write_iops", "position": "mbps", "stalls": "mbps", "transfer": "mbps"}
+MAX_POINTS = 20_000
+
+
+def _charted(kind: str, role: str) -> bool:
+    if kind == "time":
+        return role in ("consistency", "torture")
+    if kind == "position":
+        return role.startswith("hdtach")
+    if kind == "stalls":
+        return role in STALL_ROLES
+    return role in ("transfer-read", "transfer-write")
+
+
+def _latest_runs(
+    session: Session, drive_ids: list[int], plan: str, op_percent: int | None
+) -> dict[int, Run]:
+    """Each drive's latest finished run of the plan (with that OP, when given)."""
+    query = (
+        select(Run)
+        .where(Run.drive_id.in_(drive_ids), Run.plan == plan, Run.status == "done")
+        .order_by(Run.drive_id, Run.finished_at.desc(), Run.id.desc())
+        .ext(distinct_on(Run.drive_id))
+    )
+    if op_percent is not None:
+        op = func.coalesce(Run.params["op_percent"].astext.cast(Integer), 0)
+        query = query.where(op == op_percent)
+    return {run.drive_id: run for run in session.scalars(query)}
+
+
+def _pattern(run: Run, step_params: dict[str, Any]) -> str | None:
+    """The data pattern of the run's writes: its parameter, else what the job file says."""
+    if run.params.get("pattern"):
+        return str(run.params["pattern"])
+    if "buffer_compress_percentage" in step_params:
+        return "compressible"
+    if "write" in str(step_params.get("rw", "")):
+        return "incompressible"
+    return None
+
+
+def _span(step_params: dict[str, Any]) -> int | None:
+    if step_params.get("span_bytes"):
+        return int(step_params["span_bytes"])
+    try:
+        return parse_size(str(step_params["size"])) if step_params.get("size") else None
+    except ValueError:
+        return None
+
+
+def _conditions(run: Run, steps: Sequence[Step], drive_firmware: str | None) -> dict[str, Any]:
+    main = steps[0].params if steps else {}
+    env = run.environment or {}
+    op = run.params.get("op_percent", main.get("op_percent", 0))
+    return {
+        "plan": run.plan,
+        "iodepth": main.get("iodepth"),
+        "span_bytes": _span(main),
+        "pattern": _pattern(run, main),
+        "op_percent": int(op or 0),
+        "firmware": (env.get("drive") or {}).get("firmware") or drive_firmware,
+        "fio_version": (env.get("host") or {}).get("fio_version"),
+        "finished_at": run.finished_at,
+    }
+
+
+def _downsampled(
+    xs: list[float], ys: list[float], points: int
+) -> tuple[list[tuple[float, float]], int, bool]:
+    total = len(xs)
+    if total > points:
+        xs, ys = minmax_downsample(xs, ys, points)
+    return list(zip(xs, ys, strict=True)), total, len(xs) < total
+
+
+def _time_series(
+    session: Session, steps: list[Step], metric: str, points: int
+) -> dict[int, tuple[list[tuple[float, float]], int, bool]]:
+    """Samples of the steps as plain rows, one query, turned into the metric per second."""
+    _unit, fn = TIME_METRICS[metric]
+    rows = session.execute(
+        select(
+            Sample.step_id,
+            Sample.t_ms,
+            Sample.dt_ms,
+            Sample.read_bytes,
+            Sample.write_bytes,
+            Sample.read_ios,
+            Sample.write_ios,
+        )
+        .where(Sample.step_id.in_([s.id for s in steps]))
+        .order_by(Sample.step_id, Sample.t_ms)
+    )
+    xs: dict[int, list[float]] = defaultdict(list)
+    ys: dict[int, list[float]] = defaultdict(list)
+    for row in rows:
+        if row.dt_ms > 0:
+            xs[row.step_id].append(row.t_ms / 1000)
+            ys[row.step_id].append(fn(row))
+    return {s.id: _downsampled(xs[s.id], ys[s.id], points) for s in steps}
+
+
+def _direction(step: Step) -> str:
+    rw = str(step.params.get("rw", ""))
+    return "read" if rw in ("read", "randread") else "write"
+
+
+def _step_series(
+    kind: str,
+    step: Step,
+    metric: str,
+    points: int,
+    timed: dict[int, tuple[list[tuple[float, float]], int, bool]],
+    transfer: dict[int, dict[str, float]],
+) -> dict[str, Any] | None:
+    base = {
+        "step_id": step.id,
+        "step": step.name,
+        "label": str(step.params.get("label") or step.name),
+        "role": step.params.get("role"),
+    }
+    analysis = step.analysis or {}
+    if kind == "time":
+        pts, total, down = timed[step.id]
+        return {**base, "unit": TIME_METRICS[metric][0], "x": "t_s", "total_points": total,
+                "downsampled": down, "points": pts}  # fmt: skip
+    if kind == "position":
+        curve = analysis.get("hdtach")
+        if not curve:
+            return None
+        pts, total, down = _downsampled(curve["position_pct"], curve["mbps"], points)
+        return {**base, "unit": "MB/s", "x": "position_pct", "total_points": total,
+                "downsampled": down, "points": pts}  # fmt: skip
+    if kind == "stalls":
+        logs = step.logs or {}
+        window = int(logs.get("window_ms") or 0)
+        values = ((logs.get("bw") or {}).get(_direction(step))) or []
+        if not window or not values:
+            return None
+        # fio's bandwidth log is in bytes/s per window; MB/s is 10^6 bytes/s.
+        xs = [i * window / 1000 for i in range(len(values))]
+        ys = [float(v or 0) * 1e-6 for v in values]
+        pts, total, down = _downsampled(xs, ys, points)
+        stalls = (analysis.get("stalls") or {}).get("stalls") or []
+        return {**base, "unit": "MB/s", "x": "t_s", "total_points": total, "downsampled": down,
+                "points": pts, "stalls": stalls}  # fmt: skip
+    value = transfer.get(step.id, {}).get(f"{_direction(step)}_mbps")
+    bs = step.params.get("bs_bytes")
+    if value is None or bs is None:
+        return None
+    return {**base, "unit": "MB/s", "x": "bs_bytes", "total_points": 1, "downsampled": False,
+            "points": [(float(bs), value)]}  # fmt: skip
+
+
+def _merge_transfer(series: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A transfer-size sweep has one step per size and direction: one line per direction,
+    MB/s against transfer size."""
+    lines: dict[str, dict[str, Any]] = {}
+    for s in series:
+        role = str(s["role"])
+        verb = role.removeprefix("transfer-")
+        line = lines.setdefault(
+            verb,
+            {**s, "step": role, "label": f"sequential {verb}, QD4", "points": [],
+             "total_points": 0},
+        )  # fmt: skip
+        line["points"] = line["points"] + s["points"]
+        line["total_points"] += 1
+    for line in lines.values():
+        line["points"].sort()
+    return [lines[v] for v in ("read", "write") if v in lines]
+
+
+def compare_series(
+    session: Session,
+    drive_ids: list[int],
+    plan: str,
+    metric: str | None,
+    points: int,
+    op_percent: int | None = None,
+    *,
+    hide_embargoed: bool = False,
+) -> dict[str, Any]:
+    if not drive_ids:
+        raise InvalidParams("choose at least one drive: ?drives=1,2,3", field="drives")
+    kind = PLAN_KINDS.get(plan)
+    if kind is None:
+        raise InvalidParams(
+            f"no chart series for plan {plan!r}: choose one of {', '.join(PLAN_KINDS)}",
+            field="plan",
+        )
+    metric = metric or DEFAULT_METRIC[kind]
+    if kind == "time" and metric not in TIME_METRICS:
+        raise InvalidParams(
+            f"unknown metric {metric!r}: choose one of {', '.join(TIME_METRICS)}", field="metric"
+        )
+    if not 4 <= points <= MAX_POINTS:
+        raise InvalidParams(f"points is 4 to {MAX_POINTS}: about the chart's width", field="points")
+    drives = _drives(session, drive_ids, hide_embargoed)
+    runs = _latest_runs(session, list(drives), plan, op_percent)
+    steps_by_run: dict[int, list[Step]] = defaultdict(list)
+    if runs:
+        for step in session.scalars(
+            select(Step)
+            .where(Step.run_id.in_([r.id for r in runs.values()]), Step.status == "done")
+            .order_by(Step.run_id, Step.idx)
+        ):
+            if _charted(kind, str(step.params.get("role") or "")):
+                steps_by_run[step.run_id].append(step)
+    all_steps = [s for steps in steps_by_run.values() for s in steps]
+    timed = _time_series(session, all_steps, metric, points) if kind == "time" else {}
+    transfer: dict[int, dict[str, float]] = defaultdict(dict)
+    if kind == "transfer" and all_steps:
+        for step_id, name, value in session.execute(
+            select(Result.step_id, Result.metric, Result.value).where(
+                Result.step_id.in_([s.id for s in all_steps]),
+                Result.metric.in_(("read_mbps", "write_mbps")),
+            )
+        ):
+            if step_id is not None:
+                transfer[step_id][name] = value
+    out, missing = [], []
+    for drive_id in dict.fromkeys(drive_ids):
+        drive = drives[drive_id]
+        label = drive_label(drive)
+        run = runs.get(drive_id)
+        if run is None:
+            op = f" with {op_percent}% OP" if op_percent else ""
+            missing.append(
+                {
+                    "drive_id": drive_id,
+                    "label": label,
+                    "reason": f"no finished {plan} run{op}",
+                }  # fmt: skip
+            )
+            continue
+        steps = steps_by_run.get(run.id, [])
+        series = [
+            s
+            for step in steps
+            if (s := _step_series(kind, step, metric, points, timed, transfer)) is not None
+        ]
+        if kind == "transfer":
+            series = _merge_transfer(series)
+        out.append(
+            {
+                "drive_id": drive_id,
+                "label": label,
+                "simulated": drive.model.simulated,
+                "run_id": run.id,
+                "conditions": _conditions(run, steps, drive.firmware),
+                "series": series,
+            }
+        )
+    return {"plan": plan, "metric": metric, "op_percent": op_percent, "drives": out,
+            "missing": missing}  # fmt: skip

@@ -1,0 +1,188 @@
+"""Chart series of a comparison on a real PostgreSQL: each drive's latest run of a plan, its
+charted steps' series downsampled, in a fixed number of queries whatever the drive count."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import event, insert
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session
+
+from backend.benches.models import Bench
+from backend.core.db import session_factory, utcnow
+from backend.core.errors import InvalidParams
+from backend.drives.models import DriveSample
+from backend.results.compare_series import compare_series
+from backend.results.models import Result
+from backend.results.schemas import CompareSeries
+from backend.runs.models import Run, Sample, Step
+from tests.backend.results.test_compare import add_drive
+
+SECONDS = 3000
+
+
+def add_run(
+    s: Session, drive: DriveSample, plan: str, params: dict[str, Any], age_s: int = 0
+) -> Run:
+    run = Run(
+        plan=plan,
+        drive_id=drive.id,
+        params=params,
+        status="done",
+        environment={"host": {"fio_version": "fio-3.36"}, "drive": {"firmware": "FW1"}},
+        finished_at=utcnow() - timedelta(seconds=age_s),
+    )
+    s.add(run)
+    s.flush()
+    return run
+
+
+def add_step(s: Session, run: Run, idx: int, name: str, params: dict[str, Any], **kw: Any) -> Step:
+    step = Step(run_id=run.id, idx=idx, kind="fio", name=name, params=params, status="done", **kw)
+    s.add(step)
+    s.flush()
+    return step
+
+
+def consistency(s: Session, drive: DriveSample, op: int, base_ios: int, age_s: int = 0) -> Step:
+    run = add_run(s, drive, "consistency", {"op_percent": op} if op else {}, age_s)
+    add_step(s, run, 0, "purge", {"role": "purge"})
+    step = add_step(
+        s,
+        run,
+        1,
+        "consistency-4k-qd32",
+        {"role": "consistency", "rw": "randwrite", "iodepth": 32, "span_bytes": 2**30,
+         "refill_buffers": True, "op_percent": op, "label": "4K random write QD32"},
+    )  # fmt: skip
+    rows = [
+        {
+            "run_id": run.id,
+            "step_id": step.id,
+            "t_ms": (i + 1) * 1000,
+            "dt_ms": 1000 if i % 100 else 500,  # a short interval now and then
+            "read_bytes": 0,
+            "write_bytes": (base_ios + i) * 4096,
+            "read_ios": 0,
+            "write_ios": base_ios + i if i != 1700 else 0,  # one stall to zero
+        }
+        for i in range(SECONDS)
+    ]
+    s.execute(insert(Sample), rows)
+    return step
+
+
+@pytest.fixture(scope="module")
+def lab(engine: Engine) -> dict[str, Any]:
+    with session_factory(engine)() as s:
+        bench = Bench(name="series-bench", host_info={})
+        s.add(bench)
+        s.flush()
+        a, b, c = (add_drive(s, bench, 100 + n) for n in range(3))
+        consistency(s, a, 0, 9000, age_s=500)  # older: not the one charted
+        latest = consistency(s, a, 0, 20000)
+        consistency(s, a, 25, 30000)
+        consistency(s, b, 0, 10000)
+        hd = add_run(s, a, "hdtach", {})
+        add_step(
+            s, hd, 0, "hdtach-write", {"role": "hdtach-write", "rw": "write", "iodepth": 1},
+            analysis={"hdtach": {"position_pct": [0.5 * i for i in range(200)],
+                                 "mbps": [500.0 if i < 100 else 200.0 for i in range(200)]}},
+        )  # fmt: skip
+        hitch = add_run(s, b, "write-hitching", {})
+        add_step(
+            s, hitch, 0, "hitch-seq", {"role": "hitch-seq", "rw": "write", "iodepth": 32},
+            logs={"window_ms": 100, "bw": {"write": [300e6, 0, 0, 310e6, 305e6]}},
+            analysis={"stalls": {"stalls": [{"start_s": 0.1, "duration_s": 0.2}]}},
+        )  # fmt: skip
+        ts = add_run(s, c, "transfer-size", {"pattern": "compressible"})
+        for i, bs in enumerate((1 << 20, 4096)):
+            for j, verb in enumerate(("write", "read")):
+                step = add_step(
+                    s, ts, i * 2 + j, f"{verb}-{bs}",
+                    {"role": f"transfer-{verb}", "rw": verb, "bs_bytes": bs, "iodepth": 4},
+                )  # fmt: skip
+                s.add(Result(run_id=ts.id, step_id=step.id, metric=f"{verb}_mbps",
+                             value=bs / 4096 + j, unit="MB/s"))  # fmt: skip
+        s.commit()
+        return {"a": a.id, "b": b.id, "c": c.id, "latest_step": latest.id}
+
+
+def _series(engine: Engine, drives: list[int], plan: str, **kw: Any) -> dict[str, Any]:
+    with session_factory(engine)() as s:
+        out = compare_series(s, drives, plan, kw.pop("metric", None), kw.pop("points", 650), **kw)
+    CompareSeries.model_validate(out)  # the response model accepts it
+    return out
+
+
+def test_consistency_latest_run_per_drive_downsampled(engine: Engine, lab: dict) -> None:
+    statements: list[str] = []
+    listener = lambda *args: statements.append(args[2])  # noqa: E731
+    event.listen(engine, "before_cursor_execute", listener)
+    try:
+        out = _series(engine, [lab["b"], lab["a"], lab["c"]], "consistency", op_percent=0)
+    finally:
+        event.remove(engine, "before_cursor_execute", listener)
+    # drives, runs, steps, samples: never a query per drive
+    assert len([q for q in statements if q.lstrip().upper().startswith("SELECT")]) == 4
+    assert [d["drive_id"] for d in out["drives"]] == [lab["b"], lab["a"]]  # order asked for
+    assert out["missing"] == [
+        {
+            "drive_id": lab["c"],
+            "label": out["missing"][0]["label"],
+            "reason": "no finished consistency run",
+        }  # fmt: skip
+    ]
+    a = out["drives"][1]
+    assert a["conditions"]["iodepth"] == 32 and a["conditions"]["op_percent"] == 0
+    assert a["conditions"]["pattern"] == "incompressible"
+    assert (a["conditions"]["firmware"], a["conditions"]["fio_version"]) == ("FW1", "fio-3.36")
+    (line,) = a["series"]
+    assert line["step_id"] == lab["latest_step"]
+    assert line["total_points"] == SECONDS and line["downsampled"]
+    assert len(line["points"]) <= 650
+    values = dict(line["points"])
+    # IOPS per interval = ios / dt: the 500 ms intervals count double; min and max survive
+    # the downsampling: the stall at 0 and the last doubled interval.
+    assert values[1701.0] == 0.0
+    assert max(values.values()) == pytest.approx((20000 + 2900) * 2)
+    assert values[2901.0] == pytest.approx((20000 + 2900) * 2)
+
+
+def test_op_percent_picks_the_overprovisioned_run(engine: Engine, lab: dict) -> None:
+    out = _series(engine, [lab["a"], lab["b"]], "consistency", op_percent=25, points=10000)
+    assert [d["drive_id"] for d in out["drives"]] == [lab["a"]]
+    assert out["drives"][0]["conditions"]["op_percent"] == 25
+    line = out["drives"][0]["series"][0]
+    assert not line["downsampled"] and len(line["points"]) == SECONDS
+    assert line["points"][:2] == [(1.0, 60000.0), (2.0, 30001.0)]
+    assert out["missing"][0]["reason"] == "no finished consistency run with 25% OP"
+
+
+def test_position_stalls_and_transfer(engine: Engine, lab: dict) -> None:
+    hd = _series(engine, [lab["a"]], "hdtach", points=50)["drives"][0]["series"][0]
+    assert hd["x"] == "position_pct" and hd["total_points"] == 200 and len(hd["points"]) <= 50
+    assert {v for _x, v in hd["points"]} == {500.0, 200.0}
+
+    st = _series(engine, [lab["b"]], "write-hitching")["drives"][0]["series"][0]
+    assert st["points"] == [(0.0, 300.0), (0.1, 0.0), (0.2, 0.0), (0.3, 310.0), (0.4, 305.0)]
+    assert st["stalls"] == [{"start_s": 0.1, "duration_s": 0.2}]
+
+    ts = _series(engine, [lab["c"]], "transfer-size")["drives"][0]
+    assert ts["conditions"]["pattern"] == "compressible"
+    read, write = ts["series"]
+    assert (read["label"], write["label"]) == ("sequential read, QD4", "sequential write, QD4")
+    assert read["points"] == [(4096.0, 2.0), (1048576.0, 257.0)]  # sorted by size
+    assert write["points"] == [(4096.0, 1.0), (1048576.0, 256.0)]
+
+
+def test_refuses_unknown_plan_metric_and_points(engine: Engine, lab: dict) -> None:
+    with pytest.raises(InvalidParams, match="no chart series for plan"):
+        _series(engine, [lab["a"]], "four-corners")
+    with pytest.raises(InvalidParams, match="unknown metric"):
+        _series(engine, [lab["a"]], "consistency", metric="nope")
+    with pytest.raises(InvalidParams, match="points"):
+        _series(engine, [lab["a"]], "consistency", points=2)
