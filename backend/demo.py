@@ -7,9 +7,10 @@
 2. Simulated drives: sparse files `demo-a-1g.img`, `demo-b-1g.img`, ... (the size in the
    name) in the local bench's sandbox (DATA_DIR/targets), registered through the api as
    simulated drives of vendor "drivelab" ("Simulated drive A", ...), each with shortened
-   four-corners, consistency, hdtach and write-hitching runs queued, so the comparison,
-   consistency, HD Tach and hitching charts all have something to show. Their models are
-   simulated ones of their own: their results are never attached to a catalog product.
+   four-corners, consistency (default and 25% over-provisioning), hdtach, transfer-size,
+   write-hitching, trim-validation and trim-performance runs queued, so every chart of the
+   Compare page has something to show. Their models are simulated ones of their own: their
+   results are never attached to a catalog product.
 
 Everything goes through the api with the CLI's credentials; only the sparse files are created
 directly, which is why the demo runs on the machine where `drivelab up` runs.
@@ -34,7 +35,18 @@ from backend.plans.base import format_size, human_bytes, parse_size
 DATA = Path(__file__).resolve().parent / "demo_data"
 MODELS_CSV = DATA / "models.csv"
 CATALOG_CSV = DATA / "catalog.csv"
-PLANS = ("four-corners", "consistency", "hdtach", "write-hitching")
+# (plan, parameters of this run on top of the profile's for the plan): every chart's data.
+RUNS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("four-corners", {}),
+    ("consistency", {}),
+    ("consistency", {"op_percent": 25}),
+    ("hdtach", {}),
+    ("transfer-size", {}),
+    ("write-hitching", {}),
+    ("trim-validation", {}),
+    ("trim-performance", {}),
+)
+PLANS = tuple(plan for plan, _extra in RUNS)
 SIM_VENDOR = "drivelab"
 LETTERS = "ABC"
 
@@ -47,14 +59,17 @@ class Profile:
     params: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-# About 4 minutes per drive; the drives run at the same time.
+# About 6 minutes per drive; the drives run at the same time.
 STANDARD = Profile(
     "1g",
     {
         "four-corners": {"span": "256m", "runtime_s": 10, "seq_runtime_s": 10},
         "consistency": {"runtime_s": 20},
         "hdtach": {},
+        "transfer-size": {"span": "64m", "runtime_s": 2},
         "write-hitching": {"runtime_s": 20, "span": "256m"},
+        "trim-validation": {"span": "256m", "torture_runtime_s": 20},
+        "trim-performance": {"span": "256m", "amounts": ["64m"], "followup_s": 20},
     },
 )
 # The smallest that still gives every chart data: seconds per test, 256 MiB targets.
@@ -64,7 +79,14 @@ QUICK = Profile(
         "four-corners": {"span": "32m", "runtime_s": 1, "seq_runtime_s": 1},
         "consistency": {"runtime_s": 3},
         "hdtach": {},
+        "transfer-size": {
+            "span": "8m",
+            "sizes": ["4k", "16k", "64k", "256k", "1m", "4m"],
+            "runtime_s": 1,
+        },
         "write-hitching": {"runtime_s": 2, "span": "32m"},
+        "trim-validation": {"span": "32m", "torture_runtime_s": 1},
+        "trim-performance": {"span": "32m", "amounts": ["8m"], "followup_s": 2},
     },
 )
 
@@ -215,12 +237,12 @@ def queue_runs(
     client: httpx.Client, drives: list[dict[str, Any]], profile: Profile
 ) -> list[dict[str, Any]]:
     plans = {p["key"]: p for p in call(client, "GET", "/api/plans")}
-    absent = [k for k in PLANS if k not in plans]
+    absent = sorted({k for k in PLANS if k not in plans})
     if absent:
         raise CliError(f"the api has no plan {', '.join(absent)}: is it an older version?")
     runs = []
     for drive in drives:
-        for key in PLANS:
+        for key, extra in RUNS:
             runs.append(
                 call(
                     client,
@@ -229,7 +251,7 @@ def queue_runs(
                     {
                         "plan": key,
                         "drive_id": drive["id"],
-                        "params": plan_params(plans[key], profile.params.get(key, {})),
+                        "params": plan_params(plans[key], {**profile.params.get(key, {}), **extra}),
                         "confirm_serial": drive["serial"],
                     },
                 )
@@ -309,7 +331,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
                 f"({human_bytes(d['model']['capacity_bytes'])} sparse file)"
             )
         ids = [r["id"] for r in runs]
-        print(f"queued {len(ids)} runs ({', '.join(PLANS)} on each): {ids[0]}..{ids[-1]}")
+        print(
+            f"queued {len(ids)} runs ({', '.join(dict.fromkeys(PLANS))} on each): "
+            f"{ids[0]}..{ids[-1]}"
+        )
         if not args.wait:
             print(f"watch them at {client.base_url}/ or rerun with --wait")
             return 0
