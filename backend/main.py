@@ -17,7 +17,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 from sqlalchemy import text
-from sqlalchemy.exc import DataError, IntegrityError
+from sqlalchemy.exc import DataError, IntegrityError, OperationalError
 
 from backend import __version__
 from backend.audit.router import router as audit_router
@@ -105,8 +105,24 @@ def build_state(settings: Settings) -> AppState:
     )
 
 
+def configure_logging(level: str) -> None:
+    """The api's own loggers (drivelab.*) at the configured level, one line each, on stderr.
+    uvicorn configures only its own loggers: without this, everything below warning that
+    the api logs (runs queued and dispatched, workers lost, tasks re-sent) was dropped. Left
+    alone when the process configured logging itself (a handler on the root logger)."""
+    ours = logging.getLogger("drivelab")
+    ours.setLevel(level.upper())
+    if ours.handlers or logging.getLogger().handlers:
+        return
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    ours.addHandler(handler)
+    ours.propagate = False
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
+    configure_logging(settings.log_level)
     state = build_state(settings)
 
     @asynccontextmanager
@@ -181,6 +197,36 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 )
             },
             status_code=409,
+        )
+
+    @app.exception_handler(OperationalError)
+    async def _database_unavailable(request: Request, exc: OperationalError) -> JSONResponse:
+        # PostgreSQL down, restarting or out of connections: the request's transaction was
+        # rolled back, so nothing half-done is stored. 503 and Retry-After tell clients (the
+        # worker's client, the browser) that trying again is the fix, which a 500 does not.
+        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else exc.__class__.__name__
+        log.error("database unavailable during %s %s: %s", request.method, request.url.path, reason)
+        return JSONResponse(
+            {
+                "detail": f"the database is unavailable ({reason}); nothing was changed: "
+                "retry in a few seconds, and check GET /api/health"
+            },
+            status_code=503,
+            headers={"Retry-After": "5"},
+        )
+
+    @app.exception_handler(redis.exceptions.ConnectionError)
+    async def _broker_unavailable(
+        request: Request, exc: redis.exceptions.ConnectionError
+    ) -> JSONResponse:
+        log.error("Redis unavailable during %s %s: %s", request.method, request.url.path, exc)
+        return JSONResponse(
+            {
+                "detail": f"Redis (the broker) is unavailable ({exc}): retry in a few "
+                "seconds, and check GET /api/health"
+            },
+            status_code=503,
+            headers={"Retry-After": "5"},
         )
 
     @app.exception_handler(UnicodeEncodeError)

@@ -7,6 +7,7 @@ different drives at the same time. Decisions for one drive are serialised by loc
 
 from __future__ import annotations
 
+import logging
 import uuid
 from datetime import timedelta
 from functools import partial
@@ -21,6 +22,24 @@ from backend.core.errors import Conflict, InvalidParams
 from backend.drives.models import DriveSample
 from backend.runs.models import Run
 from worker.celery_app import send_run, tasks_in_broker
+
+log = logging.getLogger("drivelab.queue")
+
+
+def send_or_leave_to_reaper(state: AppState, bench: str, run_id: int, task_id: str | None) -> None:
+    """Hand a committed run to its bench's queue. When the broker cannot take it (Redis down),
+    the run is stored and stays dispatched with a task the broker does not hold: the reaper
+    sends it again once Redis answers (resend_lost_tasks). The request that queued it has
+    succeeded and must say so; answering an error would invite a second, duplicate run."""
+    try:
+        send_run(state.celery, bench, run_id, task_id)
+    except Exception as exc:  # noqa: BLE001 - kombu's and redis' errors alike; logged
+        log.warning(
+            "run %d is stored but Redis did not take its task (%s): it is sent again when "
+            "Redis answers",
+            run_id,
+            exc,
+        )
 
 
 def lock_drive(session: Session, drive_id: int) -> None:
@@ -75,7 +94,7 @@ def dispatch_next(session: Session, state: AppState, drive_id: int) -> Run | Non
         .where(DriveSample.id == drive_id)
     )
     run_id = run.id
-    after_commit(session, lambda: send_run(state.celery, str(bench_name), run_id, task_id))
+    after_commit(session, partial(send_or_leave_to_reaper, state, str(bench_name), run_id, task_id))
     return run
 
 
@@ -101,7 +120,9 @@ def resend_lost_tasks(session: Session, state: AppState, older_than: timedelta) 
         if run.dispatch_task_id in held:
             continue
         run.dispatched_at = utcnow()
-        after_commit(session, partial(send_run, state.celery, bench, run.id, run.dispatch_task_id))
+        after_commit(
+            session, partial(send_or_leave_to_reaper, state, bench, run.id, run.dispatch_task_id)
+        )
         resent.append(run.id)
     return resent
 
