@@ -17,6 +17,7 @@ from worker.devices import DeviceInfo
 from worker.driveinfo import drive_record, smart, unchanged_since, write_fingerprint
 from worker.hostinfo import host_info
 from worker.safety import InterlockError, check_target
+from worker.spans import span_refusal
 from worker.step_runner import RUNNERS, StepContext, StepReport
 
 log = logging.getLogger("drivelab.worker")
@@ -94,6 +95,9 @@ def _execute(
         )
     except InterlockError as exc:
         return "failed", f"safety interlock: {exc.message}"
+    too_far = span_refusal(spec["steps"], info.size_bytes, drive["target_path"])
+    if too_far:
+        return "failed", too_far
     if spec.get("resumed"):
         refusal = _resume_refusal(spec, info)
         if refusal:

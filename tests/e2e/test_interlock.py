@@ -140,3 +140,43 @@ def test_symlink_into_dev_from_the_sandbox(stack: Stack, loop: str) -> None:
         assert sha256(loop) == before
     finally:
         link.unlink()
+
+
+def test_a_model_larger_than_the_device_is_refused_before_any_step(stack: Stack) -> None:
+    """The catalog says 128 MiB, the target holds 64 MiB: a whole-drive plan would run fio past
+    the end. The worker measures the target and fails the run, saying what to correct."""
+    target = stack.data_dir / "targets" / "shrunk.img"
+    with open(target, "wb") as f:
+        f.write(os.urandom(1 << 20))
+        f.truncate(64 * 1024 * 1024)
+    before = sha256(str(target))
+    serial = identify(target).serial
+    try:
+        with stack.client() as c:
+            r = c.post(
+                "/api/drives",
+                json={
+                    "bench": "local",
+                    "target_path": str(target),
+                    "serial": serial,
+                    "vendor": "drivelab",
+                    "model": "span test 128m",
+                    "capacity_bytes": 128 * 1024 * 1024,
+                    "simulated": True,
+                },
+            )
+            assert r.status_code == 201, r.text
+            run = c.post(
+                "/api/runs",
+                json={"plan": "hdtach", "drive_id": r.json()["id"], "confirm_serial": serial},
+            )
+            assert run.status_code == 201, run.text
+            final = wait_run(c, run.json()["id"], timeout=60)
+        assert final["status"] == "failed", final
+        assert f"{target} holds 67108864 bytes (64.0 MiB)" in final["error"]
+        assert "would reach byte 134217728" in final["error"]
+        assert "correct the model's capacity" in final["error"]
+        assert all(s["started_at"] is None for s in final["steps"])
+        assert sha256(str(target)) == before
+    finally:
+        target.unlink()
