@@ -94,7 +94,14 @@ class Plan:
         return []
 
     def params_schema(self) -> dict[str, Any]:
-        return self.Params.model_json_schema()
+        """The params' JSON schema, with the defaults of list fields (a default_factory, which
+        pydantic leaves out) written in, so a form can start from every review default."""
+        schema = self.Params.model_json_schema()
+        for name, info in self.Params.model_fields.items():
+            prop = schema.get("properties", {}).get(name)
+            if prop is not None and "default" not in prop and info.default_factory is not None:
+                prop["default"] = info.default_factory()  # type: ignore[call-arg]
+        return schema
 
 
 def span_bytes(span: str | None, drive: DriveContext, name: str = "span") -> int:

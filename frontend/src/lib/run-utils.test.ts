@@ -4,10 +4,13 @@ import {
   anyActive,
   canCancel,
   currentStepId,
+  etaText,
   isActiveStatus,
   isFinalStatus,
+  remainingSeconds,
   runDurationSeconds,
   stepDurationSeconds,
+  totalEstimateSeconds,
   waitingText,
 } from "./run-utils";
 
@@ -136,5 +139,46 @@ describe("waitingText", () => {
   it("says next for the first waiting run and the place for the others", () => {
     expect(waitingText(1)).toBe("next for its drive");
     expect(waitingText(3)).toBe("#3 in line for its drive");
+  });
+});
+
+describe("remainingSeconds and etaText", () => {
+  const now = Date.parse("2026-11-21T14:00:00Z");
+  const ago = (s: number) => new Date(now - s * 1000).toISOString();
+
+  it("adds the pending steps' estimates to what is left of the running one", () => {
+    const steps = [
+      step({ id: 1, idx: 0, status: "done", estimate_s: 30 }),
+      // Running 5 s of an estimated 20 s, no progress reported yet: 15 s left.
+      step({ id: 2, idx: 1, status: "running", estimate_s: 20, started_at: ago(5) }),
+      step({ id: 3, idx: 2, estimate_s: 40 }),
+      step({ id: 4, idx: 3, status: "skipped", estimate_s: 99 }),
+    ];
+    expect(remainingSeconds({ status: "running", steps }, now)).toBeCloseTo(55);
+  });
+
+  it("follows the running step's own pace once it reports progress", () => {
+    // A quarter done after 10 s: 30 s more, whatever the estimate said.
+    const steps = [
+      step({ id: 1, idx: 0, status: "running", progress: 0.25, estimate_s: 20, started_at: ago(10) }),
+    ];
+    expect(remainingSeconds({ status: "running", steps }, now)).toBeCloseTo(30);
+  });
+
+  it("never goes below zero when a step overruns its estimate", () => {
+    const steps = [step({ id: 1, idx: 0, status: "running", estimate_s: 5, started_at: ago(50) })];
+    expect(remainingSeconds({ status: "running", steps }, now)).toBe(0);
+  });
+
+  it("has nothing left for a run that ended, and words the ETA by status", () => {
+    const steps = [step({ id: 1, idx: 0, estimate_s: 90 })];
+    expect(remainingSeconds({ status: "done", steps }, now)).toBeNull();
+    expect(etaText({ status: "failed", steps }, now)).toBeNull();
+    expect(etaText({ status: "queued", steps }, now)).toBe("about 1m 30s once it starts");
+    expect(etaText({ status: "running", steps }, now)).toMatch(/^ends about \d\d:\d\d \(1m 30s left\)$/);
+  });
+
+  it("sums the estimates of a plan", () => {
+    expect(totalEstimateSeconds([{ estimate_s: 10 }, { estimate_s: 2.5 }, { estimate_s: -1 }])).toBe(12.5);
   });
 });

@@ -1,4 +1,5 @@
-import type { RunStatus, RunSummary, Step } from "../api/types";
+import type { RunDetail, RunStatus, RunSummary, Step } from "../api/types";
+import { formatDuration } from "./format-utils";
 
 const ACTIVE: ReadonlySet<RunStatus> = new Set(["queued", "running"]);
 
@@ -65,3 +66,50 @@ export function currentStepId(steps: readonly Step[]): number | null {
 /** A queued run's place among the runs waiting for its drive (1 = next). */
 export const waitingText = (position: number): string =>
   position <= 1 ? "next for its drive" : `#${position} in line for its drive`;
+
+/** What is left of one step, in seconds, by its progress or else its estimate. */
+function stepRemaining(step: Step, now: number): number {
+  switch (step.status) {
+    case "pending":
+      return Math.max(0, step.estimate_s);
+    case "running": {
+      const elapsed = stepDurationSeconds(step, now) ?? 0;
+      // Once the step reports progress, its own pace is the better guide.
+      if (step.progress >= 0.05 && step.progress < 1) {
+        return Math.max(0, (elapsed / step.progress) * (1 - step.progress));
+      }
+      return Math.max(0, step.estimate_s - elapsed);
+    }
+    default:
+      return 0;
+  }
+}
+
+/**
+ * Seconds until the run should end, from each unfinished step's progress or estimate; null
+ * once the run has ended. A queued run's figure is its whole duration, from when it starts.
+ */
+export function remainingSeconds(
+  run: Pick<RunDetail, "status" | "steps">,
+  now: number = Date.now(),
+): number | null {
+  if (!isActiveStatus(run.status)) return null;
+  return run.steps.reduce((sum, step) => sum + stepRemaining(step, now), 0);
+}
+
+/** The sum of the steps' estimates: how long the plan should take on this drive. */
+export const totalEstimateSeconds = (steps: readonly Pick<Step, "estimate_s">[]): number =>
+  steps.reduce((sum, s) => sum + Math.max(0, s.estimate_s), 0);
+
+/** "ends about 14:05 (2m 10s left)", or the plan's expected length while still queued. */
+export function etaText(
+  run: Pick<RunDetail, "status" | "steps">,
+  now: number = Date.now(),
+): string | null {
+  const left = remainingSeconds(run, now);
+  if (left === null) return null;
+  if (run.status === "queued") return `about ${formatDuration(left)} once it starts`;
+  const end = new Date(now + left * 1000);
+  const hm = `${String(end.getHours()).padStart(2, "0")}:${String(end.getMinutes()).padStart(2, "0")}`;
+  return `ends about ${hm} (${formatDuration(left)} left)`;
+}

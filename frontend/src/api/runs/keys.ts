@@ -7,4 +7,6 @@ export const runKeys = {
   samplesAll: (id: number) => [...runKeys.detail(id), "samples"] as const,
   samples: (id: number, stepId: number) => [...runKeys.samplesAll(id), stepId] as const,
   jobs: (id: number) => [...runKeys.detail(id), "jobs"] as const,
+  series: (id: number, stepId: number, metric: string, x: "time" | "position") =>
+    [...runKeys.detail(id), "series", stepId, metric, x] as const,
 };

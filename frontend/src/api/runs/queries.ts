@@ -1,7 +1,8 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { anyActive } from "../../lib/run-utils";
 import { apiGet, apiPost } from "../client";
-import type { JobFile, RunDetail, RunSummary, Sample } from "../types";
+import { driveKeys } from "../drives/keys";
+import type { JobFile, RunCreate, RunDetail, RunSummary, Sample, StepSeries } from "../types";
 import { runKeys } from "./keys";
 
 /** While a run is queued or running, lists and details refetch this often. */
@@ -16,7 +17,12 @@ export const runsQuery = (limit: number) =>
     refetchInterval: (query) => (anyActive(query.state.data) ? ACTIVE_POLL_MS : IDLE_POLL_MS),
   });
 
-export const useRuns = (limit = 50) => useQuery(runsQuery(limit));
+/**
+ * `live`: a page with the lab's SSE stream open refetches on its events, not on a timer; the
+ * timer is the fallback while the stream is down.
+ */
+export const useRuns = (limit = 50, options: { live?: boolean } = {}) =>
+  useQuery({ ...runsQuery(limit), ...(options.live ? { refetchInterval: false as const } : {}) });
 
 export const runQuery = (id: number) =>
   queryOptions({
@@ -63,3 +69,68 @@ export const useCancelRun = (id: number) => {
     },
   });
 };
+
+/** Queue a run; the caller navigates to it. Lists and drives (busy now) refresh. */
+export const useCreateRun = () => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (data: RunCreate) => apiPost<RunDetail>("/runs", data),
+    onSuccess: (run) => {
+      queryClient.setQueryData(runKeys.detail(run.id), run);
+      void queryClient.invalidateQueries({ queryKey: runKeys.lists() });
+      void queryClient.invalidateQueries({ queryKey: driveKeys.all });
+    },
+  });
+};
+
+function useInvalidateQueue() {
+  const queryClient = useQueryClient();
+  return (run: RunDetail) => {
+    if (Array.isArray(run.steps)) queryClient.setQueryData(runKeys.detail(run.id), run);
+    void queryClient.invalidateQueries({ queryKey: runKeys.lists() });
+    void queryClient.invalidateQueries({ queryKey: driveKeys.all });
+  };
+}
+
+/** Reorder a waiting run among those waiting for its drive (1 = next). */
+export const useMoveRun = () => {
+  const onSuccess = useInvalidateQueue();
+  return useMutation({
+    mutationFn: ({ id, position }: { id: number; position: number }) =>
+      apiPost<RunDetail>(`/runs/${id}/move`, { position }),
+    onSuccess,
+  });
+};
+
+/** Cancel any run by id (the Lab page's queue lists). */
+export const useCancelAnyRun = () => {
+  const onSuccess = useInvalidateQueue();
+  return useMutation({
+    mutationFn: (id: number) => apiPost<RunDetail>(`/runs/${id}/cancel`),
+    onSuccess,
+  });
+};
+
+export const runSeriesQuery = (
+  id: number,
+  stepId: number,
+  metric: string,
+  x: "time" | "position",
+) =>
+  queryOptions({
+    queryKey: runKeys.series(id, stepId, metric, x),
+    queryFn: ({ signal }) => {
+      const query = new URLSearchParams({ step_id: String(stepId), metric, x });
+      return apiGet<StepSeries>(`/runs/${id}/series?${query.toString()}`, signal);
+    },
+    // A finished step's series never changes.
+    staleTime: Infinity,
+  });
+
+/** One metric of a finished step, downsampled on the server to about the chart's width. */
+export const useRunSeries = (
+  id: number,
+  stepId: number,
+  metric: string,
+  x: "time" | "position",
+) => useQuery(runSeriesQuery(id, stepId, metric, x));

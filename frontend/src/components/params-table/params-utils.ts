@@ -15,7 +15,7 @@ export interface ParamRow {
 const MAX_REF_DEPTH = 8;
 
 /** Follow a local "#/$defs/Name" (or "#/definitions/Name") reference, merging siblings. */
-function resolve(prop: ParamSchemaProperty, root: ParamsSchema, depth = 0): ParamSchemaProperty {
+export function resolve(prop: ParamSchemaProperty, root: ParamsSchema, depth = 0): ParamSchemaProperty {
   if (!prop.$ref || depth > MAX_REF_DEPTH) return prop;
   const match = /^#\/(\$defs|definitions)\/(.+)$/.exec(prop.$ref);
   const defs = (match?.[1] === "definitions" ? root["definitions"] : root.$defs) as
@@ -27,7 +27,7 @@ function resolve(prop: ParamSchemaProperty, root: ParamsSchema, depth = 0): Para
 }
 
 /** The property's variants: its anyOf/oneOf members, or itself. */
-function variants(prop: ParamSchemaProperty, root: ParamsSchema): ParamSchemaProperty[] {
+export function variants(prop: ParamSchemaProperty, root: ParamsSchema): ParamSchemaProperty[] {
   const list = prop.anyOf ?? (prop["oneOf"] as ParamSchemaProperty[] | undefined) ?? null;
   if (!list) return [prop];
   return list.map((v) => resolve(v, root));

@@ -1,0 +1,4 @@
+export const benchKeys = {
+  all: ["benches"] as const,
+  list: () => [...benchKeys.all, "list"] as const,
+};

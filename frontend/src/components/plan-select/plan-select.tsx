@@ -1,0 +1,67 @@
+import { usePlanEstimate } from "../../api/plans/queries";
+import type { Plan } from "../../api/types";
+import { formatDuration } from "../../lib/format-utils";
+import { Badge } from "../badge/badge";
+import "./plan-select.css";
+
+interface PlanSelectProps {
+  plans: Plan[];
+  value: string | null;
+  onChange: (key: string) => void;
+  /** The drive the estimates are for; none: no estimates. */
+  driveId: number | null;
+  disabled?: boolean;
+}
+
+function DefaultEstimate({ planKey, driveId }: { planKey: string; driveId: number | null }) {
+  const estimate = usePlanEstimate(driveId === null ? null : { key: planKey, driveId, params: {} });
+  if (driveId === null) return <span className="muted">pick a drive for its duration</span>;
+  if (estimate.isError) return <span className="muted">no estimate: see the form</span>;
+  if (!estimate.data) return <span className="muted">estimating…</span>;
+  return (
+    <span title="With the review defaults on this drive">
+      ≈ {formatDuration(estimate.data.estimate_s)} at review defaults
+    </span>
+  );
+}
+
+/** The plans as radio cards: title, key, description, whether it writes, how long it takes. */
+export function PlanSelect({ plans, value, onChange, driveId, disabled }: PlanSelectProps) {
+  return (
+    <fieldset className="plan-select" disabled={disabled}>
+      <legend className="visually-hidden">Plan</legend>
+      {plans.map((plan) => {
+        const checked = plan.key === value;
+        return (
+          <label
+            key={plan.key}
+            className={checked ? "plan-select__card plan-select__card--checked" : "plan-select__card"}
+          >
+            <input
+              type="radio"
+              name="plan"
+              value={plan.key}
+              checked={checked}
+              onChange={() => onChange(plan.key)}
+            />
+            <span className="plan-select__body">
+              <span className="plan-select__title">
+                {plan.title}
+                {plan.destructive && (
+                  <Badge tone="danger" title="Overwrites the drive: every byte on it is lost">
+                    destructive
+                  </Badge>
+                )}
+              </span>
+              <code className="plan-select__key">{plan.key}</code>
+              <span className="plan-select__description">{plan.description}</span>
+              <span className="plan-select__estimate">
+                <DefaultEstimate planKey={plan.key} driveId={driveId} />
+              </span>
+            </span>
+          </label>
+        );
+      })}
+    </fieldset>
+  );
+}
