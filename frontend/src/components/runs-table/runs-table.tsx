@@ -38,7 +38,7 @@ export function RunsTable({ runs, loading }: RunsTableProps) {
           {loading && !runs && <TableStateRow colSpan={COLUMNS}>Loading runs…</TableStateRow>}
           {runs && runs.length === 0 && (
             <TableStateRow colSpan={COLUMNS}>
-              No runs yet. See <Link to="/plans#queue-from-cli">Plans</Link> for how to queue one.
+              No runs yet. <Link to="/queue">Queue a test</Link> to start one.
             </TableStateRow>
           )}
           {runs?.map((run) => (

@@ -1,3 +1,4 @@
+import { Link } from "react-router";
 import { usePlans } from "../../api/plans/queries";
 import { Badge } from "../../components/badge/badge";
 import { ErrorBox } from "../../components/error-box/error-box";
@@ -11,7 +12,10 @@ export function PlansPage() {
     <div className="page">
       <div className="page-header">
         <h1>Test plans</h1>
-        <a href="#queue-from-cli">Queue a run from the CLI</a>
+        <span className="plans-page__links">
+          <Link to="/queue">Queue a test</Link>
+          <a href="#queue-from-cli">Queue a run from the CLI</a>
+        </span>
       </div>
 
       {plans.isError && <ErrorBox error={plans.error} title="Could not load the plans" />}
@@ -35,7 +39,10 @@ export function PlansPage() {
             <p className="plans-page__description">{plan.description}</p>
             <ParamsTable schema={plan.params_schema} />
             <p className="plans-page__cli">
-              <code>drivelab run {plan.key} --drive ID</code>
+              <Link to={`/queue?plan=${encodeURIComponent(plan.key)}`} className="button">
+                Queue {plan.key}
+              </Link>{" "}
+              <span className="muted">or</span> <code>drivelab run {plan.key} --drive ID</code>
             </p>
           </div>
         </section>
@@ -47,8 +54,8 @@ export function PlansPage() {
         </div>
         <div className="section__body plans-page__body">
           <p>
-            Queueing from the browser is not available yet. Where the drivelab command is installed,
-            run:
+            Besides <Link to="/queue">Queue a test</Link> in the browser, where the drivelab
+            command is installed, run:
           </p>
           <pre className="plans-page__usage">drivelab run four-corners --drive ID</pre>
           <p className="muted">
