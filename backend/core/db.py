@@ -37,9 +37,20 @@ def sqlalchemy_url(url: str) -> str:
     return url
 
 
+# The api's connections: POOL_SIZE kept open, up to POOL_OVERFLOW more under load. At most
+# REQUEST_SLOTS requests hold a session at once (backend.core.deps.get_session); the other
+# connections serve work outside requests (SSE snapshots, after-commit hooks, the reaper), so
+# a request never waits for a connection that only a waiting request could give back.
+POOL_SIZE = 10
+POOL_OVERFLOW = 30
+REQUEST_SLOTS = 30
+
+
 def make_engine(url: str) -> Engine:
     # pool_pre_ping lets the api recover by itself when PostgreSQL restarts.
-    return create_engine(sqlalchemy_url(url), pool_pre_ping=True, pool_size=10, max_overflow=10)
+    return create_engine(
+        sqlalchemy_url(url), pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW
+    )
 
 
 @lru_cache

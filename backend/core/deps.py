@@ -8,21 +8,24 @@ benches and tokens. A bench's token works on the worker api (/api/worker/...) on
 
 from __future__ import annotations
 
+import asyncio
 import hmac
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Annotated
 
+import anyio
 import redis
 from celery import Celery
 from fastapi import Depends, Request
+from fastapi.concurrency import run_in_threadpool
 from sqlalchemy import event, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, SessionTransaction, sessionmaker
 
 from backend.benches.models import Bench
-from backend.core.db import utcnow
+from backend.core.db import REQUEST_SLOTS, utcnow
 from backend.core.errors import Forbidden, Unauthorized
 from backend.core.security import hash_token
 from backend.core.settings import Settings
@@ -85,21 +88,51 @@ def install_session_hooks(factory: sessionmaker[Session]) -> None:
     event.listen(factory, "after_soft_rollback", lambda s, _t: _drop_after_commit(s))
 
 
-def get_session(state: StateDep) -> Iterator[Session]:
+def request_slots(state: AppState) -> asyncio.Semaphore:
+    """How many requests may hold a database session at once: fewer than the pool has
+    connections (REQUEST_SLOTS of db.POOL_SIZE + db.POOL_OVERFLOW), the rest kept for work
+    outside requests (SSE snapshots, after-commit hooks, the reaper)."""
+    slots = state.extras.get("request_slots")
+    if slots is None:
+        slots = state.extras["request_slots"] = asyncio.Semaphore(REQUEST_SLOTS)
+    return slots  # type: ignore[return-value]
+
+
+def _end(session: Session, ok: bool) -> None:
+    try:
+        if ok:
+            session.commit()
+        else:
+            session.rollback()
+    finally:
+        session.close()
+
+
+async def get_session(state: StateDep) -> AsyncIterator[Session]:
     """One transaction per request: commit on success, roll back on error.
 
     Used with scope="function" so the commit happens before the response is sent: a client
     that reads what it just created finds it.
+
+    A request waits for a slot here, in the event loop, before it can take a connection.
+    FastAPI runs a request's sync dependencies, endpoint and this teardown in separate hops to
+    its thread pool (40 threads), and a request keeps its connection between hops: with more
+    requests than pooled connections, every thread could end up waiting for a connection held
+    by requests waiting for a thread to commit and give it back (50 watched benches
+    streaming stalled the api for the pool's 30 s timeout). With at most REQUEST_SLOTS
+    sessions and more connections than that, a thread never waits for a connection held by a
+    request that waits for a thread.
     """
-    session = state.sessions()
-    try:
-        yield session
-        session.commit()
-    except BaseException:
-        session.rollback()
-        raise
-    finally:
-        session.close()
+    async with request_slots(state):
+        session = state.sessions()
+        ok = False
+        try:
+            yield session
+            ok = True
+        finally:
+            # Shielded: a client that disconnects must not leave the connection checked out.
+            with anyio.CancelScope(shield=True):
+                await run_in_threadpool(_end, session, ok)
 
 
 SessionDep = Annotated[Session, Depends(get_session, scope="function")]

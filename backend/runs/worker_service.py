@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import logging
 from datetime import timedelta
+from typing import Any
 
+from psycopg.errors import UniqueViolation
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, selectinload
 
@@ -228,55 +230,66 @@ _STAGE_DDL = (
     "CREATE TEMP TABLE IF NOT EXISTS samples_in "
     "(LIKE samples INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
 )
-_COPY_TYPES = [
-    "int4",
-    "int4",
-    "int4",
-    "int4",
-    "int8",
-    "int8",
-    "int8",
-    "int8",
-    "float8",
-    "float8",
-    "float8",
-    "float8",
-]
+_COPY_TYPES = ["int4"] * 4 + ["int8"] * 4 + ["float8"] * 4
+_COLS = ", ".join(SAMPLE_COLUMNS)
+_STORED_IN_RANGE = (
+    "SELECT EXISTS (SELECT 1 FROM samples WHERE step_id = %s AND t_ms BETWEEN %s AND %s)"
+)
 
 
 def copy_samples(session: Session, run_id: int, step_id: int, batch: SampleBatch) -> int:
+    """Store a batch's samples once, however often it is sent; the number of new rows.
+
+    A batch none of whose times are stored yet (every batch but a resent one) is copied
+    straight into `samples`, inside a savepoint: twice as fast as the staging table, whose
+    INSERT ... ON CONFLICT writes every row twice. A resent batch, or one stored by a
+    concurrent post of the same batch meanwhile (the primary key refuses the copy), goes
+    through the staging table and adds only the rows that are missing."""
     if not batch.samples:
         return 0
-    cols = ", ".join(SAMPLE_COLUMNS)
     conn = session.connection().connection.driver_connection
+    times = [s.t_ms for s in batch.samples]
     with conn.cursor() as cur:  # type: ignore[union-attr]
+        stored = cur.execute(_STORED_IN_RANGE, (step_id, min(times), max(times))).fetchone()
+        if stored is not None and not stored[0]:
+            cur.execute("SAVEPOINT copy_samples")
+            try:
+                _copy_rows(cur, "samples", run_id, step_id, batch)
+            except UniqueViolation:
+                cur.execute("ROLLBACK TO SAVEPOINT copy_samples")
+            else:
+                cur.execute("RELEASE SAVEPOINT copy_samples")
+                return len(batch.samples)
         cur.execute(_STAGE_DDL)
-        with cur.copy(f"COPY samples_in ({cols}) FROM STDIN (FORMAT BINARY)") as copy:
-            copy.set_types(_COPY_TYPES)
-            for s in batch.samples:
-                copy.write_row(
-                    (
-                        run_id,
-                        step_id,
-                        s.t_ms,
-                        s.dt_ms,
-                        s.read_bytes,
-                        s.write_bytes,
-                        s.read_ios,
-                        s.write_ios,
-                        s.read_lat_mean_us,
-                        s.write_lat_mean_us,
-                        s.read_lat_p99_us,
-                        s.write_lat_p99_us,
-                    )
-                )
+        _copy_rows(cur, "samples_in", run_id, step_id, batch)
         cur.execute(
-            f"INSERT INTO samples ({cols}) SELECT {cols} FROM samples_in "
+            f"INSERT INTO samples ({_COLS}) SELECT {_COLS} FROM samples_in "
             "ON CONFLICT (step_id, t_ms) DO NOTHING"
         )
-        stored = cur.rowcount
         # No TRUNCATE here: ON COMMIT DELETE ROWS empties the staging table at the commit.
-    return stored
+        return cur.rowcount
+
+
+def _copy_rows(cur: Any, table: str, run_id: int, step_id: int, batch: SampleBatch) -> None:
+    with cur.copy(f"COPY {table} ({_COLS}) FROM STDIN (FORMAT BINARY)") as copy:
+        copy.set_types(_COPY_TYPES)
+        for s in batch.samples:
+            copy.write_row(
+                (
+                    run_id,
+                    step_id,
+                    s.t_ms,
+                    s.dt_ms,
+                    s.read_bytes,
+                    s.write_bytes,
+                    s.read_ios,
+                    s.write_ios,
+                    s.read_lat_mean_us,
+                    s.write_lat_mean_us,
+                    s.read_lat_p99_us,
+                    s.write_lat_p99_us,
+                )
+            )
 
 
 def finish_step(
