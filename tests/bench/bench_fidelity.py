@@ -1,0 +1,347 @@
+"""Fidelity against bare fio: the same fio job run by hand and through the whole stack (api,
+broker, worker, fio's JSON status stream, sample posts), interleaved, on the same target.
+
+Jobs, taken from existing plans so the job file is exactly the one drivelab stores:
+- 4K random read QD32: `trace-replay`, profile custom (rwmixread=100, bssplit 4k/100,
+  percentage_random=100, iodepth=32), no prefill: one fio step.
+- 128K sequential write QD32: `write-hitching`'s first step (hitch-seq-128k-qd32); the run is
+  cancelled as soon as that step is done, so its second step (4K random writes) never runs for
+  long. Its 100 ms bw/IOPS logs are part of the job file, so the hand run writes them too.
+Targets: the stack's simulated drive (a sparse file in its sandbox, written over before the
+first pair) and, as root, a loop device attached to a sparse file here (buffered: its reads
+come from the page cache, so that job is CPU-bound, the hardest case for a harness on 2 cores).
+
+For each job: a warm-up run through the stack (its stored job file, from GET /api/runs/{id}/jobs,
+is the one run by hand), then PAIRS pairs: `fio --output-format=json JOB` by hand, then the
+same job through the stack. Figure: the median of stack MB/s / hand MB/s (MB/s = io_bytes /
+runtime, fio's own totals, by the same function the api uses).
+
+Harness CPU: utime+stime of the worker and the api processes (/proc) while the measured fio
+step runs (from the SSE event that shows it running to the one that shows it done), over that
+time; the whole run's (claim, drive and host info, SMART, job set-up, results) is reported too.
+A client follows the run on its SSE stream, as a browser would.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from backend.analysis.fio_results import direction_summary
+from tests.bench.common import (
+    BenchStack,
+    CpuMeter,
+    Figure,
+    Report,
+    check,
+    conditions,
+    cpu_seconds,
+    finish,
+    log,
+    median,
+    private_stack,
+    python_entry,
+    queue_run,
+)
+from worker.devices import identify
+
+PAIRS = int(os.environ.get("BENCH_FIDELITY_PAIRS", "5"))
+RUNTIME_S = int(os.environ.get("BENCH_FIDELITY_RUNTIME_S", "6"))
+SPAN = "1g"
+SIM_SIZE = "2g"
+TARGET_RATIO = 0.98
+TARGET_CPU_PCT = 1.0
+
+JOBS: dict[str, dict[str, Any]] = {
+    "randread-4k-qd32": {
+        "plan": "trace-replay",
+        "params": {
+            "profile": "custom",
+            "rwmixread": 100,
+            "bssplit": "4k/100",
+            "percentage_random": 100,
+            "iodepth": 32,
+            "runtime_s": RUNTIME_S,
+            "prefill": False,
+            "span": SPAN,
+        },
+        "step": 0,
+        "direction": "read",
+        "cancel_after_step": False,
+    },
+    "seqwrite-128k-qd32": {
+        "plan": "write-hitching",
+        "params": {"runtime_s": RUNTIME_S, "span": SPAN},
+        "step": 0,
+        "direction": "write",
+        "cancel_after_step": True,
+    },
+}
+
+
+class RunWatch:
+    """Follows a run on GET /api/runs/{id}/events until it ends; notes the CPU times of the
+    stack's processes when the measured step is first seen running and first seen done, and
+    cancels the run then if asked."""
+
+    def __init__(self, bs: BenchStack, run_id: int, step_idx: int, cancel: bool) -> None:
+        self.bs = bs
+        self.run_id = run_id
+        self.step_idx = step_idx
+        self.cancel = cancel
+        self.marks: dict[str, tuple[float, dict[str, float]]] = {}
+        self.final: dict[str, Any] | None = None
+        self.thread = threading.Thread(target=self._follow, daemon=True)
+
+    def _mark(self, name: str) -> None:
+        if name not in self.marks:
+            self.marks[name] = (
+                time.monotonic(),
+                {k: cpu_seconds(p) for k, p in self.bs.pids.items()},
+            )
+
+    def _follow(self) -> None:
+        headers = {"Authorization": f"Bearer {self.bs.stack.token}"}
+        url = f"{self.bs.api_url}/api/runs/{self.run_id}/events"
+        with httpx.stream("GET", url, headers=headers, timeout=600) as resp:
+            name = None
+            for line in resp.iter_lines():
+                if line.startswith("event: "):
+                    name = line[7:]
+                elif line.startswith("data: ") and name == "run":
+                    run = json.loads(line[6:])
+                    self._on_run(run)
+
+    def _on_run(self, run: dict[str, Any]) -> None:
+        step = run["steps"][self.step_idx]
+        if step["status"] == "running":
+            self._mark("step_running")
+        if step["status"] in ("done", "failed", "cancelled"):
+            self._mark("step_ended")
+            if self.cancel and step["status"] == "done" and run["status"] == "running":
+                self.cancel = False
+                with self.bs.client() as c:
+                    c.post(f"/api/runs/{self.run_id}/cancel")
+        if run["status"] in ("done", "failed", "cancelled", "lost"):
+            self.final = run
+
+    def step_cpu_pct(self) -> dict[str, float] | None:
+        if "step_running" not in self.marks or "step_ended" not in self.marks:
+            return None
+        (t0, c0), (t1, c1) = self.marks["step_running"], self.marks["step_ended"]
+        return {k: (c1[k] - c0[k]) / (t1 - t0) * 100 for k in c0} if t1 > t0 else None
+
+
+def stack_run(bs: BenchStack, drive: dict[str, Any], job: dict[str, Any]) -> dict[str, Any]:
+    meter = CpuMeter(bs.pids).start()
+    with bs.client() as admin:
+        run = queue_run(admin, drive, job["plan"], job["params"])
+        watch = RunWatch(bs, run["id"], job["step"], job["cancel_after_step"])
+        watch.thread.start()
+        watch.thread.join(RUNTIME_S * 4 + 120)
+        used = meter.stop()
+        run = check(admin.get(f"/api/runs/{run['id']}"))
+        step = run["steps"][job["step"]]
+        if step["status"] != "done":
+            raise AssertionError(f"run {run['id']} step {step['name']} {step['status']}: {run}")
+        jobs = check(admin.get(f"/api/runs/{run['id']}/jobs"))
+        output = json.loads(admin.get(f"/api/runs/{run['id']}/steps/{step['id']}/output").text)
+    results = {r["metric"]: r["value"] for r in step["results"]}
+    runtime_s = max(int(j["job_runtime"]) for j in output["jobs"]) / 1000
+    return {
+        "run_id": run["id"],
+        "mbps": results[f"{job['direction']}_mbps"],
+        "job_file": jobs[job["step"]]["job_file"],
+        "runtime_s": runtime_s,
+        "step_cpu_pct": watch.step_cpu_pct(),
+        "run_cpu_s": used,
+        "run_wall_s": meter.wall,
+    }
+
+
+def hand_run(job_file: str, direction: str, workdir: Path) -> float:
+    """`fio --output-format=json JOB` with the stored job file, in an empty directory."""
+    shutil.rmtree(workdir, ignore_errors=True)
+    workdir.mkdir(parents=True)
+    (workdir / "job.fio").write_text(job_file)
+    out = subprocess.run(
+        ["fio", "--output-format=json", "job.fio"],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=RUNTIME_S * 4 + 60,
+    )
+    if out.returncode != 0:
+        raise AssertionError(f"fio by hand failed: {out.stderr}")
+    final = json.loads(out.stdout[out.stdout.index("{") :])
+    summary = direction_summary(final, direction)
+    assert summary is not None, out.stdout[:500]
+    return summary["mbps"]
+
+
+def measure_target(bs: BenchStack, drive: dict[str, Any], label: str) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    # Write the span before anything reads it (unwritten blocks of a sparse file are read
+    # without touching the disk); this warm-up is also the write job's warm-up.
+    order = ["seqwrite-128k-qd32", "randread-4k-qd32"]
+    warm = {name: stack_run(bs, drive, JOBS[name]) for name in order}
+    for name in order:
+        job = JOBS[name]
+        job_file = warm[name]["job_file"]
+        hand: list[float] = []
+        stack: list[dict[str, Any]] = []
+        for i in range(PAIRS):
+            # hand, stack, stack, hand, ...: a drift of the target cancels out of the median.
+            if i % 2 == 0:
+                hand.append(hand_run(job_file, job["direction"], bs.workdir / "hand"))
+                s = stack_run(bs, drive, job)
+            else:
+                s = stack_run(bs, drive, job)
+                hand.append(hand_run(job_file, job["direction"], bs.workdir / "hand"))
+            if s["job_file"] != job_file:
+                raise AssertionError("the stack ran a different job file than the hand run")
+            stack.append(s)
+            log(
+                f"{label} {name} pair {i + 1}: hand {hand[-1]:.0f} MB/s, "
+                f"stack {s['mbps']:.0f} MB/s ({s['mbps'] / hand[-1]:.3f})"
+            )
+        ratios = [s["mbps"] / h for s, h in zip(stack, hand, strict=True)]
+        step_cpu = [s["step_cpu_pct"] for s in stack if s["step_cpu_pct"]]
+        test_s = sum(s["runtime_s"] for s in stack)
+        hand_median = median(hand) or 1.0
+        out[name] = {
+            "ratio_median": median(ratios),
+            # How much the same job by hand moves from run to run: below this, a ratio's
+            # distance from 1 is noise.
+            "hand_spread_pct": median([abs(h / hand_median - 1) * 100 for h in hand]),
+            "ratios": ratios,
+            "hand_mbps": hand,
+            "stack_mbps": [s["mbps"] for s in stack],
+            "worker_step_cpu_pct": median([c["worker"] for c in step_cpu]),
+            "api_step_cpu_pct": median([c["api"] for c in step_cpu]),
+            "worker_run_cpu_pct": sum(s["run_cpu_s"]["worker"] for s in stack) / test_s * 100,
+            "api_run_cpu_pct": sum(s["run_cpu_s"]["api"] for s in stack) / test_s * 100,
+            "run_ids": [s["run_id"] for s in stack],
+            "job_file": job_file,
+        }
+    return out
+
+
+def attach_loop(workdir: Path) -> str | None:
+    if os.geteuid() != 0 or shutil.which("losetup") is None:
+        return None
+    backing = workdir / "loop-backing.img"
+    with open(backing, "wb") as f:
+        f.truncate(2 * 1024**3)
+    return subprocess.run(
+        ["losetup", "-f", "--show", str(backing)], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def main() -> Report:
+    t0 = time.monotonic()
+    report = Report("fidelity", "drivelab vs the same fio job by hand")
+    with private_stack("fidelity", sim_size=SIM_SIZE) as bs:
+        targets: dict[str, dict[str, Any]] = {"file": bs.sim_drive()}
+        loop = attach_loop(bs.workdir)
+        try:
+            if loop is not None:
+                info = identify(loop)
+                with bs.client() as admin:
+                    targets["loop"] = check(
+                        admin.post(
+                            "/api/drives",
+                            json={
+                                "bench": "local",
+                                "target_path": loop,
+                                "serial": info.serial,
+                                "vendor": "drivelab",
+                                "model": "Loop device (benchmark)",
+                                "capacity_bytes": info.size_bytes,
+                                "interface": "loop",
+                                "simulated": True,
+                            },
+                        ),
+                        201,
+                    )
+            else:
+                log("not root or no losetup: the loop device variant is skipped")
+            measured = {label: measure_target(bs, d, label) for label, d in targets.items()}
+        finally:
+            if loop is not None:
+                subprocess.run(["losetup", "-d", loop], check=False)
+        for label, jobs in measured.items():
+            for name, m in jobs.items():
+                report.add(
+                    Figure(
+                        f"{label} {name}: MB/s stack/hand, median",
+                        m["ratio_median"],
+                        "ratio",
+                        TARGET_RATIO,
+                        ">=",
+                        note=f"{PAIRS} interleaved pairs, {RUNTIME_S} s each; hand median "
+                        f"{median(m['hand_mbps']):.0f} MB/s (runs spread "
+                        f"{m['hand_spread_pct']:.1f}% around it), stack median "
+                        f"{median(m['stack_mbps']):.0f} MB/s; ratios "
+                        + ", ".join(f"{r:.3f}" for r in m["ratios"]),
+                    )
+                )
+        all_jobs = [m for jobs in measured.values() for m in jobs.values()]
+        report.add(
+            Figure(
+                "hand runs' spread around their median (noise floor)",
+                max(m["hand_spread_pct"] for m in all_jobs),
+                "%",
+                note="worst job: the same job by hand moves this much from run to run on this "
+                "machine; a ratio closer to 1 than this is within the noise",
+            ),
+            Figure(
+                "worker CPU while fio runs",
+                max(m["worker_step_cpu_pct"] or 0 for m in all_jobs),
+                "% of a core",
+                TARGET_CPU_PCT,
+                "<=",
+                note="worst job's median: parsing fio's JSON status stream, posting samples",
+            ),
+            Figure(
+                "api CPU while fio runs",
+                max(m["api_step_cpu_pct"] or 0 for m in all_jobs),
+                "% of a core",
+                note="storing the samples, serving one SSE viewer",
+            ),
+            Figure(
+                "worker CPU per test second, whole run",
+                max(m["worker_run_cpu_pct"] for m in all_jobs),
+                "% of a core",
+                note=f"claim to end, over fio's runtime; includes per-run set-up (drive and "
+                f"host info) that a {RUNTIME_S} s test cannot amortise",
+            ),
+            Figure(
+                "api CPU per test second, whole run",
+                max(m["api_run_cpu_pct"] for m in all_jobs),
+                "% of a core",
+            ),
+        )
+        report.conditions = conditions(
+            bs,
+            pairs=PAIRS,
+            runtime_s=RUNTIME_S,
+            span=SPAN,
+            targets={k: v["target_path"] for k, v in targets.items()},
+            hand_command="fio --output-format=json JOB (in an empty directory)",
+            stack_command="fio --output-format=json+ --status-interval=1 JOB (the worker's)",
+        )
+        report.details = measured
+    return finish(report, t0)
+
+
+if __name__ == "__main__":
+    python_entry(main)

@@ -1,0 +1,168 @@
+"""Live latency, through the whole stack on its simulated drive:
+
+1. queue click to fio start on an idle worker: the client's clock before POST /api/runs, to
+   the moment fio started doing I/O (fio's own clock, same machine: the final JSON's
+   timestamp_ms less the job's runtime, which is a little late by the job's tear-down, so the
+   figure errs high). The step's started_at (the worker's report just before it spawns fio) is
+   given too. REPEATS runs, the worker idle before each.
+2. sample to SSE event: for every sample of a LIVE_S-second run, from the moment fio printed
+   the snapshot to the moment a client following GET /api/runs/{id}/events received it. The
+   snapshot's wall time is the step's started_at plus the sample's t (its end, seconds since
+   the job started): started_at is before fio's start, so this errs high too.
+The job is a 4K random read QD32 (`trace-replay`, custom profile, no prefill).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import threading
+import time
+from typing import Any
+
+import httpx
+
+from tests.bench.common import (
+    BenchStack,
+    Figure,
+    Report,
+    check,
+    conditions,
+    finish,
+    log,
+    percentile,
+    private_stack,
+    python_entry,
+    queue_run,
+)
+
+REPEATS = int(os.environ.get("BENCH_LIVE_REPEATS", "5"))
+LIVE_S = int(os.environ.get("BENCH_LIVE_SECONDS", "30"))
+TARGET_EVENT_P95_S = 2.0
+TARGET_START_S = 1.0
+
+
+def params(runtime_s: int) -> dict[str, Any]:
+    return {
+        "profile": "custom",
+        "rwmixread": 100,
+        "bssplit": "4k/100",
+        "percentage_random": 100,
+        "iodepth": 32,
+        "runtime_s": runtime_s,
+        "prefill": False,
+        "span": "256m",
+    }
+
+
+def ts(text: str) -> float:
+    return dt.datetime.fromisoformat(text).timestamp()
+
+
+def wait_done(admin: httpx.Client, run_id: int, timeout: float = 120) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run = check(admin.get(f"/api/runs/{run_id}"))
+        if run["status"] in ("done", "failed", "cancelled", "lost"):
+            if run["status"] != "done":
+                raise AssertionError(f"run {run_id} {run['status']}: {run.get('error')}")
+            return run
+        time.sleep(0.5)
+    raise AssertionError(f"run {run_id} did not end within {timeout} s")
+
+
+def fio_io_start(admin: httpx.Client, run: dict[str, Any]) -> float:
+    step = run["steps"][0]
+    final = json.loads(admin.get(f"/api/runs/{run['id']}/steps/{step['id']}/output").text)
+    runtime_ms = max(int(j["job_runtime"]) for j in final["jobs"])
+    return (int(final["timestamp_ms"]) - runtime_ms) / 1000
+
+
+def queue_to_start(bs: BenchStack, drive: dict[str, Any]) -> dict[str, list[float]]:
+    to_io: list[float] = []
+    to_step: list[float] = []
+    with bs.client() as admin:
+        for i in range(REPEATS):
+            time.sleep(1.5)  # the worker is back to waiting on its queue
+            clicked = time.time()
+            run = queue_run(admin, drive, "trace-replay", params(2))
+            run = wait_done(admin, run["id"])
+            to_io.append(fio_io_start(admin, run) - clicked)
+            to_step.append(ts(run["steps"][0]["started_at"]) - clicked)
+            log(f"queue to fio start {i + 1}: {to_io[-1] * 1000:.0f} ms")
+    return {"to_fio_io": to_io, "to_step_started": to_step}
+
+
+def sample_to_event(bs: BenchStack, drive: dict[str, Any]) -> list[float]:
+    received: list[tuple[float, float]] = []  # (arrival wall time, sample t)
+    with bs.client() as admin:
+        run = queue_run(admin, drive, "trace-replay", params(LIVE_S))
+
+        def follow() -> None:
+            headers = {"Authorization": f"Bearer {bs.stack.token}"}
+            url = f"{bs.api_url}/api/runs/{run['id']}/events"
+            with httpx.stream("GET", url, headers=headers, timeout=LIVE_S + 120) as resp:
+                name = None
+                for line in resp.iter_lines():
+                    if line.startswith("event: "):
+                        name = line[7:]
+                    elif line.startswith("data: ") and name == "samples":
+                        now = time.time()
+                        for s in json.loads(line[6:])["samples"]:
+                            received.append((now, float(s["t"])))
+
+        t = threading.Thread(target=follow, daemon=True)
+        t.start()
+        t.join(LIVE_S + 120)
+        run = wait_done(admin, run["id"])
+    started = ts(run["steps"][0]["started_at"])
+    if len(received) < LIVE_S - 2:
+        raise AssertionError(f"only {len(received)} samples arrived on the stream")
+    return [arrived - (started + t) for arrived, t in received]
+
+
+def main() -> Report:
+    t0 = time.monotonic()
+    report = Report("live", "sample to SSE event; queue click to fio start")
+    with private_stack("live") as bs:
+        drive = bs.sim_drive()
+        starts = queue_to_start(bs, drive)
+        log(f"following a {LIVE_S} s run on its SSE stream")
+        latencies = sample_to_event(bs, drive)
+        report.add(
+            Figure("sample to SSE event p50", percentile(latencies, 50), "s"),
+            Figure(
+                "sample to SSE event p95",
+                percentile(latencies, 95),
+                "s",
+                TARGET_EVENT_P95_S,
+                "<=",
+                note=f"{len(latencies)} samples of a {LIVE_S} s run; the worker posts a batch "
+                "a second, so about half a second of it is the wait for the next post",
+            ),
+            Figure("sample to SSE event max", max(latencies), "s"),
+            Figure(
+                "queue click to fio start, median",
+                percentile(starts["to_fio_io"], 50),
+                "s",
+                note=f"{REPEATS} runs on an idle worker; to the step's start report: median "
+                f"{percentile(starts['to_step_started'], 50):.3f} s",
+            ),
+            Figure(
+                "queue click to fio start, worst",
+                max(starts["to_fio_io"]),
+                "s",
+                TARGET_START_S,
+                "<=",
+            ),
+        )
+        report.conditions = conditions(
+            bs, repeats=REPEATS, live_run_s=LIVE_S, job="4K random read QD32, sparse file"
+        )
+        report.details = {"sample_to_event_s": latencies, **starts}
+    return finish(report, t0)
+
+
+if __name__ == "__main__":
+    python_entry(main)

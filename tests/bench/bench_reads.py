@@ -1,0 +1,398 @@
+"""Reads at scale: comparison and chart-series requests with 1M+ samples and 200+ runs stored.
+
+Loading (not measured):
+1. Real runs, shortened, through the whole stack on its simulated drive, one of each plan of
+   the review suite that finishes in seconds: four-corners, transfer-size, consistency,
+   torture, hdtach, write-hitching, trace-replay (heavy profile) and trim-performance.
+2. Ten drives registered through the api on a bench `synthetic`, named "Synthetic drive N",
+   simulated=true. Each gets ROUNDS copies of every real run, written straight into the stack's
+   database (COPY for the samples): same plan, parameters, environment, job files, fio outputs
+   and analysis; results scaled by a per-drive factor with a little noise; each step's samples
+   repeated (scaled, with noise) to the length the step has with the plan's default parameters
+   on a 1 TB drive (at most 2000 s; 1000 s for the 100 ms HD Tach passes), so a consistency step
+   holds 2000 one-second samples, as in a review. The data is synthetic and labelled so.
+Measured (sequential requests from one client, after a warm-up):
+- GET /api/compare for the 10 drives and every metric (no `metrics=`), REQUESTS times;
+- a 5-drive consistency chart: GET /api/runs/{id}/series (write IOPS, points=650) of the
+  2000 s consistency step of 5 drives, CHARTS times, each call timed.
+The series are saved for the browser benchmark (results/consistency-series.json).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+from typing import Any
+
+import psycopg
+
+from backend.plans.base import DriveContext
+from backend.plans.catalog import compile_plan
+from backend.results.compare import lower_is_better
+from backend.runs.models import SAMPLE_COLUMNS
+from tests.bench.common import (
+    RESULTS,
+    BenchStack,
+    Figure,
+    Report,
+    add_bench,
+    add_drive,
+    check,
+    conditions,
+    finish,
+    log,
+    percentile,
+    private_stack,
+    python_entry,
+    queue_run,
+)
+
+DRIVES = 10
+MIN_SAMPLES = int(os.environ.get("BENCH_READS_MIN_SAMPLES", "1000000"))
+MIN_RUNS = 200
+REQUESTS = int(os.environ.get("BENCH_READS_REQUESTS", "40"))
+CHARTS = int(os.environ.get("BENCH_READS_CHARTS", "20"))
+POINTS = 650
+TARGET_P95_MS = 50.0
+CAPACITY = 1_000_204_886_016
+MAX_STEP_S = 2000
+MAX_FINE_STEP_S = 1000  # steps sampled every 100 ms
+CONSISTENCY_STEP = "consistency-4k-qd32"
+
+REAL_RUNS: list[tuple[str, dict[str, Any]]] = [
+    ("four-corners", {"span": "64m", "runtime_s": 2, "seq_runtime_s": 2}),
+    ("transfer-size", {"span": "32m", "sizes": ["4k", "64k", "1m"]}),
+    ("consistency", {"runtime_s": 5, "span": "64m"}),
+    ("torture", {"runtime_s": 4, "span": "64m"}),
+    ("hdtach", {"span": "64m"}),
+    ("write-hitching", {"runtime_s": 3, "span": "64m"}),
+    ("trace-replay", {"profile": "heavy", "runtime_s": 3, "span": "64m"}),
+    ("trim-performance", {"span": "64m", "followup_s": 3}),
+]
+
+
+def run_real(bs: BenchStack) -> list[int]:
+    drive = bs.sim_drive()
+    with bs.client() as admin:
+        ids = [queue_run(admin, drive, plan, params)["id"] for plan, params in REAL_RUNS]
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline:
+            runs = [check(admin.get(f"/api/runs/{i}")) for i in ids]
+            if all(r["status"] not in ("queued", "running") for r in runs):
+                break
+            time.sleep(1)
+        bad = [(r["plan"], r["status"], r["error"]) for r in runs if r["status"] != "done"]
+        if bad:
+            raise AssertionError(f"real runs did not finish: {bad}")
+    return ids
+
+
+def default_lengths() -> dict[tuple[str, str], int]:
+    """Samples of each step with the plan's default parameters on a 1 TB drive."""
+    ctx = DriveContext(
+        target_path="/srv/synthetic", capacity_bytes=CAPACITY, serial="SYN", logical_sector=512
+    )
+    out: dict[tuple[str, str], int] = {}
+    for plan, _short in REAL_RUNS:
+        defaults = {"profile": "heavy"} if plan == "trace-replay" else {}
+        _p, _params, steps = compile_plan(plan, defaults, ctx)
+        for s in steps:
+            interval_ms = int(s.params.get("status_interval_ms") or 1000)
+            cap = MAX_FINE_STEP_S if interval_ms < 1000 else MAX_STEP_S
+            out[(plan, s.name)] = int(min(s.estimate_s, cap) * 1000 / interval_ms)
+    return out
+
+
+def _columns(conn: psycopg.Connection, table: str) -> list[str]:
+    rows = conn.execute(
+        "SELECT column_name FROM information_schema.columns "
+        "WHERE table_schema = 'public' AND table_name = %s ORDER BY ordinal_position",
+        (table,),
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+class Loader:
+    def __init__(self, conn: psycopg.Connection, real_ids: list[int]) -> None:
+        self.conn = conn
+        self.real = real_ids
+        self.lengths = default_lengths()
+        self.run_cols = [c for c in _columns(conn, "runs") if c != "id"]
+        self.step_cols = [c for c in _columns(conn, "steps") if c != "id"]
+        self.plans = dict(conn.execute("SELECT id, plan FROM runs WHERE id = ANY(%s)", (real_ids,)))
+        self.steps: dict[int, list[tuple[int, str, str]]] = {}
+        self.intervals: dict[int, int] = {}
+        for run_id in real_ids:
+            rows = conn.execute(
+                "SELECT id, name, params->>'role', "
+                "coalesce((params->>'status_interval_ms')::int, 1000) "
+                "FROM steps WHERE run_id = %s ORDER BY idx",
+                (run_id,),
+            ).fetchall()
+            self.steps[run_id] = [(i, name, role) for i, name, role, _ms in rows]
+            self.intervals.update({i: ms for i, _n, _r, ms in rows})
+        cols = ", ".join(SAMPLE_COLUMNS[2:])
+        self.samples: dict[int, list[tuple[Any, ...]]] = {}
+        self.results: dict[int, list[tuple[str, float, str]]] = {}
+        for run_id in real_ids:
+            for step_id, _name, _role in self.steps[run_id]:
+                self.samples[step_id] = conn.execute(
+                    f"SELECT {cols} FROM samples WHERE step_id = %s ORDER BY t_ms", (step_id,)
+                ).fetchall()
+                self.results[step_id] = conn.execute(
+                    "SELECT metric, value, unit FROM results WHERE step_id = %s", (step_id,)
+                ).fetchall()
+        self.n_samples = 0
+        self.n_runs = 0
+
+    def samples_per_round(self) -> int:
+        total = 0
+        for run_id in self.real:
+            for step_id, name, _role in self.steps[run_id]:
+                if self.samples[step_id]:
+                    total += max(
+                        len(self.samples[step_id]), self.lengths[(self.plans[run_id], name)]
+                    )
+        return total
+
+    def clone_run(
+        self, src: int, drive_id: int, finished: float, factor: float, rng: random.Random
+    ) -> tuple[int, dict[str, int]]:
+        overrides = {
+            "drive_id": "%(drive_id)s",
+            "status": "'done'",
+            "progress": "1.0",
+            "created_at": "to_timestamp(%(created)s)",
+            "started_at": "to_timestamp(%(started)s)",
+            "finished_at": "to_timestamp(%(finished)s)",
+            "heartbeat_at": "to_timestamp(%(finished)s)",
+            "dispatched_at": "to_timestamp(%(created)s)",
+            "created_by": "NULL",
+        }
+        exprs = ", ".join(overrides.get(c, c) for c in self.run_cols)
+        args = {
+            "drive_id": drive_id,
+            "created": finished - 7200,
+            "started": finished - 7000,
+            "finished": finished,
+            "src": src,
+        }
+        run_id = self.conn.execute(
+            f"INSERT INTO runs ({', '.join(self.run_cols)}) SELECT {exprs} FROM runs "
+            "WHERE id = %(src)s RETURNING id",
+            args,
+        ).fetchone()[0]  # type: ignore[index]
+        step_exprs = ", ".join("%(run_id)s" if c == "run_id" else c for c in self.step_cols)
+        step_ids = {}
+        for step_id, name, _role in self.steps[src]:
+            step_ids[name] = self.conn.execute(
+                f"INSERT INTO steps ({', '.join(self.step_cols)}) SELECT {step_exprs} FROM steps "
+                "WHERE id = %(src)s RETURNING id",
+                {"run_id": run_id, "src": step_id},
+            ).fetchone()[0]  # type: ignore[index]
+        with self.conn.cursor().copy(
+            "COPY results (run_id, step_id, metric, value, unit) FROM STDIN"
+        ) as copy:
+            for step_id, name, _role in self.steps[src]:
+                for metric, value, unit in self.results[step_id]:
+                    f = factor * rng.uniform(0.98, 1.02)
+                    scaled = value / f if lower_is_better(metric, unit) else value * f
+                    copy.write_row((run_id, step_ids[name], metric, scaled, unit))
+        with self.conn.cursor().copy(
+            f"COPY samples ({', '.join(SAMPLE_COLUMNS)}) FROM STDIN (FORMAT BINARY)"
+        ) as copy:
+            copy.set_types(["int4"] * 4 + ["int8"] * 4 + ["float8"] * 4)
+            for step_id, name, role in self.steps[src]:
+                self.n_samples += self._copy_step(
+                    copy, run_id, step_ids[name], step_id, name, role, src, factor, rng
+                )
+        self.n_runs += 1
+        return run_id, step_ids
+
+    def _copy_step(
+        self,
+        copy: Any,
+        run_id: int,
+        new_step: int,
+        src_step: int,
+        name: str,
+        role: str | None,
+        src_run: int,
+        factor: float,
+        rng: random.Random,
+    ) -> int:
+        real = self.samples[src_step]
+        if not real:
+            return 0
+        n = max(len(real), self.lengths[(self.plans[src_run], name)])
+        dt_ms = self.intervals[src_step]
+        drop_at = n * rng.uniform(0.1, 0.3)  # fresh-out-of-box level, then steady state
+        for i in range(n):
+            _t, real_dt, rb, wb, rio, wio, rlat, wlat, rp99, wp99 = real[i % len(real)]
+            # The same rate over the nominal interval (a step's last interval is shorter).
+            f = factor * rng.uniform(0.75, 1.25) * dt_ms / max(1, real_dt)
+            if role in ("consistency", "torture") and i > drop_at:
+                f *= 0.35 * (0.15 if rng.random() < 0.02 else 1.0)
+            copy.write_row(
+                (
+                    run_id,
+                    new_step,
+                    (i + 1) * dt_ms,
+                    dt_ms,
+                    int(rb * f),
+                    int(wb * f),
+                    int(rio * f),
+                    int(wio * f),
+                    None if rlat is None else rlat / factor,
+                    None if wlat is None else wlat / factor,
+                    None if rp99 is None else rp99 / factor,
+                    None if wp99 is None else wp99 / factor,
+                )
+            )
+        return n
+
+
+def load(bs: BenchStack, real_ids: list[int]) -> dict[str, Any]:
+    with bs.client() as admin:
+        add_bench(admin, "synthetic")
+        drives = [
+            add_drive(admin, "synthetic", f"SYN-{i:04d}", f"Synthetic drive {i}")
+            for i in range(1, DRIVES + 1)
+        ]
+    rng = random.Random(20261121)
+    consistency: dict[int, tuple[int, int]] = {}  # drive id -> (run, step) of the latest one
+    with psycopg.connect(bs.database_url) as conn:
+        loader = Loader(conn, real_ids)
+        per_round = loader.samples_per_round()
+        rounds = 1
+        while (
+            DRIVES * rounds * per_round < MIN_SAMPLES or DRIVES * rounds * len(real_ids) < MIN_RUNS
+        ):
+            rounds += 1
+        log(
+            f"loading {DRIVES} drives x {rounds} rounds x {len(real_ids)} runs "
+            f"(~{DRIVES * rounds * per_round:,} samples) with COPY"
+        )
+        finished = time.time() - 86400 * 30
+        for _round in range(rounds):
+            for k, d in enumerate(drives):
+                factor = 0.55 + 0.1 * k
+                for src in real_ids:
+                    finished += 600
+                    run_id, steps = loader.clone_run(src, d["id"], finished, factor, rng)
+                    if CONSISTENCY_STEP in steps:
+                        consistency[d["id"]] = (run_id, steps[CONSISTENCY_STEP])
+            conn.commit()
+        conn.execute("ANALYZE")
+        conn.commit()
+        totals = {
+            "samples": conn.execute("SELECT count(*) FROM samples").fetchone()[0],  # type: ignore[index]
+            "runs": conn.execute("SELECT count(*) FROM runs").fetchone()[0],  # type: ignore[index]
+            "results": conn.execute("SELECT count(*) FROM results").fetchone()[0],  # type: ignore[index]
+            "synthetic_runs": loader.n_runs,
+            "synthetic_samples": loader.n_samples,
+            "rounds": rounds,
+        }
+    return {"drives": drives, "consistency": consistency, "totals": totals}
+
+
+def timed_get(client: Any, url: str, params: dict[str, Any]) -> tuple[float, Any]:
+    t = time.perf_counter()
+    r = client.get(url, params=params)
+    elapsed = time.perf_counter() - t
+    return elapsed, check(r)
+
+
+def measure(bs: BenchStack, data: dict[str, Any]) -> dict[str, Any]:
+    ids = ",".join(str(d["id"]) for d in data["drives"])
+    five = [d["id"] for d in data["drives"][:5]]
+    with bs.client() as c:
+        for _ in range(3):  # warm-up: connections, caches, the api's code paths
+            _t, body = timed_get(c, "/api/compare", {"drives": ids})
+        metrics = len(body["metrics"])
+        rows = sum(len(m["rows"]) for m in body["metrics"])
+        compare_s = [timed_get(c, "/api/compare", {"drives": ids})[0] for _ in range(REQUESTS)]
+        series_s: list[float] = []
+        saved = []
+        for k in range(CHARTS + 1):
+            for drive_id in five:
+                run_id, step_id = data["consistency"][drive_id]
+                elapsed, body = timed_get(
+                    c,
+                    f"/api/runs/{run_id}/series",
+                    {"step_id": step_id, "metric": "write_iops", "points": POINTS},
+                )
+                if k > 0:
+                    series_s.append(elapsed)
+                elif len(saved) < 5:
+                    if body["total_points"] < 2000:
+                        raise AssertionError(
+                            f"the consistency step holds {body['total_points']} samples"
+                        )
+                    saved.append(
+                        {
+                            "drive_id": drive_id,
+                            "label": f"Synthetic drive {five.index(drive_id) + 1}",
+                            **body,
+                        }
+                    )
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "consistency-series.json").write_text(json.dumps(saved))
+    return {
+        "compare_s": compare_s,
+        "series_s": series_s,
+        "metrics": metrics,
+        "rows": rows,
+        "series_points": [len(s["points"]) for s in saved],
+    }
+
+
+def main() -> Report:
+    t0 = time.monotonic()
+    report = Report("reads", "compare and chart series with 1M+ samples stored")
+    with private_stack("reads") as bs:
+        log(f"running {len(REAL_RUNS)} short plans through the stack")
+        real_ids = run_real(bs)
+        data = load(bs, real_ids)
+        log(f"stored: {data['totals']}")
+        m = measure(bs, data)
+        report.add(
+            Figure(
+                "compare, 10 drives x all metrics: p50",
+                (percentile(m["compare_s"], 50) or 0) * 1000,
+                "ms",
+            ),
+            Figure(
+                "compare, 10 drives x all metrics: p95",
+                (percentile(m["compare_s"], 95) or 0) * 1000,
+                "ms",
+                TARGET_P95_MS,
+                "<=",
+                note=f"{REQUESTS} requests; {m['metrics']} metrics, {m['rows']} rows in the "
+                f"answer; {data['totals']['samples']:,} samples, {data['totals']['runs']} runs, "
+                f"{data['totals']['results']:,} results stored",
+            ),
+            Figure(
+                "consistency series (2000 s -> 650 points): p50",
+                (percentile(m["series_s"], 50) or 0) * 1000,
+                "ms",
+            ),
+            Figure(
+                "consistency series (2000 s -> 650 points): p95",
+                (percentile(m["series_s"], 95) or 0) * 1000,
+                "ms",
+                TARGET_P95_MS,
+                "<=",
+                note=f"{CHARTS} five-drive charts = {len(m['series_s'])} calls; "
+                f"{m['series_points'][0]} points per series",
+            ),
+        )
+        report.conditions = conditions(bs, drives=DRIVES, **data["totals"], points=POINTS)
+        report.details = {k: v for k, v in m.items()}
+    return finish(report, t0)
+
+
+if __name__ == "__main__":
+    python_entry(main)
