@@ -1,7 +1,6 @@
 import { useMemo } from "react";
 import {
   CartesianGrid,
-  Legend,
   Line,
   LineChart,
   ResponsiveContainer,
@@ -10,6 +9,7 @@ import {
   YAxis,
 } from "recharts";
 import type { Sample } from "../../api/types";
+import { toCsv } from "../../lib/export-utils";
 import { formatMetric } from "../../lib/format-utils";
 import { ChartFrame } from "../chart-frame/chart-frame";
 import {
@@ -100,7 +100,6 @@ function Panel({ points, series, yLabel, yTicks, unit, xTicks }: PanelProps) {
             name,
           ]}
         />
-        <Legend verticalAlign="top" align="right" height={24} iconType="plainline" />
         {series.map((s) => (
           <Line
             key={s.key}
@@ -123,18 +122,32 @@ function Panel({ points, series, yLabel, yTicks, unit, xTicks }: PanelProps) {
 interface RunChartProps {
   /** The step's samples, merged and ordered (stepSamples). */
   samples: Sample[];
+  /** Download names and the captions written into exported charts. */
+  exportAs?: { fileName: string[]; title: string; conditions?: string; provenance?: string };
   /** Why there is nothing to draw, when `samples` is empty. */
   emptyText: string;
   loading: boolean;
 }
 
 /** Live throughput and IOPS of one step against time since the step started. */
-export function RunChart({ samples, emptyText, loading }: RunChartProps) {
+export function RunChart({ samples, emptyText, loading, exportAs }: RunChartProps) {
   const points = useMemo(() => toChartPoints(samples), [samples]);
   const directions = useMemo(() => activeDirections(points), [points]);
   const xTicks = useMemo(() => timeTicks(points[points.length - 1]?.t ?? 0), [points]);
   const pick = (defs: SeriesDef[]) => defs.filter((d) => directions[d.direction]);
   const overlay = points.length === 0 ? (loading ? "Loading samples…" : emptyText) : undefined;
+  const exportSpec = (defs: SeriesDef[], kind: string, unit: string) =>
+    exportAs && {
+      ...exportAs,
+      fileName: [...exportAs.fileName, kind],
+      title: `${exportAs.title}: ${kind}`,
+      legend: pick(defs).map((d) => ({ label: d.name, color: d.color })),
+      csv: () =>
+        toCsv(
+          ["t_s", ...pick(defs).map((d) => `${d.key} (${unit})`)],
+          points.map((p) => [p.t, ...pick(defs).map((d) => p[d.key])]),
+        ),
+    };
 
   return (
     <div className="run-chart">
@@ -143,6 +156,8 @@ export function RunChart({ samples, emptyText, loading }: RunChartProps) {
         subtitle="MB/s (10⁶ bytes/s) per second"
         height={PLOT_HEIGHT}
         overlay={overlay}
+        chartId="live-throughput"
+        exportAs={exportSpec(MBPS, "throughput", "MB/s")}
       >
         <Panel
           points={points}
@@ -158,6 +173,8 @@ export function RunChart({ samples, emptyText, loading }: RunChartProps) {
         subtitle="I/O operations per second"
         height={PLOT_HEIGHT}
         overlay={overlay}
+        chartId="live-iops"
+        exportAs={exportSpec(IOPS, "iops", "IOPS")}
       >
         <Panel
           points={points}

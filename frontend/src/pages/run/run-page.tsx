@@ -1,25 +1,31 @@
 import { useMemo } from "react";
-import { useParams, useSearchParams } from "react-router";
+import { Link, useParams, useSearchParams } from "react-router";
 import { canWrite, useMe } from "../../api/auth/queries";
 import { useRunEvents, type StreamState } from "../../api/runs/events";
 import { useCancelRun, useRun, useRunSamples } from "../../api/runs/queries";
 import { stepSamples } from "../../api/runs/samples-utils";
 import type { RunDetail, Step } from "../../api/types";
 import { Badge, EmbargoBadge, SimulatedBadge } from "../../components/badge/badge";
+import { EnvInfo } from "../../components/env-info/env-info";
 import { ErrorBox } from "../../components/error-box/error-box";
 import { JobFiles } from "../../components/job-files/job-files";
 import { ProgressBar } from "../../components/progress-bar/progress-bar";
 import { ResultsTable } from "../../components/results-table/results-table";
 import { RunChart } from "../../components/run-chart/run-chart";
 import { StatusBadge, statusTone } from "../../components/status-badge/status-badge";
+import { StepChart } from "../../components/step-chart/step-chart";
+import { stepChartSpec } from "../../components/step-chart/step-chart-utils";
 import { StepsTable } from "../../components/steps-table/steps-table";
 import { TimeText } from "../../components/time-text/time-text";
 import { formatDuration } from "../../lib/format-utils";
 import {
   canCancel,
   currentStepId,
+  etaText,
   isActiveStatus,
+  isFinalStatus,
   runDurationSeconds,
+  totalEstimateSeconds,
   waitingText,
 } from "../../lib/run-utils";
 import { useNow } from "../../lib/use-now";
@@ -124,7 +130,7 @@ function LoadedRun({ run, refetchError }: { run: RunDetail; refetchError: unknow
   const cancel = useCancelRun(run.id);
   const me = useMe();
   const mayCancel = canWrite(me.data);
-  const now = useNow(run.status === "running");
+  const now = useNow(active);
 
   const [searchParams, setSearchParams] = useSearchParams();
   // ?step=ID pins a step; without it (or with a stale id) the page follows the current step.
@@ -244,6 +250,12 @@ function LoadedRun({ run, refetchError }: { run: RunDetail; refetchError: unknow
               <dt>Duration</dt>
               <dd className="num run-page__left">{formatDuration(runDurationSeconds(run, now))}</dd>
             </div>
+            <div className="run-page__eta">
+              <dt>{active ? "ETA" : "Estimated"}</dt>
+              <dd className="num run-page__left">
+                {etaText(run, now) ?? formatDuration(totalEstimateSeconds(run.steps))}
+              </dd>
+            </div>
           </dl>
           <ProgressBar
             value={run.status === "done" ? 1 : run.progress}
@@ -298,6 +310,12 @@ function LoadedRun({ run, refetchError }: { run: RunDetail; refetchError: unknow
             {selected?.error && <ErrorBox error={selected.error} title="Step failed" />}
             <div className="run-page__step-grid">
               <RunChart
+                exportAs={{
+                  fileName: ["run", String(run.id), selected?.name ?? "step"],
+                  title: selected?.label ?? "Step",
+                  conditions: `${run.plan} · ${selected?.name ?? ""}`,
+                  provenance: provenance(run),
+                }}
                 samples={samples}
                 loading={samplesQuery.isPending && selectedId !== null && samples.length === 0}
                 emptyText={sampleEmptyText(selected)}
@@ -317,18 +335,81 @@ function LoadedRun({ run, refetchError }: { run: RunDetail; refetchError: unknow
         </section>
       )}
 
+      {isFinalStatus(run.status) && <AllCharts run={run} />}
+
       <JobFiles runId={run.id} />
 
-      <details className="section">
-        <summary>Parameters and environment</summary>
-        <div className="section__body run-page__params">
-          <ParamsList params={run.params} />
-          <pre className="run-page__env" tabIndex={0}>
-            {JSON.stringify(run.environment, null, 2)}
-          </pre>
+      <section className="section" aria-labelledby="env-heading">
+        <div className="section__header">
+          <h2 id="env-heading">Drive and host</h2>
+          <span className="muted">as the bench recorded them for this run</span>
         </div>
-      </details>
+        <div className="section__body">
+          <EnvInfo environment={run.environment} />
+        </div>
+      </section>
+
+      <section className="section" aria-labelledby="params-heading">
+        <div className="section__header">
+          <h2 id="params-heading">Parameters</h2>
+          <Link to={`/queue?drive=${run.drive_id}&plan=${encodeURIComponent(run.plan)}`}>
+            Queue this plan again
+          </Link>
+        </div>
+        <div className="section__body">
+          <ParamsList params={run.params} />
+        </div>
+      </section>
     </div>
+  );
+}
+
+/** "Samsung 870 EVO 1 TB · fw SVT02B6Q · fio-3.33 · 2026-11-21", for exported charts. */
+function provenance(run: RunDetail): string {
+  const env = run.environment ?? {};
+  const drive = (env.drive ?? {}) as Record<string, unknown>;
+  const host = (env.host ?? {}) as Record<string, unknown>;
+  return [
+    run.drive_label,
+    typeof drive.firmware === "string" ? `fw ${drive.firmware}` : null,
+    typeof host.fio_version === "string" ? host.fio_version : null,
+    (run.finished_at ?? run.created_at).slice(0, 10),
+    run.simulated ? "simulated drive" : null,
+  ]
+    .filter(Boolean)
+    .join(" · ");
+}
+
+/** Every chart of the plan once the run has ended: one per step that recorded samples. */
+function AllCharts({ run }: { run: RunDetail }) {
+  const charts = run.steps
+    .slice()
+    .sort((a, b) => a.idx - b.idx)
+    .map((step) => ({ step, spec: stepChartSpec(step) }))
+    .filter((c) => c.spec !== null && c.step.started_at !== null);
+  if (charts.length === 0) return null;
+  return (
+    <section className="section" aria-labelledby="charts-heading">
+      <div className="section__header">
+        <h2 id="charts-heading">Charts</h2>
+        <span className="muted">
+          {charts.length} step{charts.length === 1 ? "" : "s"} with samples, downsampled on the
+          server keeping every minimum and maximum
+        </span>
+      </div>
+      <div className="section__body run-page__charts">
+        {charts.map(({ step, spec }) => (
+          <StepChart
+            key={step.id}
+            runId={run.id}
+            step={step}
+            spec={spec!}
+            conditions={`${run.plan} · ${step.name}`}
+            provenance={provenance(run)}
+          />
+        ))}
+      </div>
+    </section>
   );
 }
 

@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import type { StepSeries } from "../../api/types";
+import { chartLines, linesCsv, maxX, stepChartSpec } from "./step-chart-utils";
+
+const series = (metric: string, points: [number, number][]): StepSeries => ({
+  run_id: 1,
+  step_id: 2,
+  step: "s",
+  metric,
+  unit: "MB/s",
+  x: "t_s",
+  total_points: points.length,
+  downsampled: false,
+  points,
+});
+
+describe("stepChartSpec", () => {
+  it("draws random I/O as IOPS and sequential as MB/s, in the job's directions", () => {
+    expect(stepChartSpec({ kind: "fio", params: { rw: "randread" } })).toMatchObject({
+      metrics: ["read_iops"],
+      x: "time",
+      unit: "IOPS",
+    });
+    expect(stepChartSpec({ kind: "fio", params: { rw: "write" } })).toMatchObject({
+      metrics: ["write_mbps"],
+      unit: "MB/s",
+    });
+    expect(stepChartSpec({ kind: "fio", params: { rw: "randrw" } })!.metrics).toEqual([
+      "read_iops",
+      "write_iops",
+    ]);
+    expect(stepChartSpec({ kind: "fio-rounds", params: {} })!.metrics).toEqual([
+      "read_mbps",
+      "write_mbps",
+    ]);
+  });
+
+  it("draws HD Tach passes against the position in the span", () => {
+    expect(stepChartSpec({ kind: "fio", params: { role: "hdtach-read", rw: "read" } })).toMatchObject({
+      metrics: ["read_mbps"],
+      x: "position",
+      xLabel: "position (% of span)",
+    });
+  });
+
+  it("has no chart for steps without samples", () => {
+    for (const kind of ["purge", "trim", "idle"]) {
+      expect(stepChartSpec({ kind, params: {} })).toBeNull();
+    }
+  });
+});
+
+describe("chartLines, maxX and linesCsv", () => {
+  it("keeps the directions that did I/O", () => {
+    const lines = chartLines([
+      series("read_mbps", [
+        [1, 0],
+        [2, 0],
+      ]),
+      series("write_mbps", [
+        [1, 500],
+        [2.5, 480.5],
+      ]),
+    ]);
+    expect(lines.map((l) => [l.name, l.direction])).toEqual([["Write", "write"]]);
+    expect(lines[0]!.points).toEqual([
+      { x: 1, y: 500 },
+      { x: 2.5, y: 480.5 },
+    ]);
+    expect(maxX(lines)).toBe(2.5);
+    expect(linesCsv(lines, "time")).toBe("metric,t_s,value\nwrite_mbps,1,500\nwrite_mbps,2.5,480.5\n");
+  });
+
+  it("keeps idle lines when nothing did I/O, and nothing when there are no points", () => {
+    expect(chartLines([series("read_mbps", [[1, 0]])])).toHaveLength(1);
+    expect(chartLines([series("read_mbps", [])])).toEqual([]);
+    expect(maxX([])).toBe(0);
+  });
+});

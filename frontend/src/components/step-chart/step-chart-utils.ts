@@ -1,0 +1,95 @@
+import type { Step, StepSeries } from "../../api/types";
+import { toCsv } from "../../lib/export-utils";
+
+export type SeriesX = "time" | "position";
+
+export interface StepChartSpec {
+  /** Series metrics to fetch, one line each. */
+  metrics: string[];
+  x: SeriesX;
+  xLabel: string;
+  yLabel: string;
+  /** Unit of the y values, for the tooltip and the subtitle. */
+  unit: string;
+}
+
+/** Steps that report per-second I/O samples; purge, TRIM and idle steps draw no chart. */
+const SAMPLED_KINDS = new Set(["fio", "fio-rounds", "fill"]);
+
+const TIME = { x: "time" as const, xLabel: "t (s)" };
+
+/**
+ * What to draw for a step: HD Tach passes against position in the span; random I/O as IOPS,
+ * sequential as MB/s, in the directions the job does (rw=); both directions when unknown.
+ * Null for steps without samples.
+ */
+export function stepChartSpec(step: Pick<Step, "kind" | "params">): StepChartSpec | null {
+  if (!SAMPLED_KINDS.has(step.kind)) return null;
+  const role = typeof step.params.role === "string" ? step.params.role : "";
+  if (role.startsWith("hdtach")) {
+    const dir = role.endsWith("read") ? "read" : "write";
+    return {
+      metrics: [`${dir}_mbps`],
+      x: "position",
+      xLabel: "position (% of span)",
+      yLabel: "MB/s",
+      unit: "MB/s",
+    };
+  }
+  const rw = typeof step.params.rw === "string" ? step.params.rw : "";
+  const random = rw.startsWith("rand");
+  const dirs =
+    rw === "read" || rw === "randread"
+      ? ["read"]
+      : rw === "write" || rw === "randwrite" || rw === "trim"
+        ? ["write"]
+        : ["read", "write"];
+  if (random) {
+    return { metrics: dirs.map((d) => `${d}_iops`), ...TIME, yLabel: "IOPS", unit: "IOPS" };
+  }
+  return { metrics: dirs.map((d) => `${d}_mbps`), ...TIME, yLabel: "MB/s", unit: "MB/s" };
+}
+
+export interface LinePoint {
+  x: number;
+  y: number;
+}
+
+export interface ChartLine {
+  metric: string;
+  /** "Read", "Write" */
+  name: string;
+  direction: "read" | "write";
+  points: LinePoint[];
+}
+
+/**
+ * Lines from the series the api returned: points as objects for Recharts, and lines of a
+ * direction that did no I/O dropped (unless every line is empty, so the chart says so).
+ */
+export function chartLines(series: readonly StepSeries[]): ChartLine[] {
+  const lines = series.map((s) => {
+    const direction: "read" | "write" = s.metric.startsWith("read") ? "read" : "write";
+    return {
+      metric: s.metric,
+      name: direction === "read" ? "Read" : "Write",
+      direction,
+      points: s.points.map(([x, y]) => ({ x, y })),
+    };
+  });
+  const withIo = lines.filter((l) => l.points.some((p) => p.y > 0));
+  return withIo.length > 0 ? withIo : lines.filter((l) => l.points.length > 0);
+}
+
+/** The largest x of any line (the axis end), 0 without points. */
+export function maxX(lines: readonly ChartLine[]): number {
+  let max = 0;
+  for (const l of lines) for (const p of l.points) if (p.x > max) max = p.x;
+  return max;
+}
+
+/** The chart's data as CSV: one row per point, with the metric it belongs to. */
+export function linesCsv(lines: readonly ChartLine[], x: SeriesX): string {
+  const rows = lines.flatMap((l) => l.points.map((p) => [l.metric, p.x, p.y]));
+  return toCsv(["metric", x === "position" ? "position_pct" : "t_s", "value"], rows);
+}
