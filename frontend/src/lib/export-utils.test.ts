@@ -8,6 +8,7 @@ import {
   pngSize,
   svgLayout,
   toCsv,
+  wrapText,
 } from "./export-utils";
 
 /** A minimal well-formedness check: every tag closes in order, attributes are quoted. */
@@ -49,8 +50,8 @@ describe("buildSvgDocument", () => {
     expect(tags).toContain("path");
     expect(svg).toContain('width="650"');
     expect(svg).toContain("4K random write IOPS &lt;QD32&gt; &amp; more");
-    expect(svg).toContain('data-export="conditions">consistency');
-    expect(svg).toContain('data-export="provenance">firmware sim');
+    expect(svg).toMatch(/data-export="conditions"><tspan[^>]*>consistency/);
+    expect(svg).toMatch(/data-export="provenance"><tspan[^>]*>firmware sim/);
     expect(svg.match(/data-export="legend"/g)).toHaveLength(2);
     expect(svg).toContain('font-weight="700" data-export="legend">Simulated drive A');
   });
@@ -77,6 +78,19 @@ describe("layout", () => {
     expect(positions[0]).toEqual([0, 0]);
     const taller = svgLayout({ title: "t", legend: items }, 300, 100).height;
     expect(taller).toBeGreaterThan(svgLayout({ title: "t" }, 300, 100).height);
+  });
+});
+
+describe("wrapText", () => {
+  it("breaks long lines at words to fit the width", () => {
+    const long = "drivelab · Simulated drive A: fw sim, fio-3.36, 2026-11-21; ".repeat(4);
+    const lines = wrapText(long, 300, 9);
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines.every((l) => l.length * 9 * 0.56 <= 300)).toBe(true);
+    expect(lines.join(" ")).toBe(long.trim());
+    const svg = buildSvgDocument({ title: "t", provenance: long }, "", 300, 50);
+    parseTags(svg);
+    expect(svg.match(/<tspan/g)?.length).toBe(1 + lines.length);
   });
 });
 

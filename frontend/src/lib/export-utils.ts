@@ -39,6 +39,9 @@ const PAD = 12;
 const TITLE_SIZE = 16;
 const TEXT_SIZE = 11;
 const LINE = 16;
+const TITLE_LINE = 21;
+const PROV_SIZE = 9;
+const PROV_LINE = 12;
 const LEGEND_ITEM_GAP = 18;
 const SWATCH = 10;
 
@@ -54,6 +57,23 @@ export function escapeXml(text: string): string {
 /** A rough text width for legend layout (no DOM): average glyph width of a sans font. */
 export function textWidth(text: string, size: number): number {
   return text.length * size * 0.56;
+}
+
+/** Words of `text` broken into lines no wider than `width` at `size` px (estimated). */
+export function wrapText(text: string, width: number, size: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    const next = line ? `${line} ${word}` : word;
+    if (line && textWidth(next, size) > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = next;
+    }
+  }
+  if (line) lines.push(line);
+  return lines;
 }
 
 /** Legend items laid out in rows that fit `width`: [x, row] per item and the row count. */
@@ -82,16 +102,23 @@ export function exportBodyWidth(articleWidth: number): number {
   return articleWidth - 2 * PAD;
 }
 
+/** The text lines of the title, conditions and provenance for a body of `bodyWidth`. */
+function textBlocks(meta: ExportMeta, bodyWidth: number) {
+  return {
+    title: wrapText(meta.title, bodyWidth, TITLE_SIZE),
+    conditions: meta.conditions ? wrapText(meta.conditions, bodyWidth, TEXT_SIZE) : [],
+    provenance: meta.provenance ? wrapText(meta.provenance, bodyWidth, PROV_SIZE) : [],
+  };
+}
+
 /** Where each part goes for a chart body of bodyWidth x bodyHeight. */
 export function svgLayout(meta: ExportMeta, bodyWidth: number, bodyHeight: number): SvgLayout {
-  let y = PAD + TITLE_SIZE;
-  if (meta.conditions) y += LINE;
+  const blocks = textBlocks(meta, bodyWidth);
+  let y = PAD + blocks.title.length * TITLE_LINE + blocks.conditions.length * LINE;
   y += 8;
   const legend = legendRows(meta.legend ?? [], bodyWidth);
-  const legendHeight = legend.rows * LINE;
-  const body = { x: PAD, y: y + legendHeight, width: bodyWidth, height: bodyHeight };
-  let bottom = body.y + bodyHeight;
-  if (meta.provenance) bottom += LINE;
+  const body = { x: PAD, y: y + legend.rows * LINE, width: bodyWidth, height: bodyHeight };
+  const bottom = body.y + bodyHeight + blocks.provenance.length * PROV_LINE + (blocks.provenance.length ? 4 : 0);
   return { width: bodyWidth + 2 * PAD, height: Math.ceil(bottom + PAD), body };
 }
 
@@ -105,24 +132,32 @@ export function buildSvgDocument(
   bodyWidth: number,
   bodyHeight: number,
 ): string {
-  const layout = svgLayout(meta, bodyWidth, bodyHeight);
-  const { width, height, body } = layout;
+  const { width, height, body } = svgLayout(meta, bodyWidth, bodyHeight);
+  const blocks = textBlocks(meta, bodyWidth);
   const font = escapeXml(CHART_FONT);
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" ` +
       `width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" ` +
       `font-family="${font}">`,
     `<rect x="0" y="0" width="${width}" height="${height}" fill="#ffffff"/>`,
-    `<text x="${PAD}" y="${PAD + TITLE_SIZE - 2}" font-size="${TITLE_SIZE}" ` +
-      `font-weight="600" fill="#1b2530" data-export="title">${escapeXml(meta.title)}</text>`,
   ];
-  let y = PAD + TITLE_SIZE;
-  if (meta.conditions) {
-    y += LINE;
+  const text = (lines: string[], top: number, lineHeight: number, attrs: string, kind: string) =>
     parts.push(
-      `<text x="${PAD}" y="${y - 3}" font-size="${TEXT_SIZE}" fill="#4a5663" ` +
-        `data-export="conditions">${escapeXml(meta.conditions)}</text>`,
+      `<text ${attrs} data-export="${kind}">` +
+        lines
+          .map(
+            (l, i) =>
+              `<tspan x="${PAD}" y="${top + (i + 1) * lineHeight - 4}">${escapeXml(l)}</tspan>`,
+          )
+          .join("") +
+        "</text>",
     );
+  let y = PAD;
+  text(blocks.title, y, TITLE_LINE, `font-size="${TITLE_SIZE}" font-weight="600" fill="#1b2530"`, "title");
+  y += blocks.title.length * TITLE_LINE;
+  if (blocks.conditions.length) {
+    text(blocks.conditions, y, LINE, `font-size="${TEXT_SIZE}" fill="#4a5663"`, "conditions");
+    y += blocks.conditions.length * LINE;
   }
   const legend = legendRows(meta.legend ?? [], bodyWidth);
   const legendTop = y + 8;
@@ -141,10 +176,13 @@ export function buildSvgDocument(
     `<svg x="${body.x}" y="${body.y}" width="${body.width}" height="${body.height}" ` +
       `viewBox="0 0 ${body.width} ${body.height}" overflow="hidden">${bodyMarkup}</svg>`,
   );
-  if (meta.provenance) {
-    parts.push(
-      `<text x="${PAD}" y="${body.y + body.height + LINE - 3}" font-size="9" fill="#6b7785" ` +
-        `data-export="provenance">${escapeXml(meta.provenance)}</text>`,
+  if (blocks.provenance.length) {
+    text(
+      blocks.provenance,
+      body.y + body.height + 4,
+      PROV_LINE,
+      `font-size="${PROV_SIZE}" fill="#6b7785"`,
+      "provenance",
     );
   }
   parts.push("</svg>");

@@ -1,0 +1,4 @@
+export const priceKeys = {
+  all: ["prices"] as const,
+  table: (currency: string) => [...priceKeys.all, "table", { currency }] as const,
+};

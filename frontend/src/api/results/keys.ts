@@ -1,0 +1,11 @@
+import type { SeriesRequest } from "./types";
+
+export const resultKeys = {
+  all: ["results"] as const,
+  compare: (drives: number[], underReview: number | null) =>
+    [...resultKeys.all, "compare", { drives, underReview }] as const,
+  pair: (a: number, b: number) => [...resultKeys.all, "pair", { a, b }] as const,
+  value: (drives: number[], metric: string) =>
+    [...resultKeys.all, "value", { drives, metric }] as const,
+  series: (request: SeriesRequest) => [...resultKeys.all, "series", request] as const,
+};

@@ -1,0 +1,61 @@
+import { keepPreviousData, queryOptions, useQuery } from "@tanstack/react-query";
+import { apiGet } from "../client";
+import { resultKeys } from "./keys";
+import type { CompareSeries, Comparison, Pair, SeriesRequest, ValueComparison } from "./types";
+
+const ids = (drives: number[]) => drives.join(",");
+
+export const compareQuery = (drives: number[], underReview: number | null) =>
+  queryOptions({
+    queryKey: resultKeys.compare(drives, underReview),
+    queryFn: ({ signal }) =>
+      apiGet<Comparison>(
+        `/compare?drives=${ids(drives)}` +
+          (underReview !== null ? `&under_review=${underReview}` : ""),
+        signal,
+      ),
+  });
+
+export const useComparison = (drives: number[], underReview: number | null) =>
+  useQuery({
+    ...compareQuery(drives, underReview),
+    enabled: drives.length > 0,
+    placeholderData: keepPreviousData,
+  });
+
+export const usePair = (a: number | null, b: number | null) =>
+  useQuery({
+    queryKey: resultKeys.pair(a ?? -1, b ?? -1),
+    queryFn: ({ signal }) => apiGet<Pair>(`/compare/pair?a=${a}&b=${b}`, signal),
+    enabled: a !== null && b !== null && a !== b,
+  });
+
+export const useValue = (drives: number[], metric: string | null) =>
+  useQuery({
+    queryKey: resultKeys.value(drives, metric ?? ""),
+    queryFn: ({ signal }) =>
+      apiGet<ValueComparison>(
+        `/compare/value?drives=${ids(drives)}&metric=${encodeURIComponent(metric ?? "")}`,
+        signal,
+      ),
+    enabled: drives.length > 0 && Boolean(metric),
+    retry: false,
+  });
+
+export const seriesQuery = (request: SeriesRequest) =>
+  queryOptions({
+    queryKey: resultKeys.series(request),
+    queryFn: ({ signal }) => {
+      const params = new URLSearchParams({
+        drives: ids(request.drives),
+        plan: request.plan,
+        points: String(request.points ?? 650),
+      });
+      if (request.opPercent !== undefined) params.set("op_percent", String(request.opPercent));
+      if (request.metric) params.set("metric", request.metric);
+      return apiGet<CompareSeries>(`/compare/series?${params.toString()}`, signal);
+    },
+  });
+
+export const useCompareSeries = (request: SeriesRequest) =>
+  useQuery({ ...seriesQuery(request), enabled: request.drives.length > 0 });

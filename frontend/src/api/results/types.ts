@@ -1,0 +1,31 @@
+import type { components } from "../schema";
+
+type Schemas = components["schemas"];
+
+export type Comparison = Schemas["Comparison"];
+export type CompareMetric = Schemas["CompareMetric"];
+export type CompareRow = Schemas["CompareRow"];
+export type Pair = Schemas["Pair"];
+export type PairMetric = Schemas["PairMetric"];
+export type ValueComparison = Schemas["ValueComparison"];
+export type CompareSeries = Schemas["CompareSeries"];
+export type DriveSeries = Schemas["DriveSeries"];
+export type StepSeries = Schemas["StepSeries"];
+export type RunConditions = Schemas["RunConditions"];
+
+/** Plans the compare page draws series of (GET /api/compare/series). */
+export type SeriesPlan =
+  | "consistency"
+  | "hdtach"
+  | "trim-validation"
+  | "write-hitching"
+  | "trim-performance"
+  | "transfer-size";
+
+export interface SeriesRequest {
+  drives: number[];
+  plan: SeriesPlan;
+  points?: number;
+  opPercent?: number;
+  metric?: string;
+}

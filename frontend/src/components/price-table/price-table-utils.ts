@@ -1,0 +1,40 @@
+import type { PriceTable } from "../../api/prices/queries";
+import { toCsv } from "../../lib/export-utils";
+
+/** The price table as CSV: one row per model, its class, lowest price and price per GB. */
+export function priceTableCsv(table: PriceTable): string {
+  const rows = table.classes.flatMap((c) =>
+    c.models.map((m) => [
+      c.label,
+      m.vendor,
+      m.model,
+      m.capacity_label,
+      m.lowest.price,
+      table.currency,
+      m.lowest.retailer,
+      m.lowest.observed_on,
+      m.price_per_gb,
+      m.lowest.source ?? "",
+    ]),
+  );
+  return toCsv(
+    ["class", "vendor", "model", "capacity", "lowest price", "currency", "retailer", "date",
+     "price per GB", "source"], // prettier-ignore
+    rows,
+  );
+}
+
+/** "$0.123" style money; 2 decimals, 3 below one unit (price per GB). */
+export function formatMoney(value: number, currency: string): string {
+  const digits = Math.abs(value) < 1 ? 3 : 2;
+  try {
+    return new Intl.NumberFormat("en-US", {
+      style: "currency",
+      currency,
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+    }).format(value);
+  } catch {
+    return `${value.toFixed(digits)} ${currency}`;
+  }
+}

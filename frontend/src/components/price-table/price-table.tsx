@@ -1,0 +1,132 @@
+import { usePriceTable } from "../../api/prices/queries";
+import { useValue } from "../../api/results/queries";
+import { downloadText } from "../../lib/export-dom";
+import { formatMetric } from "../../lib/format-utils";
+import { shortLabel } from "../../lib/series-utils";
+import { metricTitle } from "../bar-chart/bar-chart-utils";
+import { formatMoney, priceTableCsv } from "./price-table-utils";
+import "./price-table.css";
+
+interface Props {
+  drives: number[];
+  metrics: string[];
+  metric: string | null;
+  onMetric: (metric: string) => void;
+  fileBase: string;
+}
+
+/** The review's price table by capacity class, and performance per dollar of the drives. */
+export function PriceTableSection({ drives, metrics, metric, onMetric, fileBase }: Props) {
+  const table = usePriceTable("USD");
+  const value = useValue(drives, metric);
+  return (
+    <section className="price-table" data-chart="price-table" aria-labelledby="price-table-title">
+      <div className="price-table__head">
+        <h2 id="price-table-title" className="chart-frame__title">
+          Prices and performance per dollar
+        </h2>
+        <button
+          type="button"
+          className="chart-frame__export-button"
+          disabled={!table.data}
+          onClick={() =>
+            table.data &&
+            downloadText(priceTableCsv(table.data), `${fileBase}-price-table.csv`, "text/csv")
+          }
+        >
+          CSV
+        </button>
+      </div>
+      <label className="chart-control">
+        Per dollar of{" "}
+        <select
+          value={metric ?? ""}
+          onChange={(e) => onMetric(e.target.value)}
+          disabled={metrics.length === 0}
+        >
+          {metrics.map((m) => (
+            <option key={m} value={m}>
+              {metricTitle(m)}
+            </option>
+          ))}
+        </select>
+      </label>
+      {value.error && <p className="muted">{value.error.message}</p>}
+      {value.data && (
+        <>
+          {value.data.rows.length > 0 && (
+            <table>
+              <thead>
+                <tr>
+                  <th>Drive</th>
+                  <th className="num">Value</th>
+                  <th className="num">Lowest price</th>
+                  <th className="num">{value.data.unit}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {value.data.rows.map((r) => (
+                  <tr key={r.drive_id}>
+                    <td>{shortLabel(r.label)}</td>
+                    <td className="num">{formatMetric(r.value)}</td>
+                    <td className="num">{formatMoney(r.price, r.currency)}</td>
+                    <td className="num">{formatMetric(r.per_unit_price)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          {value.data.unpriced.length > 0 && (
+            <p className="muted" data-testid="unpriced">
+              No price for: {value.data.unpriced.map(shortLabel).join(", ")} (simulated drives and
+              models without a price observation have no performance per dollar).
+            </p>
+          )}
+        </>
+      )}
+      {table.isPending && <p className="muted">Loading prices…</p>}
+      {table.error && <p className="muted">Could not load prices: {table.error.message}</p>}
+      {table.data?.classes.map((c) => (
+        <div key={c.label}>
+          <h3>{c.label}</h3>
+          <table>
+            <thead>
+              <tr>
+                <th>Model</th>
+                <th>Capacity</th>
+                <th className="num">Lowest price</th>
+                <th>Retailer, date</th>
+                <th className="num">Per GB</th>
+              </tr>
+            </thead>
+            <tbody>
+              {c.models.map((m) => (
+                <tr key={m.model_id}>
+                  <td>
+                    {m.vendor} {m.model}
+                  </td>
+                  <td>{m.capacity_label}</td>
+                  <td className="num">{formatMoney(m.lowest.price, table.data.currency)}</td>
+                  <td>
+                    {m.lowest.source ? (
+                      <a href={m.lowest.source} target="_blank" rel="noreferrer">
+                        {m.lowest.retailer}
+                      </a>
+                    ) : (
+                      m.lowest.retailer
+                    )}
+                    , {m.lowest.observed_on}
+                  </td>
+                  <td className="num">{formatMoney(m.price_per_gb, table.data.currency)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ))}
+      {table.data && table.data.classes.length === 0 && (
+        <p className="muted">No prices in {table.data.currency} yet: import them on the Catalog page.</p>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,122 @@
+import {
+  CartesianGrid,
+  Line as RechartsLine,
+  LineChart,
+  ReferenceArea,
+  ResponsiveContainer,
+  XAxis,
+  YAxis,
+} from "recharts";
+import type { Line } from "../../lib/series-utils";
+import { AXIS_LABEL, AXIS_LINE, AXIS_TICK, CHART_FONT, GRID_STROKE, LINE_WIDTH } from "../chart-frame/chart-theme";
+import { formatCompact } from "../run-chart/run-chart-utils";
+import "./series-lines.css";
+
+export interface Area {
+  key: string;
+  x1: number;
+  x2: number;
+  color: string;
+}
+
+interface SeriesLinesProps {
+  title: string;
+  lines: Line[];
+  xLabel: string;
+  yLabel: string;
+  xDomain: [number, number];
+  xTicks?: number[];
+  xLog?: boolean;
+  xFormat?: (v: number) => string;
+  /** Shaded x ranges (stalls), in their drive's colour. */
+  areas?: Area[];
+  /** Shown instead of the plot when there is nothing to draw. */
+  empty?: string;
+}
+
+const MARGIN = { top: 6, right: 14, bottom: 20, left: 4 };
+
+/** One panel of a line chart of several drives (HD Tach passes, transfer curves, stalls). */
+export function SeriesLines({
+  title,
+  lines,
+  xLabel,
+  yLabel,
+  xDomain,
+  xTicks,
+  xLog,
+  xFormat,
+  areas = [],
+  empty,
+}: SeriesLinesProps) {
+  // The drive under review is drawn last, on top: lines keep their order otherwise.
+  return (
+    <div className="chart-panel">
+      <div className="chart-panel__title" data-export-text={title}>
+        {title}
+      </div>
+      <div className="chart-panel__plot">
+        {lines.length === 0 ? (
+          <div className="chart-panel__empty" data-export-text={empty ?? "No data"}>
+            {empty ?? "No data"}
+          </div>
+        ) : (
+          <ResponsiveContainer
+            width="100%"
+            height="100%"
+            initialDimension={{ width: 400, height: 220 }}
+          >
+            <LineChart margin={MARGIN} style={{ fontFamily: CHART_FONT }}>
+              <CartesianGrid stroke={GRID_STROKE} vertical={false} />
+              <XAxis
+                dataKey="x"
+                type="number"
+                domain={xDomain}
+                ticks={xTicks}
+                scale={xLog ? "log" : "auto"}
+                allowDataOverflow
+                tick={AXIS_TICK}
+                stroke={AXIS_LINE}
+                tickFormatter={xFormat}
+                label={{ value: xLabel, position: "insideBottomRight", offset: -12, style: AXIS_LABEL }}
+              />
+              <YAxis
+                width={52}
+                tick={AXIS_TICK}
+                stroke={AXIS_LINE}
+                tickFormatter={formatCompact}
+                label={{ value: yLabel, angle: -90, position: "insideLeft", offset: 8, style: AXIS_LABEL }}
+              />
+              {areas.map((a) => (
+                <ReferenceArea
+                  key={a.key}
+                  x1={a.x1}
+                  x2={a.x2}
+                  fill={a.color}
+                  fillOpacity={0.18}
+                  stroke="none"
+                  ifOverflow="hidden"
+                />
+              ))}
+              {lines.map((l) => (
+                <RechartsLine
+                  key={l.key}
+                  data={l.points.map(([x, y]) => ({ x, y }))}
+                  dataKey="y"
+                  name={l.label}
+                  type="linear"
+                  stroke={l.color}
+                  strokeWidth={LINE_WIDTH}
+                  strokeDasharray={l.dashed ? "5 3" : undefined}
+                  dot={false}
+                  activeDot={false}
+                  isAnimationActive={false}
+                />
+              ))}
+            </LineChart>
+          </ResponsiveContainer>
+        )}
+      </div>
+    </div>
+  );
+}

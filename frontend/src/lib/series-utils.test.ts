@@ -1,0 +1,118 @@
+import { describe, expect, it } from "vitest";
+import type { CompareSeries, DriveSeries } from "../api/results/types";
+import { driveStyles, REVIEW_COLOR } from "./house-style";
+import {
+  conditionsLine,
+  formatBinaryBytes,
+  formatBlockSize,
+  legendOf,
+  linearScale,
+  linesCsv,
+  logScale,
+  niceTicks,
+  provenanceLine,
+  toLines,
+} from "./series-utils";
+
+const drive = (id: number, qd: number, extra: Partial<DriveSeries> = {}): DriveSeries => ({
+  drive_id: id,
+  label: `Simulated drive ${id} (S/N SIM-${id})`,
+  simulated: true,
+  run_id: 10 + id,
+  conditions: {
+    plan: "consistency",
+    iodepth: qd,
+    span_bytes: 256 * 1024 ** 2,
+    pattern: "incompressible",
+    op_percent: 0,
+    firmware: "sim",
+    fio_version: "fio-3.36",
+    finished_at: "2026-11-21T15:10:40Z",
+  },
+  series: [
+    {
+      step_id: 100 + id,
+      step: "consistency-4k-qd32",
+      label: "4K random write QD32",
+      role: "consistency",
+      unit: "IOPS",
+      x: "t_s",
+      total_points: 2,
+      downsampled: false,
+      points: [
+        [1, 100],
+        [2, 0],
+      ],
+      stalls: null,
+    },
+  ],
+  ...extra,
+});
+
+describe("conditions and provenance", () => {
+  it("states plan, QD, span, pattern and OP, listing values that differ", () => {
+    expect(conditionsLine([drive(1, 32)])).toBe(
+      "consistency · QD32 · span 256 MiB · incompressible · OP 0%",
+    );
+    expect(conditionsLine([drive(1, 32), drive(2, 1)])).toContain("QD32/QD1");
+  });
+
+  it("names firmware, fio version and date per drive", () => {
+    expect(provenanceLine([drive(1, 32), drive(2, 32)])).toBe(
+      "drivelab · Simulated drive 1, Simulated drive 2: fw sim, fio-3.36, 2026-11-21",
+    );
+  });
+});
+
+describe("toLines", () => {
+  it("colours lines by drive and dashes a drive's later passes", () => {
+    const two = drive(2, 32);
+    two.series.push({ ...two.series[0]!, step_id: 999, label: "after TRIM" });
+    const data: CompareSeries = {
+      plan: "consistency",
+      metric: "write_iops",
+      op_percent: 0,
+      drives: [drive(1, 32), two],
+      missing: [],
+    };
+    const styles = driveStyles([1, 2], 2);
+    const lines = toLines(data, styles);
+    expect(lines.map((l) => [l.label, l.dashed])).toEqual([
+      ["Simulated drive 1", false],
+      ["Simulated drive 2, 4K random write QD32", false],
+      ["Simulated drive 2, after TRIM", true],
+    ]);
+    expect(lines[1]?.color).toBe(REVIEW_COLOR);
+    expect(legendOf(lines, styles).map((l) => l.highlight)).toEqual([false, true, true]);
+    expect(linesCsv(lines.slice(0, 1), "t_s", "write_iops")).toBe(
+      "series,t_s,write_iops\nSimulated drive 1,1,100\nSimulated drive 1,2,0\n",
+    );
+  });
+});
+
+describe("scales", () => {
+  it("maps linear domains with round ticks", () => {
+    const s = linearScale([0, 40000], [200, 0]);
+    expect(s(0)).toBe(200);
+    expect(s(40000)).toBe(0);
+    expect(s.ticks).toEqual([0, 10000, 20000, 30000, 40000]);
+    expect(niceTicks(0, 2.3, 5)).toEqual([0, 0.5, 1, 1.5, 2]);
+    expect(niceTicks(0, 2.3, 4)).toEqual([0, 1, 2]);
+  });
+
+  it("maps log domains by decades and floors zero", () => {
+    const s = logScale([100, 100000], [300, 0]);
+    expect(s(100)).toBe(300);
+    expect(s(100000)).toBe(0);
+    expect(s(0)).toBe(300);
+    expect(s.ticks).toEqual([100, 1000, 10000, 100000]);
+  });
+
+  it("formats sizes", () => {
+    expect(formatBinaryBytes(256 * 1024 ** 2)).toBe("256 MiB");
+    expect(formatBinaryBytes(1.5 * 1024 ** 3)).toBe("1.5 GiB");
+    expect(formatBlockSize(4096)).toBe("4K");
+    expect(formatBlockSize(8 * 1024 ** 2)).toBe("8M");
+    expect(formatBlockSize(512)).toBe("512");
+  });
+});
