@@ -28,6 +28,7 @@ from tests.bench.common import (
     BenchStack,
     CpuMeter,
     Figure,
+    PostgresMeter,
     Report,
     add_bench,
     add_drive,
@@ -138,6 +139,7 @@ def main() -> Report:
 
         log(f"load: {len(load_runs)} loaders x {BATCHES} batches x {BATCH} samples")
         meter = CpuMeter(bs.pids, "ingest").start()
+        pg_meter = PostgresMeter(bs.database_url).start()
         threads = [threading.Thread(target=load, args=(i,)) for i in range(len(load_runs))]
         prober = threading.Thread(target=probing)
         start = time.perf_counter()
@@ -148,6 +150,7 @@ def main() -> Report:
             t.join()
         wall = time.perf_counter() - start
         cpu = meter.stop()
+        pg_cpu = pg_meter.stop()
         stop_probe.set()
         prober.join()
         if errors:
@@ -218,6 +221,31 @@ def main() -> Report:
                 note=f"{len(loaded_latencies)} probes, one every 0.2 s during the load",
             ),
             Figure("api CPU during the load", cpu["api"] / wall * 100, "% of a core"),
+            Figure(
+                "api CPU per sample",
+                cpu["api"] / sent * 1e6,
+                "µs",
+                note="request parsing and validation, COPY encoding: the api process",
+            ),
+            Figure(
+                "PostgreSQL CPU per sample",
+                pg_cpu / sent * 1e6,
+                "µs",
+                note="the backends serving the api's connections (COPY, indexes, "
+                "foreign-key checks)"
+                + (
+                    f"; {pg_meter.gone} backends exited and are not counted"
+                    if pg_meter.gone
+                    else ""
+                ),
+            ),
+            Figure(
+                "rate the CPU allows on this machine's cores",
+                (os.cpu_count() or 1) * 1e6 / ((cpu["api"] + pg_cpu) / sent * 1e6),
+                "samples/s",
+                note="cores / (api + PostgreSQL CPU per sample): what the load would reach if "
+                "nothing else ran, the loaders included; a bound, not a measurement",
+            ),
         )
         report.conditions = conditions(
             bs,
@@ -232,6 +260,7 @@ def main() -> Report:
             "rows_per_run": counts,
             "resend_stored": again["stored"],
             "cpu_s": cpu,
+            "postgres_cpu_s": pg_cpu,
         }
     return finish(report, t0)
 

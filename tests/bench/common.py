@@ -297,6 +297,41 @@ def stop_profile(proc: subprocess.Popen[bytes] | None) -> None:
         proc.wait()
 
 
+class PostgresMeter:
+    """CPU seconds of the PostgreSQL backends serving a database (its server runs on this
+    machine): the backends open at start() and any opened meanwhile, read from /proc. A
+    backend that exits before stop() is not counted (the api's pool keeps its connections)."""
+
+    def __init__(self, database_url: str) -> None:
+        self.url = database_url
+        self.before: dict[int, float] = {}
+        self.gone = 0
+
+    def _backends(self) -> list[int]:
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            rows = conn.execute(
+                "SELECT pid FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def start(self) -> PostgresMeter:
+        self.before = {}
+        for pid in self._backends():
+            with contextlib.suppress(OSError):
+                self.before[pid] = cpu_seconds(pid)
+        return self
+
+    def stop(self) -> float:
+        used = 0.0
+        now = self._backends()
+        for pid in now:
+            with contextlib.suppress(OSError):
+                used += cpu_seconds(pid) - self.before.get(pid, 0.0)
+        self.gone = len(set(self.before) - set(now))
+        return used
+
+
 def _cpu_jiffies() -> tuple[int, int]:
     """(busy, total) jiffies of the whole machine, from /proc/stat."""
     values = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
