@@ -116,7 +116,8 @@ def test_overview_and_live_run_page(browser, stack: Stack, sim_drive: dict) -> N
         drive_row = page.locator(".drives-table tbody tr", has_text=sim_drive["serial"])
         expect(drive_row).to_have_count(1)
         expect(drive_row.locator(".badge", has_text="simulated")).to_be_visible()
-        expect(drive_row).to_contain_text(sim_drive["bench"]["name"])
+        bench = page.locator(".bench-card", has=drive_row)
+        expect(bench.get_by_role("heading")).to_contain_text(sim_drive["bench"]["name"])
         expect(page.locator(".app-header .health__button")).to_have_class(
             re.compile(r"\bhealth__button--ok\b")
         )

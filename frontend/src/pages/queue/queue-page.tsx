@@ -242,6 +242,12 @@ function QueueForm({ plans, drives, disabled }: QueueFormProps) {
             <EstimatePanel
               estimate={estimate.data ?? null}
               loading={estimate.isFetching}
+              failed={estimate.isError && estimateCurrent}
+              failure={
+                estimate.isError && estimateCurrent && !paramNames.includes(estimateField ?? "")
+                  ? errorMessage(estimate.error)
+                  : null
+              }
               stale={!estimateCurrent || estimate.isError}
               ready={plan !== null && drive !== null}
             />
@@ -293,17 +299,37 @@ function QueueForm({ plans, drives, disabled }: QueueFormProps) {
 function EstimatePanel({
   estimate,
   loading,
+  failed,
+  failure,
   stale,
   ready,
 }: {
   estimate: PlanEstimate | null;
   loading: boolean;
+  failed: boolean;
+  /** An estimate error that is not about one parameter (shown here, not by a field). */
+  failure: string | null;
   stale: boolean;
   ready: boolean;
 }) {
   if (!ready) return <p className="muted queue-page__estimate">Pick a drive and a plan.</p>;
+  if (failure) {
+    return (
+      <p className="queue-page__estimate form-field__error" role="alert">
+        No estimate: {failure}
+      </p>
+    );
+  }
   if (!estimate) {
-    return <p className="muted queue-page__estimate">{loading ? "Estimating…" : "No estimate yet."}</p>;
+    return (
+      <p className="muted queue-page__estimate">
+        {loading
+          ? "Estimating…"
+          : failed
+            ? "No estimate: the parameters marked above need fixing."
+            : "No estimate yet."}
+      </p>
+    );
   }
   return (
     <div className={stale ? "queue-page__estimate queue-page__estimate--stale" : "queue-page__estimate"}>
