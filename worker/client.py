@@ -88,7 +88,10 @@ def _decode(resp: httpx.Response) -> Any:
 
 
 class SampleOutbox:
-    """Posts sample batches in order, about once a second, from its own thread.
+    """Posts sample batches in order, from its own thread: as soon as samples arrive (fio
+    prints a snapshot a second, so the browser sees it within milliseconds, not up to a
+    second later), at most once per `min_gap_s` (steps with 100 ms snapshots still post
+    about once a second), and a heartbeat when nothing arrived for `interval_s`.
 
     fio's output is parsed without ever waiting for the network: batches queue here. While the
     api is unreachable they stay queued (and are mirrored to a spool file, which shows what is
@@ -116,6 +119,8 @@ class SampleOutbox:
         self._progress: float | None = None
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        self._wake = threading.Event()
+        self.min_gap_s = interval_s * 0.9
         self._thread = threading.Thread(
             target=self._loop, daemon=True, name=f"outbox-{run_id}-{step_id}"
         )
@@ -130,17 +135,26 @@ class SampleOutbox:
             self._pending.extend(samples)
             if progress is not None:
                 self._progress = progress
+        self._wake.set()
 
     def close(self, timeout_s: float = 300.0) -> None:
         """Stop after everything queued was delivered (or the api stayed unreachable)."""
         self._stop.set()
+        self._wake.set()
         self._thread.join(timeout_s)
         if self.error is None and self._pending:
             self.error = ApiUnreachable(f"{len(self._pending)} samples could not be delivered")
 
     def _loop(self) -> None:
+        last = time.monotonic() - self.min_gap_s  # the first batch goes out at once
         while True:
-            stopping = self._stop.wait(self.interval_s)
+            self._wake.wait(self.interval_s)
+            too_soon = last + self.min_gap_s - time.monotonic()
+            if too_soon > 0:
+                self._stop.wait(too_soon)
+            self._wake.clear()
+            stopping = self._stop.is_set()
+            last = time.monotonic()
             try:
                 self._flush()
             except ApiError as exc:

@@ -1,0 +1,50 @@
+"""The worker's sample outbox against a running api: a batch goes out as soon as fio's
+snapshot arrives, and fast snapshots are still posted about once a second."""
+
+from __future__ import annotations
+
+import secrets
+import time
+
+from tests.bench.common import ONE_STEP, add_bench, add_drive, claim_running, queue_run, sample_rows
+from tests.conftest import Stack
+from worker.client import ApiClient, SampleOutbox
+
+
+def _running_run(stack: Stack) -> tuple[str, dict]:
+    name = f"outbox-{secrets.token_hex(3)}"
+    with stack.client() as admin:
+        token = add_bench(admin, name)
+        drive = add_drive(admin, name, f"SYN-{name}", "Synthetic drive")
+        run = queue_run(admin, drive, *ONE_STEP)
+    with stack.client(token) as bench:
+        return token, claim_running(bench, run["id"])
+
+
+def test_samples_are_posted_when_they_arrive_at_most_about_once_a_second(stack: Stack) -> None:
+    token, run = _running_run(stack)
+    client = ApiClient(stack.api_url, token)
+    replies: list[float] = []
+    box = SampleOutbox(client, run["run_id"], run["step_id"], lambda _r: replies.append(0))
+    box.start()
+    try:
+        time.sleep(0.3)  # the outbox is waiting, as between two of fio's snapshots
+        added = time.monotonic()
+        box.add(sample_rows(0, 1), 0.1)
+        while not replies and time.monotonic() - added < 5:
+            time.sleep(0.005)
+        # Posted at once, not at the next tick of a one-second timer.
+        assert replies and time.monotonic() - added < 0.5
+        # Snapshots every 100 ms (an HD Tach pass) for 3 s: about three posts, not thirty.
+        replies.clear()
+        for i in range(30):
+            box.add(sample_rows(100 + i, 1, dt_ms=100), None)
+            time.sleep(0.1)
+    finally:
+        box.close()
+        client.close()
+    assert box.error is None
+    assert 2 <= len(replies) <= 5
+    with stack.client() as c:
+        stored = c.get(f"/api/runs/{run['run_id']}/samples").json()
+    assert len(stored) == 31
