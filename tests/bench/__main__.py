@@ -68,6 +68,10 @@ def main(argv: list[str]) -> int:
                 "minutes": round(total / 60, 1),
                 "machine": machine(),
                 "benchmarks": {r.benchmark: [f.as_dict() for f in r.figures] for r in reports},
+                "load_avg_before": {
+                    r.benchmark: r.conditions.get("load", {}).get("load_avg_before")
+                    for r in reports
+                },
                 "failed": failed,
             },
             indent=2,

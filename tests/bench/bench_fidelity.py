@@ -302,6 +302,7 @@ def main() -> Report:
                 "%",
                 note="worst job: the same job by hand moves this much from run to run on this "
                 "machine; a ratio closer to 1 than this is within the noise",
+                headline=True,
             ),
             Figure(
                 "worker CPU while fio runs",
@@ -316,6 +317,7 @@ def main() -> Report:
                 max(m["api_step_cpu_pct"] or 0 for m in all_jobs),
                 "% of a core",
                 note="storing the samples, serving one SSE viewer",
+                headline=True,
             ),
             Figure(
                 "worker CPU per test second, whole run",

@@ -213,12 +213,14 @@ def main() -> Report:
                 "1-sample batch latency p95 (idle)",
                 (percentile(idle_latencies, 95) or 0) * 1000,
                 "ms",
+                headline=True,
             ),
             Figure(
                 "1-sample batch latency p95 (under load)",
                 (percentile(loaded_latencies, 95) or 0) * 1000,
                 "ms",
                 note=f"{len(loaded_latencies)} probes, one every 0.2 s during the load",
+                headline=True,
             ),
             Figure("api CPU during the load", cpu["api"] / wall * 100, "% of a core"),
             Figure(
@@ -226,6 +228,7 @@ def main() -> Report:
                 cpu["api"] / sent * 1e6,
                 "µs",
                 note="request parsing and validation, COPY encoding: the api process",
+                headline=True,
             ),
             Figure(
                 "PostgreSQL CPU per sample",
@@ -238,6 +241,7 @@ def main() -> Report:
                     if pg_meter.gone
                     else ""
                 ),
+                headline=True,
             ),
             Figure(
                 "rate the CPU allows on this machine's cores",

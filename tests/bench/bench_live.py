@@ -141,7 +141,7 @@ def main() -> Report:
         latencies = measured["from_fio_clock"]
         upper = measured["from_step_started"]
         report.add(
-            Figure("sample to SSE event p50", percentile(latencies, 50), "s"),
+            Figure("sample to SSE event p50", percentile(latencies, 50), "s", headline=True),
             Figure(
                 "sample to SSE event p95",
                 percentile(latencies, 95),
@@ -159,6 +159,7 @@ def main() -> Report:
                 "s",
                 note=f"{REPEATS} runs on an idle worker; to the step's start report: median "
                 f"{percentile(starts['to_step_started'], 50):.3f} s",
+                headline=True,
             ),
             Figure(
                 "queue click to fio start, worst",

@@ -360,6 +360,7 @@ def main() -> Report:
                 "compare, 10 drives x all metrics: p50",
                 (percentile(m["compare_s"], 50) or 0) * 1000,
                 "ms",
+                headline=True,
             ),
             Figure(
                 "compare, 10 drives x all metrics: p95",
@@ -376,6 +377,7 @@ def main() -> Report:
                 "5-drive consistency series (2000 s -> 650 points): p50",
                 (percentile(m["series_s"], 50) or 0) * 1000,
                 "ms",
+                headline=True,
             ),
             Figure(
                 "5-drive consistency series (2000 s -> 650 points): p95",

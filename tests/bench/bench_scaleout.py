@@ -182,6 +182,7 @@ def figures(report: Report, r: dict[str, Any], label: str, note: str) -> None:
             f"{label}: api CPU",
             r["cpu_s"]["api"] / r["wall_s"] * 100,
             "% of a core",
+            headline=True,
             note=f"{len(lat)} batches over {r['wall_s']:.0f} s ({len(lat) / r['wall_s']:.0f} "
             f"batches/s), {r['cpu_s']['api'] / max(1, len(lat)) * 1000:.1f} ms of CPU each; "
             + note,

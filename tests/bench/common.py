@@ -58,6 +58,8 @@ class Figure:
     target: float | None = None
     op: str | None = None
     note: str = ""
+    # Shown in the README's table although it has no target.
+    headline: bool = False
 
     @property
     def met(self) -> bool | None:

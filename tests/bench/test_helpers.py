@@ -1,0 +1,94 @@
+"""The benchmarks' pure helpers: percentiles, verdicts, formatting, the printed table and the
+README section. Cheap: no stack, no fio (the benchmarks themselves run with `make bench`)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.bench import readme
+from tests.bench.common import Figure, Report, fmt, median, percentile, table
+
+
+def test_percentile_interpolates_between_closest_ranks() -> None:
+    assert percentile([], 95) is None
+    assert percentile([3.0], 95) == 3.0
+    values = [float(v) for v in range(1, 11)]  # 1..10, unsorted below
+    assert percentile(values[::-1], 50) == pytest.approx(5.5)
+    assert percentile(values, 95) == pytest.approx(9.55)
+    assert percentile(values, 0) == 1.0 and percentile(values, 100) == 10.0
+    assert median([0.99, 1.01, 0.97]) == pytest.approx(0.99)
+
+
+def test_a_figure_is_met_on_the_side_of_its_target() -> None:
+    assert Figure("ratio", 0.985, "ratio", 0.98, ">=").met is True
+    assert Figure("ratio", 0.975, "ratio", 0.98, ">=").met is False
+    assert Figure("p95", 50.0, "ms", 50.0, "<=").met is True
+    assert Figure("p95", 50.1, "ms", 50.0, "<=").met is False
+    assert Figure("no target", 1.0, "ms").met is None
+    assert Figure("not measured", None, "ms", 1.0, "<=").met is None
+
+
+def test_fmt() -> None:
+    assert fmt(None) == "n/a"
+    assert fmt(0.98, "ratio") == "0.9800"
+    assert fmt(215_345.2, "samples/s") == "215,345 samples/s"
+    assert fmt(123.4, "ms") == "123 ms"
+    assert fmt(12.34, "ms") == "12.3 ms"
+    assert fmt(0.5834, "s") == "0.583 s"
+    assert fmt(0.585, "%") == "0.58 %"
+
+
+def test_table_prints_each_figure_next_to_its_target() -> None:
+    r = Report("reads", "compare")
+    r.add(Figure("p95", 61.0, "ms", 50.0, "<=", note="40 requests"), Figure("p50", 20.0, "ms"))
+    text = table(r)
+    assert "p95" in text and "61.0 ms" in text and "<= 50.0 ms" in text and "MISSED" in text
+    assert "* p95: 40 requests" in text
+
+
+SUMMARY = {
+    "date": "2026-11-21T16:00:00+00:00",
+    "minutes": 12.5,
+    "machine": {
+        "git": "abc1234",
+        "cores": 2,
+        "cpu": "Some CPU",
+        "memory_gib": 7.8,
+        "os": "Debian GNU/Linux 12",
+        "python": "3.11.7",
+        "fio": "fio-3.33",
+    },
+    "benchmarks": {
+        "ingest": [
+            Figure("ingest rate", 210_000.0, "samples/s", 200_000, ">=").as_dict(),
+            Figure("api CPU per sample", 4.2, "µs", headline=True).as_dict(),
+            Figure("a detail", 1.0, "ms").as_dict(),
+        ],
+        "reads": [Figure("compare p95", 61.0, "ms", 50.0, "<=").as_dict()],
+    },
+    "load_avg_before": {"ingest": [0.12, 0.3, 0.4], "reads": [0.2, 0.3, 0.4]},
+    "failed": [],
+}
+
+
+def test_readme_section_lists_targets_and_headlines_with_the_machine() -> None:
+    text = readme.section(json.loads(json.dumps(SUMMARY)))
+    assert text.startswith("## Performance\n")
+    assert "2 cores (Some CPU), 7.8 GiB" in text
+    assert "| Ingest | ingest rate | 210,000 samples/s | >= 200,000 samples/s | met |" in text
+    assert "| Ingest | api CPU per sample | 4.2 µs |  |  |" in text
+    assert "a detail" not in text
+    assert "| **missed** |" in text
+    assert "ingest 0.12, reads 0.20" in text
+
+
+def test_readme_section_replaces_the_old_one_or_goes_before_layout() -> None:
+    new = "## Performance\n\nnew\n"
+    fresh = "# x\n\n## Demo\n\ntext\n\n## Layout\n\ntree\n"
+    once = readme.replace_section(fresh, new)
+    assert once == "# x\n\n## Demo\n\ntext\n\n## Performance\n\nnew\n\n## Layout\n\ntree\n"
+    again = readme.replace_section(once, "## Performance\n\nnewer\n")
+    assert again.count("## Performance") == 1 and "newer" in again and "\nnew\n" not in again
+    assert again.endswith("## Layout\n\ntree\n")
