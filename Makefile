@@ -20,7 +20,7 @@ help:
 	@echo "make client  regenerate the frontend's api types from the api's OpenAPI schema"
 	@echo "make migrate apply migrations to DRIVELAB_DATABASE_URL"
 	@echo "make fuzz    fuzz the whole api for longer than make test does (schemathesis)"
-	@echo "make bench   run the six benchmarks (about 12 minutes); BENCH=\"ingest reads\" for some"
+	@echo "make bench   run the six benchmarks (about 15 minutes); BENCH=\"ingest reads\" for some"
 
 run: deps fio frontend
 	$(VENV)/bin/drivelab up
@@ -48,9 +48,11 @@ fuzz: deps fio
 	  $(PY) -m pytest tests/fuzz -q
 
 # Not part of `make test`: each benchmark starts its own stack and prints its figures next to
-# the targets of DESIGN.md; JSON in tests/bench/results/ (see tests/bench/__main__.py).
+# the targets of DESIGN.md; JSON in tests/bench/results/ (see tests/bench/__main__.py). The
+# browser benchmark opens the built compare page. `$(PY) -m tests.bench.readme --write` puts
+# the figures in the README's Performance section.
 BENCH ?=
-bench: deps fio chromium frontend/node_modules/.installed
+bench: deps fio chromium frontend
 	$(PY) -m tests.bench $(BENCH)
 
 deps: $(STAMP)
