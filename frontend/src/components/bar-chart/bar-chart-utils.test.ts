@@ -4,6 +4,7 @@ import {
   barGroups,
   barLayout,
   barsCsv,
+  dropCommonVendor,
   fitText,
   headlineMetrics,
   metricTitle,
@@ -35,7 +36,7 @@ describe("metricTitle", () => {
       "128K sequential read QD1: MB/s",
     );
     expect(metricTitle("consistency:consistency-4k-qd32:iops_mean_last400")).toBe(
-      "consistency consistency-4k-qd32: mean IOPS, last 400 s",
+      "consistency: mean IOPS, last 400 s",
     );
   });
 });
@@ -94,7 +95,15 @@ describe("fitText", () => {
   it("cuts long labels with an ellipsis", () => {
     expect(fitText("short", 200, 12)).toBe("short");
     const cut = fitText("drivelab Simulated drive B 0.268 GB", 120, 12);
-    expect(cut.endsWith("…")).toBe(true);
+    expect(cut).toBe("drive… B 0.268 GB");
     expect(cut.length).toBe(Math.floor(120 / (12 * 0.56)));
+  });
+
+  it("drops a vendor every label shares", () => {
+    expect(dropCommonVendor(["drivelab Sim A", "drivelab Sim B"])).toEqual(["Sim A", "Sim B"]);
+    expect(dropCommonVendor(["Samsung 850", "Crucial MX100"])).toEqual([
+      "Samsung 850",
+      "Crucial MX100",
+    ]);
   });
 });

@@ -68,7 +68,8 @@ export function metricTitle(metric: string): string {
   }
   const bare = name.replace(/^(read|write)_/, "");
   const what = METRIC_WORDS[name] ?? METRIC_WORDS[bare] ?? name.replace(/_/g, " ");
-  return plan === "four-corners" ? `${words}: ${what}` : `${plan} ${words}: ${what}`;
+  if (plan === "four-corners") return `${words}: ${what}`;
+  return words.startsWith(plan) ? `${plan}: ${what}` : `${plan} ${words}: ${what}`;
 }
 
 /** The metrics shown as bars until the reviewer picks others: the four corners' headline
@@ -154,8 +155,18 @@ export function barLayout(group: BarGroup, width: number): BarLayout {
   return { labelWidth, barHeight, rowHeight, height: group.rows.length * rowHeight + 6, scale };
 }
 
-/** The text cut with an ellipsis to fit `width` px at `size` px (average glyph width). */
+/** The text cut in the middle to fit `width` px at `size` px (average glyph width): the
+ * end, where drive names differ ("... drive A 0.134 GB"), stays. */
 export function fitText(text: string, width: number, size: number): string {
   const max = Math.max(4, Math.floor(width / (size * 0.56)));
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  if (text.length <= max) return text;
+  const head = Math.floor((max - 1) / 3);
+  return `${text.slice(0, head)}…${text.slice(text.length - (max - 1 - head))}`;
+}
+
+/** Labels without the first word when every label starts with the same one (the vendor). */
+export function dropCommonVendor(labels: string[]): string[] {
+  const first = labels.map((l) => l.split(" ")[0]);
+  const same = labels.length > 1 && first.every((w) => w === first[0]);
+  return same ? labels.map((l) => l.slice((first[0] ?? "").length).trim() || l) : labels;
 }

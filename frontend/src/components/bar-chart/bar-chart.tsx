@@ -5,7 +5,7 @@ import { shortLabel } from "../../lib/series-utils";
 import { useWidth } from "../../lib/use-width";
 import { ChartFrame } from "../chart-frame/chart-frame";
 import { CHART_FONT } from "../chart-frame/chart-theme";
-import { barLayout, barsCsv, fitText, type BarGroup } from "./bar-chart-utils";
+import { barLayout, barsCsv, dropCommonVendor, fitText, type BarGroup } from "./bar-chart-utils";
 
 interface Props {
   group: BarGroup;
@@ -18,6 +18,7 @@ interface Props {
 function Bars({ group, styles }: { group: BarGroup; styles: Map<number, DriveStyle> }) {
   const [ref, width] = useWidth<HTMLDivElement>(500);
   const l = barLayout(group, width);
+  const labels = dropCommonVendor(group.rows.map((r) => shortLabel(r.label)));
   return (
     <div ref={ref} style={{ width: "100%" }}>
       <svg
@@ -42,7 +43,7 @@ function Bars({ group, styles }: { group: BarGroup; styles: Map<number, DriveSty
                 fontWeight={r.underReview ? 700 : 400}
                 fill="#1b2530"
               >
-                {fitText(shortLabel(r.label), l.labelWidth - 10, 12)}
+                {fitText(labels[i] ?? r.label, l.labelWidth - 10, r.underReview ? 13 : 12)}
               </text>
               {bars.map(([v, opacity], j) => {
                 const by = y + j * l.barHeight;

@@ -37,6 +37,7 @@ export function DrivePicker({ drives, chosen, underReview, styles, onChange }: P
                 <label>
                   <input
                     type="checkbox"
+                    value={d.id}
                     checked={on}
                     onChange={(e) => toggle(d.id, e.target.checked)}
                   />{" "}
@@ -48,6 +49,8 @@ export function DrivePicker({ drives, chosen, underReview, styles, onChange }: P
                   <input
                     type="radio"
                     name="under-review"
+                    value={d.id}
+                    aria-label={`${d.label} is under review`}
                     disabled={!on}
                     checked={underReview === d.id}
                     onChange={() => onChange(chosen, d.id)}

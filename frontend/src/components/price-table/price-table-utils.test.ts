@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { PriceTable } from "../../api/prices/queries";
-import { formatMoney, priceTableCsv } from "./price-table-utils";
+import { formatMoney, priceTableCsv, sourceUrl } from "./price-table-utils";
 
 describe("price table", () => {
   it("writes one CSV row per model with its class", () => {
@@ -40,5 +40,13 @@ describe("price table", () => {
   it("formats money", () => {
     expect(formatMoney(149.99, "USD")).toBe("$149.99");
     expect(formatMoney(0.2999, "USD")).toBe("$0.300");
+  });
+});
+
+describe("sourceUrl", () => {
+  it("takes the address out of a cited source", () => {
+    expect(sourceUrl("https://a.example/x.html | A: review (2015)")).toBe("https://a.example/x.html");
+    expect(sourceUrl("retailer flyer")).toBeNull();
+    expect(sourceUrl(null)).toBeNull();
   });
 });

@@ -38,3 +38,9 @@ export function formatMoney(value: number, currency: string): string {
     return `${value.toFixed(digits)} ${currency}`;
   }
 }
+
+/** The address in a price's source ("https://... | Site: title (date)"), if it has one. */
+export function sourceUrl(source: string | null | undefined): string | null {
+  const first = (source ?? "").split(" | ")[0]?.trim() ?? "";
+  return /^https?:\/\/\S+$/.test(first) ? first : null;
+}

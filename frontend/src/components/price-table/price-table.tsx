@@ -4,7 +4,7 @@ import { downloadText } from "../../lib/export-dom";
 import { formatMetric } from "../../lib/format-utils";
 import { shortLabel } from "../../lib/series-utils";
 import { metricTitle } from "../bar-chart/bar-chart-utils";
-import { formatMoney, priceTableCsv } from "./price-table-utils";
+import { formatMoney, priceTableCsv, sourceUrl } from "./price-table-utils";
 import "./price-table.css";
 
 interface Props {
@@ -108,8 +108,13 @@ export function PriceTableSection({ drives, metrics, metric, onMetric, fileBase 
                   <td>{m.capacity_label}</td>
                   <td className="num">{formatMoney(m.lowest.price, table.data.currency)}</td>
                   <td>
-                    {m.lowest.source ? (
-                      <a href={m.lowest.source} target="_blank" rel="noreferrer">
+                    {sourceUrl(m.lowest.source) ? (
+                      <a
+                        href={sourceUrl(m.lowest.source) ?? undefined}
+                        target="_blank"
+                        rel="noreferrer"
+                        title={m.lowest.source ?? undefined}
+                      >
                         {m.lowest.retailer}
                       </a>
                     ) : (

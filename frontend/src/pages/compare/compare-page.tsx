@@ -1,5 +1,5 @@
-import { useCallback, useMemo, useRef, useState } from "react";
-import { Link, useSearchParams } from "react-router";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { Link, useNavigate, useSearchParams } from "react-router";
 import { canWrite, useMe } from "../../api/auth/queries";
 import { useDrives } from "../../api/drives/queries";
 import { useComparison } from "../../api/results/queries";
@@ -51,8 +51,19 @@ function SharePanel({ share }: { share: NewShare }) {
 }
 
 export function ComparePage() {
-  const [params, setParams] = useSearchParams();
-  const { drives, review } = readCompareState(params);
+  const [params] = useSearchParams();
+  const navigate = useNavigate();
+  // The choice lives in the URL; a local copy keeps the checkboxes responsive while the
+  // router applies the new address.
+  const search = params.toString();
+  const [state, setLocal] = useState(() => readCompareState(params));
+  useEffect(() => {
+    setLocal((current) => {
+      const fromUrl = readCompareState(new URLSearchParams(search));
+      return compareSearch(fromUrl) === compareSearch(current) ? current : fromUrl;
+    });
+  }, [search]);
+  const { drives, review } = state;
   const [articleWidth, setArticleWidth] = useState<number>(DEFAULT_ARTICLE_WIDTH);
   const [extra, setExtra] = useState<string[]>([]);
   const [valueMetric, setValueMetric] = useState<string | null>(null);
@@ -71,7 +82,10 @@ export function ComparePage() {
   const styles = useMemo(() => driveStyles(drives, review), [drives, review]);
 
   const setState = (next: number[], nextReview: number | null) => {
-    setParams(compareSearch({ drives: next, review: nextReview }), { replace: true });
+    const chosen = { drives: next, review: nextReview };
+    setLocal(chosen);
+    const query = compareSearch(chosen);
+    void navigate({ search: query ? `?${query}` : "" }, { replace: true });
     share.reset();
   };
 
