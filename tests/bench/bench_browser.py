@@ -24,7 +24,6 @@ from __future__ import annotations
 import os
 import re
 import time
-from pathlib import Path
 from typing import Any
 
 from tests.bench.bench_reads import load, run_real
@@ -40,18 +39,8 @@ from tests.bench.common import (
     private_stack,
     python_entry,
 )
+from tests.e2e.test_browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-VIEWPORT = {"width": 1280, "height": 900}
 REPEATS = int(os.environ.get("BENCH_BROWSER_REPEATS", "5"))
 DRIVES = 5
 REAL_RUNS: list[tuple[str, dict[str, Any]]] = [

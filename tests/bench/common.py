@@ -14,6 +14,7 @@ import json
 import math
 import os
 import platform
+import secrets
 import shutil
 import signal
 import subprocess
@@ -547,6 +548,18 @@ def claim_running(bench: httpx.Client, run_id: int) -> dict[str, Any]:
     step = spec["steps"][0]
     check(bench.post(f"/api/worker/runs/{run_id}/steps/{step['id']}/start", json={}))
     return {"run_id": run_id, "step_id": step["id"]}
+
+
+def running_run(stack: Stack, prefix: str) -> tuple[str, dict[str, Any]]:
+    """A new bench (its token) with a drive whose run is claimed and running, as a worker
+    leaves it: {"run_id", "step_id"}."""
+    name = f"{prefix}-{secrets.token_hex(3)}"
+    with stack.client() as admin:
+        token = add_bench(admin, name)
+        drive = add_drive(admin, name, f"SYN-{name}", "Synthetic drive")
+        run = queue_run(admin, drive, *ONE_STEP)
+    with stack.client(token) as bench:
+        return token, claim_running(bench, run["id"])
 
 
 def sample_rows(start_s: int, n: int, *, seed: int = 0, dt_ms: int = 1000) -> list[dict[str, Any]]:

@@ -3,26 +3,15 @@ snapshot arrives, and fast snapshots are still posted about once a second."""
 
 from __future__ import annotations
 
-import secrets
 import time
 
-from tests.bench.common import ONE_STEP, add_bench, add_drive, claim_running, queue_run, sample_rows
+from tests.bench.common import running_run, sample_rows
 from tests.conftest import Stack
 from worker.client import ApiClient, SampleOutbox
 
 
-def _running_run(stack: Stack) -> tuple[str, dict]:
-    name = f"outbox-{secrets.token_hex(3)}"
-    with stack.client() as admin:
-        token = add_bench(admin, name)
-        drive = add_drive(admin, name, f"SYN-{name}", "Synthetic drive")
-        run = queue_run(admin, drive, *ONE_STEP)
-    with stack.client(token) as bench:
-        return token, claim_running(bench, run["id"])
-
-
 def test_samples_are_posted_when_they_arrive_at_most_about_once_a_second(stack: Stack) -> None:
-    token, run = _running_run(stack)
+    token, run = running_run(stack, "outbox")
     client = ApiClient(stack.api_url, token)
     replies: list[float] = []
     box = SampleOutbox(client, run["run_id"], run["step_id"], lambda _r: replies.append(0))

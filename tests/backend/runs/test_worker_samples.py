@@ -4,31 +4,12 @@ overlapping, twice at the same time), through the api and counted in PostgreSQL.
 from __future__ import annotations
 
 import json
-import secrets
 from concurrent.futures import ThreadPoolExecutor
 
 import psycopg
 
-from tests.bench.common import (
-    ONE_STEP,
-    add_bench,
-    add_drive,
-    claim_running,
-    queue_run,
-    sample_rows,
-    stack_database_url,
-)
+from tests.bench.common import running_run, sample_rows, stack_database_url
 from tests.conftest import Stack
-
-
-def _running_run(stack: Stack) -> tuple[str, dict]:
-    name = f"samples-{secrets.token_hex(3)}"
-    with stack.client() as admin:
-        token = add_bench(admin, name)
-        drive = add_drive(admin, name, f"SYN-{name}", "Synthetic drive")
-        run = queue_run(admin, drive, *ONE_STEP)
-    with stack.client(token) as bench:
-        return token, claim_running(bench, run["id"])
 
 
 def _post(stack: Stack, token: str, run: dict, rows: list[dict]) -> int:
@@ -52,7 +33,7 @@ def _stored(stack: Stack, run: dict) -> list[int]:
 
 
 def test_a_batch_is_stored_once_however_it_is_sent(stack: Stack) -> None:
-    token, run = _running_run(stack)
+    token, run = running_run(stack, "samples")
     first = sample_rows(0, 100)
     assert _post(stack, token, run, first) == 100
     # Sent again (the reply was lost): nothing added.
@@ -66,7 +47,7 @@ def test_a_batch_is_stored_once_however_it_is_sent(stack: Stack) -> None:
 
 
 def test_the_same_batch_posted_twice_at_once_is_stored_once(stack: Stack) -> None:
-    token, run = _running_run(stack)
+    token, run = running_run(stack, "samples")
     batches = [sample_rows(k * 2000, 2000) for k in range(4)]
     with ThreadPoolExecutor(8) as pool:
         stored = list(pool.map(lambda rows: _post(stack, token, run, rows), batches * 2))
