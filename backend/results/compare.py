@@ -22,7 +22,7 @@ from backend.results.models import Result
 from backend.runs.models import Run, Step
 
 LOWER_IS_BETTER_UNITS = ("µs", "s")
-LOWER_IS_BETTER_WORDS = ("lat_", "stall_", "dropoff")
+LOWER_IS_BETTER_WORDS = ("lat_", "stall_", "dropoff", "stddev")
 
 
 def metric_id(plan: str, step: str, metric: str) -> str:

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from backend.benches.models import Bench
 from backend.core.db import session_factory, utcnow
 from backend.drives.models import DriveModel, DriveSample
-from backend.results.compare import compare, pair
+from backend.results.compare import compare, lower_is_better, pair
 from backend.results.models import Result
 from backend.runs.models import Run, Step
 
@@ -232,3 +232,8 @@ def test_warns_on_firmware_and_drive_state(engine: Engine, lab: dict[str, list[i
         "Simulated 5 was measured with different firmware: 2B6Q, sim" in w for w in warnings
     ), warnings
     assert any("drive state before the test" in w and "as found" in w for w in warnings)
+
+
+def test_a_smaller_spread_is_better() -> None:
+    assert lower_is_better("consistency:consistency-4k-qd32:iops_stddev_last400", "IOPS")
+    assert not lower_is_better("consistency:consistency-4k-qd32:iops_mean_last400", "IOPS")
