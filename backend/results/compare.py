@@ -65,6 +65,7 @@ def _runs(session: Session, drive_ids: list[int]) -> dict[int, Any]:
             Run.id,
             Run.drive_id,
             Run.plan,
+            Run.finished_at,
             env["drive"]["firmware"].label("firmware"),
             env["host"]["fio_version"].label("fio_version"),
             env["host"]["hostname"].label("hostname"),
@@ -107,6 +108,8 @@ def _conditions(run: Any, drive: DriveSample) -> dict[str, Any]:
         "OP": run.op_percent if run.has_op_percent else 0,
         "host": run.hostname,
         "resumed": bool(run.resumes),
+        # Not a condition: when, for the provenance of a chart; never warned about.
+        "finished": run.finished_at,
     }
 
 
@@ -158,6 +161,7 @@ def compare(
             label, simulated, embargoed = shown[drive_id]
             numbers = [v for v, _c in observations]
             stats = variation(numbers)
+            latest = observations[-1][1]
             rows.append(
                 {
                     "drive_id": drive_id,
@@ -167,6 +171,9 @@ def compare(
                     "under_review": drive_id == under_review,
                     "value": numbers[-1] if aggregate == "latest" else stats["mean"],
                     "runs": stats,
+                    "firmware": latest["firmware"],
+                    "fio_version": latest["fio version"],
+                    "finished_at": latest["finished"],
                 }
             )
         lower = lower_is_better(mid, units[mid])
@@ -197,7 +204,7 @@ def _warnings(
         name = drives[drive_id].model.model
         for _v, cond in observations:
             for key, value in cond.items():
-                if key != "firmware":
+                if key not in ("firmware", "finished"):
                     seen[key][value].add(name)
             firmware[name].add(cond["firmware"])
     warnings = []

@@ -27,6 +27,9 @@ class CompareRow(BaseModel):
     under_review: bool
     value: float
     runs: Variation
+    firmware: str | None = Field(description="Of the latest run: the chart's provenance.")
+    fio_version: str | None
+    finished_at: datetime | None
 
 
 class CompareMetric(BaseModel):

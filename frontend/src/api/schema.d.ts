@@ -589,6 +589,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/prices/{price_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete Price
+         * @description Remove a price observation entered by mistake (the audit log keeps what it said).
+         *     A price that changed is a new observation (POST), not an edit: history stays.
+         */
+        delete: operations["delete_price_api_prices__price_id__delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update Price
+         * @description Correct a price observation (retailer, price, currency, day, source). The audit log
+         *     records what changed, from what.
+         */
+        patch: operations["update_price_api_prices__price_id__patch"];
+        trace?: never;
+    };
     "/api/runs": {
         parameters: {
             query?: never;
@@ -1324,6 +1350,15 @@ export interface components {
             drive_id: number;
             /** Embargoed */
             embargoed: boolean;
+            /** Finished At */
+            finished_at: string | null;
+            /** Fio Version */
+            fio_version: string | null;
+            /**
+             * Firmware
+             * @description Of the latest run: the chart's provenance.
+             */
+            firmware: string | null;
             /** Label */
             label: string;
             runs: components["schemas"]["Variation"];
@@ -1991,6 +2026,24 @@ export interface components {
             /** Currency */
             currency: string;
         };
+        /**
+         * PriceUpdate
+         * @description A correction of an observation (a typo in the price, the wrong day or source). Only
+         *     the fields sent change; the model and capacity stay (a price for another product is a new
+         *     observation).
+         */
+        PriceUpdate: {
+            /** Currency */
+            currency?: string | null;
+            /** Observed On */
+            observed_on?: string | null;
+            /** Price */
+            price?: number | string | null;
+            /** Retailer */
+            retailer?: string | null;
+            /** Source */
+            source?: string | null;
+        };
         /** ResultOut */
         ResultOut: {
             /** Metric */
@@ -2624,6 +2677,15 @@ export interface components {
             drive_id: number;
             /** Embargoed */
             embargoed: boolean;
+            /** Finished At */
+            finished_at: string | null;
+            /** Fio Version */
+            fio_version: string | null;
+            /**
+             * Firmware
+             * @description Of the latest run: the chart's provenance.
+             */
+            firmware: string | null;
             /** Label */
             label: string;
             /** Per Unit Price */
@@ -3757,6 +3819,70 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PriceTable"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_price_api_prices__price_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                price_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    update_price_api_prices__price_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                price_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PriceUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PriceOut"];
                 };
             };
             /** @description Validation Error */

@@ -4,6 +4,7 @@ import {
   barGroups,
   barLayout,
   barsCsv,
+  barsProvenance,
   dropCommonVendor,
   fitText,
   headlineMetrics,
@@ -24,6 +25,9 @@ const metric = (id: string, values: [number, number][], lower = false): CompareM
     under_review: drive === 2,
     value,
     runs: { count: 1, mean: value, stddev: 0, min: value, max: value, spread_pct: 0 },
+    firmware: "sim",
+    fio_version: "fio-3.36",
+    finished_at: "2026-11-21T10:00:00Z",
   })),
 });
 
@@ -65,6 +69,7 @@ describe("barGroups", () => {
       [1, 200, 900, false],
     ]);
     expect(g?.warnings).toEqual([`w ${inc}`, `w ${com}`]);
+    expect(barsProvenance(g!)).toBe("drivelab · Drive 2, Drive 1: fw sim, fio-3.36, 2026-11-21");
     expect(barsCsv(g!)).toBe(
       "drive,incompressible (IOPS),compressible (IOPS)\nDrive 2,300,500\nDrive 1,200,900\n",
     );

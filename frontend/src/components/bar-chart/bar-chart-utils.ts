@@ -6,6 +6,7 @@
 
 import type { CompareMetric } from "../../api/results/types";
 import { toCsv } from "../../lib/export-utils";
+import { provenanceLine } from "../../lib/series-utils";
 
 export interface BarRow {
   driveId: number;
@@ -16,6 +17,10 @@ export interface BarRow {
   value: number;
   /** The compressible-data value of the same test, when paired. */
   paired: number | null;
+  /** Provenance of the value: its run's drive firmware, fio version and end. */
+  firmware: string | null;
+  fioVersion: string | null;
+  finishedAt: string | null;
 }
 
 export interface BarGroup {
@@ -118,6 +123,9 @@ export function barGroups(metrics: CompareMetric[], wanted: string[]): BarGroup[
         simulated: r.simulated,
         value: r.value,
         paired: twinValues.get(r.drive_id) ?? null,
+        firmware: r.firmware,
+        fioVersion: r.fio_version,
+        finishedAt: r.finished_at,
       })),
       warnings: Array.from(new Set([...m.warnings, ...(twin?.warnings ?? [])])),
     });
@@ -169,4 +177,14 @@ export function dropCommonVendor(labels: string[]): string[] {
   const first = labels.map((l) => l.split(" ")[0]);
   const same = labels.length > 1 && first.every((w) => w === first[0]);
   return same ? labels.map((l) => l.slice((first[0] ?? "").length).trim() || l) : labels;
+}
+
+/** The small print of a bar chart: firmware, fio version and date of each drive's run. */
+export function barsProvenance(group: BarGroup): string {
+  return provenanceLine(
+    group.rows.map((r) => ({
+      label: r.label,
+      conditions: { firmware: r.firmware, fio_version: r.fioVersion, finished_at: r.finishedAt },
+    })),
+  );
 }

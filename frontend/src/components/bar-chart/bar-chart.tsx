@@ -5,14 +5,19 @@ import { shortLabel } from "../../lib/series-utils";
 import { useWidth } from "../../lib/use-width";
 import { ChartFrame } from "../chart-frame/chart-frame";
 import { CHART_FONT } from "../chart-frame/chart-theme";
-import { barLayout, barsCsv, dropCommonVendor, fitText, type BarGroup } from "./bar-chart-utils";
+import {
+  barLayout,
+  barsCsv,
+  barsProvenance,
+  dropCommonVendor,
+  fitText,
+  type BarGroup,
+} from "./bar-chart-utils";
 
 interface Props {
   group: BarGroup;
   styles: Map<number, DriveStyle>;
   fileBase: string;
-  /** Provenance of the export (drives, date). */
-  provenance: string;
 }
 
 function Bars({ group, styles }: { group: BarGroup; styles: Map<number, DriveStyle> }) {
@@ -80,7 +85,7 @@ function Bars({ group, styles }: { group: BarGroup; styles: Map<number, DriveSty
 }
 
 /** One metric as horizontal bars, best first, the drive under review outlined and bold. */
-export function MetricBars({ group, styles, fileBase, provenance }: Props) {
+export function MetricBars({ group, styles, fileBase }: Props) {
   const height = barLayout(group, 500).height;
   const better = group.lowerIsBetter ? "lower is better" : "higher is better";
   const pairs = group.pairNames
@@ -97,7 +102,7 @@ export function MetricBars({ group, styles, fileBase, provenance }: Props) {
         fileName: [fileBase, "bars", step ?? group.key, group.key.split(":")[2] ?? ""],
         title: `${group.title} (${group.unit}, ${better})`,
         conditions: `${plan} · ${step}${pairs}`,
-        provenance,
+        provenance: barsProvenance(group),
         csv: () => barsCsv(group),
       }}
     >

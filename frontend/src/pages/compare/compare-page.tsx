@@ -103,8 +103,6 @@ export function ComparePage() {
   );
   const chosenDrives = (driveList.data ?? []).filter((d) => drives.includes(d.id));
   const labels = chosenDrives.map((d) => shortLabel(d.label));
-  const today = new Date().toISOString().slice(0, 10);
-  const barProvenance = `drivelab · fio results, latest finished run per drive · ${labels.join(", ")} · exported ${today}`;
   const perDollar = valueMetric ?? wanted[0] ?? allMetrics[0] ?? null;
 
   const downloadPack = async () => {
@@ -231,7 +229,7 @@ export function ComparePage() {
                 <div className="compare-grid">
                   {groups.map((g) => (
                     <div className="compare-card" key={g.key}>
-                      <MetricBars group={g} styles={styles} fileBase={FILE_BASE} provenance={barProvenance} />
+                      <MetricBars group={g} styles={styles} fileBase={FILE_BASE} />
                       {g.warnings.length > 0 && (
                         <ul className="compare-warnings" aria-label={`Warnings for ${metricTitle(g.key)}`}>
                           {g.warnings.map((w) => (

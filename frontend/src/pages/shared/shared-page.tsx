@@ -61,7 +61,6 @@ export function SharedPage() {
                     group={g}
                     styles={styles}
                     fileBase="shared"
-                    provenance={`drivelab shared comparison · ${shared.data!.title}`}
                   />
                   {g.warnings.length > 0 && (
                     <ul className="compare-warnings">
