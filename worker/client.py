@@ -146,17 +146,20 @@ class SampleOutbox:
             self.error = ApiUnreachable(f"{len(self._pending)} samples could not be delivered")
 
     def _loop(self) -> None:
-        last = time.monotonic() - self.min_gap_s  # the first batch goes out at once
+        # When the last batch of samples went out. A heartbeat does not count: a snapshot that
+        # arrives just after one goes out at once, not min_gap_s later.
+        last_batch = time.monotonic() - self.min_gap_s
         while True:
             self._wake.wait(self.interval_s)
-            too_soon = last + self.min_gap_s - time.monotonic()
+            too_soon = last_batch + self.min_gap_s - time.monotonic()
             if too_soon > 0:
                 self._stop.wait(too_soon)
             self._wake.clear()
             stopping = self._stop.is_set()
-            last = time.monotonic()
+            started = time.monotonic()
             try:
-                self._flush()
+                if self._flush():
+                    last_batch = started
             except ApiError as exc:
                 self.error = exc
                 return
@@ -169,7 +172,8 @@ class SampleOutbox:
             if stopping:
                 return
 
-    def _flush(self) -> None:
+    def _flush(self) -> bool:
+        """Post what is queued (a heartbeat when nothing is); whether samples went out."""
         with self._lock:
             batch = list(self._pending)
             progress = self._progress
@@ -199,6 +203,7 @@ class SampleOutbox:
         if self.spool is not None and self.spool.exists():
             self.spool.unlink()
         self.on_control(reply)
+        return bool(batch)
 
     def _write_spool(self) -> None:
         if self.spool is None:
