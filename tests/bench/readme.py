@@ -26,8 +26,10 @@ INTRO = """\
 BENCH="ingest reads"` runs some of them). Each benchmark starts its own stack, prints a table
 and writes JSON with every figure, its target and the conditions (machine, versions, load) to
 tests/bench/results/. Synthetic data is loaded from real fio runs copied to drives labelled
-"Synthetic drive N" (simulated). This table is printed by `python -m tests.bench.readme` from
-the last run."""
+"Synthetic drive N" (simulated). This section is written by `python -m tests.bench.readme
+--write` from the last run. Other work on the machine moves every figure: the load average
+before each benchmark is given, and the fidelity benchmark reports how much the same fio job
+run by hand moves from run to run (its noise floor)."""
 
 
 def verdict(f: dict[str, Any]) -> str:
@@ -41,7 +43,8 @@ def section(summary: dict[str, Any]) -> str:
         "",
         INTRO,
         "",
-        f"Measured {summary['date'][:10]} at {m['git']} on {m['cores']} cores ({m['cpu']}), "
+        f"Measured {summary['date'][:10]} at commit {m['git']} on {m['cores']} cores "
+        f"({m['cpu']}), "
         f"{m['memory_gib']} GiB, {m['os']}, Python {m['python']}, {m['fio']}; "
         f"{summary['minutes']} minutes.",
         "",

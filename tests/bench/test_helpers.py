@@ -38,13 +38,14 @@ def test_fmt() -> None:
     assert fmt(12.34, "ms") == "12.3 ms"
     assert fmt(0.5834, "s") == "0.583 s"
     assert fmt(0.585, "%") == "0.58 %"
+    assert fmt(52.0, "nodes") == "52 nodes"
 
 
 def test_table_prints_each_figure_next_to_its_target() -> None:
     r = Report("reads", "compare")
     r.add(Figure("p95", 61.0, "ms", 50.0, "<=", note="40 requests"), Figure("p50", 20.0, "ms"))
     text = table(r)
-    assert "p95" in text and "61.0 ms" in text and "<= 50.0 ms" in text and "MISSED" in text
+    assert "p95" in text and "61 ms" in text and "<= 50 ms" in text and "MISSED" in text
     assert "* p95: 40 requests" in text
 
 
@@ -76,7 +77,7 @@ SUMMARY = {
 def test_readme_section_lists_targets_and_headlines_with_the_machine() -> None:
     text = readme.section(json.loads(json.dumps(SUMMARY)))
     assert text.startswith("## Performance\n")
-    assert "2 cores (Some CPU), 7.8 GiB" in text
+    assert "at commit abc1234 on 2 cores (Some CPU), 7.8 GiB" in text
     assert "| Ingest | ingest rate | 210,000 samples/s | >= 200,000 samples/s | met |" in text
     assert "| Ingest | api CPU per sample | 4.2 µs |  |  |" in text
     assert "a detail" not in text
