@@ -39,6 +39,22 @@ def add_price(data: schemas.PriceCreate, session: SessionDep, _user: Reviewer) -
     return price_out(*service.add_price(session, data))
 
 
+@router.patch("/api/prices/{price_id}", response_model=schemas.PriceOut)
+def update_price(
+    price_id: int, data: schemas.PriceUpdate, session: SessionDep, user: Reviewer
+) -> schemas.PriceOut:
+    """Correct a price observation (retailer, price, currency, day, source). The audit log
+    records what changed, from what."""
+    return price_out(*service.update_price(session, price_id, data, user))
+
+
+@router.delete("/api/prices/{price_id}", status_code=204)
+def delete_price(price_id: int, session: SessionDep, user: Reviewer) -> None:
+    """Remove a price observation entered by mistake (the audit log keeps what it said).
+    A price that changed is a new observation (POST), not an edit: history stays."""
+    service.delete_price(session, price_id, user)
+
+
 @router.get("/api/prices", response_model=list[schemas.PriceOut])
 def list_prices(
     session: SessionDep,

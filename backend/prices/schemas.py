@@ -165,6 +165,20 @@ class PriceCreate(BaseModel):
     )
 
 
+class PriceUpdate(BaseModel):
+    """A correction of an observation (a typo in the price, the wrong day or source). Only
+    the fields sent change; the model and capacity stay (a price for another product is a new
+    observation)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    retailer: Annotated[str, checked(check_retailer)] | None = None
+    price: Annotated[Decimal, checked(check_price)] | None = None
+    currency: Annotated[str, checked(check_currency)] | None = None
+    observed_on: Annotated[date, checked(check_observed_on)] | None = None
+    source: Annotated[str, checked(check_source)] | None = None
+
+
 class PriceOut(BaseModel):
     id: int
     model_id: int

@@ -21,13 +21,15 @@ from typing import TypeVar
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from backend.core.errors import InvalidParams
+from backend.audit import service as audit
+from backend.core.errors import InvalidParams, NotFound
 from backend.drives import catalog_service
 from backend.drives.models import DriveModel
 from backend.drives.service import capacity_label, not_embargoed
 from backend.prices import schemas
 from backend.prices.models import Price
 from backend.prices.schemas import CSV_COLUMNS, GB
+from backend.users.models import User
 
 MAX_IMPORT_BYTES = 5 * 1024 * 1024
 T = TypeVar("T")
@@ -350,6 +352,64 @@ def add_price(session: Session, data: schemas.PriceCreate) -> tuple[Price, Drive
     session.add(price)
     session.flush()
     return price, model
+
+
+def get_price(session: Session, price_id: int) -> tuple[Price, DriveModel]:
+    row = session.execute(
+        select(Price, DriveModel)
+        .join(DriveModel, DriveModel.id == Price.model_id)
+        .where(Price.id == price_id)
+    ).first()
+    if row is None:
+        raise NotFound(f"no price observation {price_id}: see GET /api/prices")
+    return row[0], row[1]
+
+
+def _described(p: Price) -> dict[str, object]:
+    return {
+        "retailer": p.retailer,
+        "price": str(p.price),
+        "currency": p.currency,
+        "observed_on": p.observed_on.isoformat(),
+        "source": p.source,
+    }
+
+
+def update_price(
+    session: Session, price_id: int, data: schemas.PriceUpdate, actor: User
+) -> tuple[Price, DriveModel]:
+    """Correct an observation; the audit log keeps what it said before."""
+    price, model = get_price(session, price_id)
+    before = _described(price)
+    for field, value in data.model_dump(exclude_unset=True).items():
+        if value is None:
+            raise InvalidParams(f"{field} cannot be emptied: send a value", field=field)
+        setattr(price, field, value)
+    session.flush()
+    after = _described(price)
+    changed = {k: {"from": before[k], "to": after[k]} for k in before if before[k] != after[k]}
+    if changed:
+        audit.record(
+            session,
+            "price.corrected",
+            actor,
+            subject=f"price {price.id} of {model.vendor} {model.model}",
+            details=changed,
+        )
+    return price, model
+
+
+def delete_price(session: Session, price_id: int, actor: User) -> None:
+    """Remove an observation entered by mistake; the audit log keeps what it said."""
+    price, model = get_price(session, price_id)
+    audit.record(
+        session,
+        "price.deleted",
+        actor,
+        subject=f"price {price.id} of {model.vendor} {model.model}",
+        details=_described(price),
+    )
+    session.delete(price)
 
 
 def list_prices(

@@ -74,6 +74,8 @@ class Case:
     path: dict[str, str] = field(default_factory=dict)
     query: dict[str, str] = field(default_factory=dict)
     raw: bytes | None = None
+    # An event stream that does not end: only its status (and an error's body) is read.
+    stream: bool = False
 
 
 def expected(case: Case, principal: str) -> int:
@@ -147,12 +149,19 @@ MATRIX: dict[tuple[str, str], Case] = {
     ("GET", "/api/prices.csv"): Case(VIEWER, 200),
     ("POST", "/api/prices/import"): Case(REVIEWER, 422, raw=b""),
     ("GET", "/api/prices/table"): Case(VIEWER, 200),
+    # corrections of an observation that does not exist: past the access check, nothing changes
+    ("PATCH", "/api/prices/{price_id}"): Case(
+        REVIEWER, 404, body={"retailer": "x"}, path={"price_id": "2147483000"}
+    ),
+    ("DELETE", "/api/prices/{price_id}"): Case(REVIEWER, 404, path={"price_id": "2147483000"}),
+    ("POST", "/api/plans/{key}/estimate"): Case(VIEWER, 422, body={}, path={"key": "four-corners"}),
     ("GET", "/api/plans"): Case(VIEWER, 200),
     ("GET", "/api/plans/{key}"): Case(VIEWER, 200, path={"key": "four-corners"}),
     # runs and results
     ("GET", "/api/runs"): Case(VIEWER, 200),
     ("POST", "/api/runs"): Case(REVIEWER, 422, body={}),
     ("GET", "/api/runs/{run_id}"): Case(VIEWER, 200, path=RUN),
+    ("GET", "/api/runs/events"): Case(VIEWER, 200, stream=True),
     ("POST", "/api/runs/{run_id}/cancel"): Case(REVIEWER, 409, path=RUN),
     ("POST", "/api/runs/{run_id}/move"): Case(REVIEWER, 422, body={}, path=RUN),
     ("POST", "/api/runs/{run_id}/resume"): Case(REVIEWER, 409, path=RUN),
@@ -168,6 +177,9 @@ MATRIX: dict[tuple[str, str], Case] = {
     ("GET", "/api/compare"): Case(VIEWER, 200, query={"drives": "{sim_drive}"}),
     ("GET", "/api/compare/pair"): Case(
         VIEWER, 200, query={"a": "{sim_drive}", "b": "{idle_drive}"}
+    ),
+    ("GET", "/api/compare/series"): Case(
+        VIEWER, 200, query={"drives": "{sim_drive}", "plan": "consistency"}
     ),
     ("GET", "/api/compare/value"): Case(
         VIEWER, 200, query={"drives": "{sim_drive}", "metric": METRIC}
@@ -330,7 +342,12 @@ def test_access_matrix(stack: Stack, ids: dict[str, str], callers: dict[str, htt
                 kwargs["content"] = case.raw
             elif case.body is not None:
                 kwargs["json"] = _fill(case.body, ids)
-            r = callers[who].request(method, path, **kwargs)
+            if case.stream:
+                with callers[who].stream(method, path, **kwargs) as r:
+                    if r.status_code != 200:
+                        r.read()
+            else:
+                r = callers[who].request(method, path, **kwargs)
             want = expected(case, who)
             if r.status_code != want:
                 wrong.append(

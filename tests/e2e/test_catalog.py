@@ -172,6 +172,47 @@ def test_prices_keep_their_history(stack: Stack, sim_drive: dict, vendor: str) -
         assert r.status_code == 200 and r.json()["capacity_bytes"] == 500 * GB
 
 
+def test_a_price_is_corrected_or_removed_and_the_audit_log_keeps_what_it_said(
+    stack: Stack, vendor: str
+) -> None:
+    with stack.client() as c:
+        m = add_model(c, vendor, "Typo 1", 1000 * GB)
+        typo = add_price(c, m["id"], price="1299.00", observed_on="2015-05-01").json()
+        other = add_price(c, m["id"], retailer="Amazon", price="135.00").json()
+        r = c.patch(f"/api/prices/{typo['id']}", json={"price": "129.90", "retailer": "B&H"})
+        assert r.status_code == 200, r.text
+        fixed = r.json()
+        assert (fixed["price"], fixed["retailer"], fixed["observed_on"]) == (
+            129.90,
+            "B&H",
+            "2015-05-01",  # unchanged: only the fields sent change
+        )
+        # The price table uses the corrected figure.
+        table = c.get("/api/prices/table").json()
+        rows = [r for cls in table["classes"] for r in cls["models"] if r["model_id"] == m["id"]]
+        assert rows and rows[0]["lowest"]["price"] == 129.90, rows
+        # Bad corrections say what to fix and change nothing.
+        for body, field in (
+            ({"price": "-1"}, "price"),
+            ({"source": None}, "source"),
+            ({"model_id": 1}, "model_id"),
+        ):
+            r = c.patch(f"/api/prices/{typo['id']}", json=body)
+            assert r.status_code == 422 and field in r.text, (body, r.text)
+        assert c.get("/api/prices", params={"model_id": m["id"]}).json()[1]["price"] == 129.90
+        assert c.patch("/api/prices/2147483000", json={"price": "1"}).status_code == 404
+
+        assert c.delete(f"/api/prices/{other['id']}").status_code == 204
+        left = c.get("/api/prices", params={"model_id": m["id"]}).json()
+        assert [p["id"] for p in left] == [typo["id"]]
+        audit = c.get("/api/audit", params={"limit": 50}).json()
+        events = {e["action"]: e for e in audit if m["model"] in (e.get("subject") or "")}
+        corrected = events["price.corrected"]["details"]
+        assert corrected["price"] == {"from": "1299.00", "to": "129.90"}
+        assert corrected["retailer"] == {"from": "Newegg", "to": "B&H"}
+        assert events["price.deleted"]["details"]["price"] == "135.00"
+
+
 def test_csv_import_adds_models_and_prices(stack: Stack, vendor: str) -> None:
     with stack.client() as c:
         known = add_model(c, vendor, "Known", 1000204886016)

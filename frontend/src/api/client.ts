@@ -108,6 +108,10 @@ export function apiPatch<T>(path: string, body: unknown): Promise<T> {
   return request<T>("PATCH", path, { body });
 }
 
+export function apiDelete(path: string): Promise<null> {
+  return request<null>("DELETE", path, {});
+}
+
 /** POST a text body as is (a CSV file), with its content type. */
 export function apiPostText<T>(path: string, text: string, type: string): Promise<T> {
   return request<T>("POST", path, { text: { body: text, type } });

@@ -96,6 +96,7 @@ export type ModelCreate = Schemas["ModelCreate"];
 export type ModelUpdate = Schemas["ModelUpdate"];
 export type Price = Schemas["PriceOut"];
 export type PriceCreate = Schemas["PriceCreate"];
+export type PriceUpdate = Schemas["PriceUpdate"];
 export type PriceImportResult = Schemas["ImportResult"];
 
 /**

@@ -1,5 +1,5 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { apiGet, apiPatch, apiPost, apiPostText } from "../client";
+import { apiDelete, apiGet, apiPatch, apiPost, apiPostText } from "../client";
 import { driveKeys } from "../drives/keys";
 import type {
   CatalogModel,
@@ -8,6 +8,7 @@ import type {
   Price,
   PriceCreate,
   PriceImportResult,
+  PriceUpdate,
 } from "../types";
 import { catalogKeys } from "./keys";
 
@@ -57,6 +58,23 @@ export const useAddPrice = () => {
   const invalidate = useInvalidateCatalog();
   return useMutation({
     mutationFn: (data: PriceCreate) => apiPost<Price>("/prices", data),
+    onSuccess: invalidate,
+  });
+};
+
+export const useUpdatePrice = () => {
+  const invalidate = useInvalidateCatalog();
+  return useMutation({
+    mutationFn: ({ id, changes }: { id: number; changes: PriceUpdate }) =>
+      apiPatch<Price>(`/prices/${id}`, changes),
+    onSuccess: invalidate,
+  });
+};
+
+export const useDeletePrice = () => {
+  const invalidate = useInvalidateCatalog();
+  return useMutation({
+    mutationFn: (id: number) => apiDelete(`/prices/${id}`),
     onSuccess: invalidate,
   });
 };

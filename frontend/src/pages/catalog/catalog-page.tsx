@@ -6,12 +6,14 @@ import { useCreateDrive, useDrives, useUpdateDrive } from "../../api/drives/quer
 import {
   useAddPrice,
   useCreateModel,
+  useDeletePrice,
   useImportPrices,
   useModels,
   usePrices,
   useUpdateModel,
+  useUpdatePrice,
 } from "../../api/models/queries";
-import type { CatalogModel, Drive, PriceImportResult } from "../../api/types";
+import type { CatalogModel, Drive, Price, PriceImportResult } from "../../api/types";
 import { SimulatedBadge, EmbargoBadge } from "../../components/badge/badge";
 import { ErrorBox } from "../../components/error-box/error-box";
 import { FormField } from "../../components/form-field/form-field";
@@ -403,11 +405,71 @@ function DrivesSection({ mayEdit }: { mayEdit: boolean }) {
 
 const PRICE_HEADER = "vendor,model,capacity_gb,retailer,price,currency,observed_on,source";
 
+// A correction of an observation: the model and capacity stay (another product's price is a
+// new observation).
+const PRICE_EDIT_FIELDS: RecordField[] = [
+  { name: "retailer", label: "Retailer" },
+  { name: "price", label: "Price" },
+  { name: "currency", label: "Currency", help: "ISO 4217", mono: true },
+  { name: "observed_on", label: "Seen on", kind: "date" },
+  { name: "source", label: "Source", help: "URL of the page, or a citation" },
+];
+
+const priceValues = (p: Price): RecordValues => ({
+  retailer: p.retailer,
+  price: p.price.toFixed(2),
+  currency: p.currency,
+  observed_on: p.observed_on,
+  source: p.source ?? "",
+});
+
+function PriceRowActions({ price, mayEdit, onEdit }: { price: Price; mayEdit: boolean; onEdit: () => void }) {
+  const remove = useDeletePrice();
+  const [confirming, setConfirming] = useState(false);
+  const what = `${price.vendor} ${price.model} at ${price.retailer} on ${price.observed_on}`;
+  return (
+    <td className="catalog-page__actions">
+      <button type="button" className="button" disabled={!mayEdit} aria-label={`Edit the price of ${what}`} onClick={onEdit}>
+        Edit
+      </button>
+      {confirming ? (
+        <>
+          <button
+            type="button"
+            className="button button--danger"
+            disabled={remove.isPending}
+            aria-label={`Confirm: delete the price of ${what}`}
+            onClick={() => remove.mutate(price.id, { onSettled: () => setConfirming(false) })}
+          >
+            Delete it
+          </button>
+          <button type="button" className="button" onClick={() => setConfirming(false)}>
+            Keep
+          </button>
+        </>
+      ) : (
+        <button
+          type="button"
+          className="button"
+          disabled={!mayEdit}
+          aria-label={`Delete the price of ${what}`}
+          onClick={() => setConfirming(true)}
+        >
+          Delete
+        </button>
+      )}
+      {remove.isError && <ErrorBox error={remove.error} title="Could not delete the price" />}
+    </td>
+  );
+}
+
 function PricesSection({ mayEdit }: { mayEdit: boolean }) {
   const prices = usePrices();
   const models = useModels();
   const add = useAddPrice();
+  const update = useUpdatePrice();
   const [adding, setAdding] = useState(false);
+  const [editing, setEditing] = useState<number | null>(null);
   const fields: RecordField[] = [
     {
       name: "model_id",
@@ -479,14 +541,40 @@ function PricesSection({ mayEdit }: { mayEdit: boolean }) {
               <th className="num">Price</th>
               <th>Seen on</th>
               <th>Source</th>
+              <th>
+                <span className="visually-hidden">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
-            {prices.isPending && <TableStateRow colSpan={6}>Loading prices…</TableStateRow>}
+            {prices.isPending && <TableStateRow colSpan={7}>Loading prices…</TableStateRow>}
             {prices.data?.length === 0 && (
-              <TableStateRow colSpan={6}>No prices yet: add one or import a CSV.</TableStateRow>
+              <TableStateRow colSpan={7}>No prices yet: add one or import a CSV.</TableStateRow>
             )}
-            {prices.data?.map((p) => (
+            {prices.data?.map((p) =>
+              editing === p.id ? (
+                <tr key={p.id} className="catalog-page__editing">
+                  <td colSpan={7}>
+                    <RecordForm
+                      label={`Correct the price of ${p.vendor} ${p.model} at ${p.retailer}`}
+                      fields={PRICE_EDIT_FIELDS}
+                      initial={priceValues(p)}
+                      submitLabel="Save"
+                      onCancel={() => setEditing(null)}
+                      onSubmit={async (values) => {
+                        const local = invalid(
+                          requireFields(values, ["retailer", "price", "currency", "observed_on", "source"]),
+                        );
+                        if (local) return local;
+                        const changes = changedValues(priceValues(p), values);
+                        const result = await save(() => update.mutateAsync({ id: p.id, changes: changes as never }));
+                        if (!result) setEditing(null);
+                        return result;
+                      }}
+                    />
+                  </td>
+                </tr>
+              ) : (
               <tr key={p.id}>
                 <td>
                   {p.vendor} {p.model}
@@ -506,8 +594,10 @@ function PricesSection({ mayEdit }: { mayEdit: boolean }) {
                     (p.source ?? <span className="muted">—</span>)
                   )}
                 </td>
+                <PriceRowActions price={p} mayEdit={mayEdit} onEdit={() => setEditing(p.id)} />
               </tr>
-            ))}
+              ),
+            )}
           </tbody>
         </table>
       </div>
