@@ -8,6 +8,7 @@ import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import redis
 from fastapi import FastAPI, Request
@@ -34,6 +35,7 @@ from backend.prices.router import router as prices_router
 from backend.results.router import router as results_router
 from backend.runs.reaper import Reaper
 from backend.runs.router import router as runs_router
+from backend.runs.worker_router import body_schemas
 from backend.runs.worker_router import router as worker_router
 from backend.shares.router import router as shares_router
 from backend.traces.router import router as traces_router
@@ -266,8 +268,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     ):
         app.include_router(router)
 
+    _add_body_schemas(app)
     _mount_frontend(app, settings.frontend_dir or REPO_FRONTEND)
     return app
+
+
+def _add_body_schemas(app: FastAPI) -> None:
+    """List the schemas of bodies that routes read raw (see worker_router.samples)."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            build().setdefault("components", {}).setdefault("schemas", {}).update(body_schemas())
+        return app.openapi_schema or build()
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def _mount_frontend(app: FastAPI, dist: Path) -> None:

@@ -216,7 +216,7 @@ def store_samples(
             payload = {
                 "step_id": step_id,
                 "samples": [
-                    sample_rates({"step_id": step_id, **s.model_dump()}) for s in batch.samples
+                    sample_rates({"step_id": step_id, **_LATENCIES, **s}) for s in batch.samples
                 ],
             }
             publish(state.redis, channel, "samples", payload)
@@ -231,6 +231,7 @@ _STAGE_DDL = (
     "(LIKE samples INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
 )
 _COPY_TYPES = ["int4"] * 4 + ["int8"] * 4 + ["float8"] * 4
+_LATENCIES = dict.fromkeys(SAMPLE_COLUMNS[8:])
 _COLS = ", ".join(SAMPLE_COLUMNS)
 _STORED_IN_RANGE = (
     "SELECT EXISTS (SELECT 1 FROM samples WHERE step_id = %s AND t_ms BETWEEN %s AND %s)"
@@ -248,7 +249,7 @@ def copy_samples(session: Session, run_id: int, step_id: int, batch: SampleBatch
     if not batch.samples:
         return 0
     conn = session.connection().connection.driver_connection
-    times = [s.t_ms for s in batch.samples]
+    times = [s["t_ms"] for s in batch.samples]
     with conn.cursor() as cur:  # type: ignore[union-attr]
         stored = cur.execute(_STORED_IN_RANGE, (step_id, min(times), max(times))).fetchone()
         if stored is not None and not stored[0]:
@@ -278,16 +279,16 @@ def _copy_rows(cur: Any, table: str, run_id: int, step_id: int, batch: SampleBat
                 (
                     run_id,
                     step_id,
-                    s.t_ms,
-                    s.dt_ms,
-                    s.read_bytes,
-                    s.write_bytes,
-                    s.read_ios,
-                    s.write_ios,
-                    s.read_lat_mean_us,
-                    s.write_lat_mean_us,
-                    s.read_lat_p99_us,
-                    s.write_lat_p99_us,
+                    s["t_ms"],
+                    s["dt_ms"],
+                    s["read_bytes"],
+                    s["write_bytes"],
+                    s["read_ios"],
+                    s["write_ios"],
+                    s.get("read_lat_mean_us"),
+                    s.get("write_lat_mean_us"),
+                    s.get("read_lat_p99_us"),
+                    s.get("write_lat_p99_us"),
                 )
             )
 

@@ -1109,7 +1109,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Samples */
+        /**
+         * Samples
+         * @description A batch of samples. The body is validated straight from its bytes by pydantic, in a
+         *     worker thread: FastAPI's own body handling (json.loads, then validation of the objects)
+         *     costs twice the CPU and runs in the event loop.
+         */
         post: operations["samples_api_worker_runs__run_id__samples_post"];
         delete?: never;
         options?: never;
@@ -2248,14 +2253,21 @@ export interface components {
         };
         /** SampleBatch */
         SampleBatch: {
-            /** Progress */
-            progress?: number | null;
+            /**
+             * Progress
+             * @default null
+             */
+            progress: number | null;
             /** Samples */
             samples: components["schemas"]["SampleIn"][];
             /** Step Id */
             step_id: number;
         };
-        /** SampleIn */
+        /**
+         * SampleIn
+         * @description A plain dict once validated, not a model: a spooled batch holds many thousands, and
+         *     building a model for each one costs the api twice the time.
+         */
         SampleIn: {
             /** Dt Ms */
             dt_ms: number;
