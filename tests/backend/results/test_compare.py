@@ -15,6 +15,7 @@ from backend.core.db import session_factory, utcnow
 from backend.drives.models import DriveModel, DriveSample
 from backend.results.compare import compare, lower_is_better, pair
 from backend.results.models import Result
+from backend.results.schemas import Comparison
 from backend.runs.models import Run, Step
 
 STEPS = {
@@ -118,6 +119,7 @@ def test_ten_drives_in_three_queries(engine: Engine, lab: dict[str, list[int]]) 
     lat = by["four-corners:randwrite-4k-qd3:write_lat_p99_us"]
     assert lat["lower_is_better"] and lat["rows"][0]["value"] == 41  # best (lowest) first
     assert read["warnings"] == []
+    Comparison.model_validate(result)  # the api answers it as is: the response model accepts it
 
 
 def test_mean_aggregate_and_pair(engine: Engine, lab: dict[str, list[int]]) -> None:
@@ -232,6 +234,36 @@ def test_warns_on_firmware_and_drive_state(engine: Engine, lab: dict[str, list[i
         "Simulated 5 was measured with different firmware: 2B6Q, sim" in w for w in warnings
     ), warnings
     assert any("drive state before the test" in w and "as found" in w for w in warnings)
+
+
+def test_warns_on_over_provisioning_and_resumed_runs(
+    engine: Engine, lab: dict[str, list[int]]
+) -> None:
+    """Conditions are read from the runs' JSON as text: numbers, lists and booleans come back
+    as the values they are."""
+    with session_factory(engine)() as s:
+        drive = s.get(DriveSample, lab["drives"][7])
+        assert drive is not None
+        run = add_run(
+            s, drive, {"randread-4k-qd3": 1, "randwrite-4k-qd32": 1, "randwrite-4k-qd3": 1}
+        )
+        run.params = {**run.params, "op_percent": 25}
+        run.environment = {**run.environment, "resumes": [{"at": "2026-11-21T10:00:00"}]}
+        s.flush()
+        result = compare(
+            s,
+            [lab["drives"][7], lab["drives"][8]],
+            ["four-corners:randread-4k-qd3:read_mbps"],
+            None,
+        )
+        s.rollback()
+    warnings = result["metrics"][0]["warnings"]
+    assert any(
+        w.startswith("measured with different OP: ") and "0 (Simulated" in w and "25 (" in w
+        for w in warnings
+    ), warnings
+    assert "some runs were resumed after an interruption: Simulated 7" in warnings, warnings
+    assert not any("resumed" in w and "Simulated 8" in w for w in warnings)
 
 
 def test_a_smaller_spread_is_better() -> None:
