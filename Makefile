@@ -11,7 +11,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/tsconfig.json -type f 2>/dev/null)
 PYTEST_ARGS ?=
 
-.PHONY: run test lint client migrate fuzz bench fio chromium deps frontend help
+.PHONY: run test lint client migrate fuzz bench fio partition-tools chromium deps frontend help
 
 help:
 	@echo "make run     install what is missing, build the frontend, start drivelab (embedded servers)"
@@ -25,7 +25,7 @@ help:
 run: deps fio frontend
 	$(VENV)/bin/drivelab up
 
-test: deps fio chromium frontend/node_modules/.installed
+test: deps fio partition-tools chromium frontend/node_modules/.installed
 	cd frontend && npm test && npm run lint
 	$(MAKE) frontend
 	$(PY) -m pytest $(PYTEST_ARGS); status=$$?; [ $$status -eq 5 ] && exit 1; exit $$status
@@ -67,6 +67,13 @@ fio:
 	@command -v fio >/dev/null || { \
 	  echo "fio is missing: installing it from the OS packages"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq fio; }
+
+# The interlock tests build partitioned loop devices with sfdisk (package fdisk); without it
+# they skip, and the partition rules go untested.
+partition-tools:
+	@command -v sfdisk >/dev/null || { \
+	  echo "sfdisk is missing: installing fdisk from the OS packages"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq fdisk; }
 
 # The browser tests drive the OS's Chromium (tests/e2e/test_browser.py); Playwright never
 # downloads a browser of its own.
