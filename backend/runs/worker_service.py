@@ -222,7 +222,7 @@ def store_samples(
             publish(state.redis, channel, "samples", payload)
 
         after_commit(session, send_samples)
-    publish_run(session, state, run_id)
+    publish_run(session, state, run_id, progress_only=run.progress or 0.0)
     return _control(run, stored)
 
 
