@@ -120,6 +120,13 @@ interface ConsistencyScatterProps {
   fileBase: string;
 }
 
+/** The drive under review last, so it is drawn on top. */
+function underReviewLast(lines: Line[], styles: ConsistencyScatterProps["styles"]): Line[] {
+  return [...lines].sort(
+    (a, b) => Number(styles.get(a.driveId)?.underReview) - Number(styles.get(b.driveId)?.underReview),
+  );
+}
+
 /** Write IOPS against time for every drive: default and 25% over-provisioning side by side. */
 export function ConsistencyScatter({ drives, styles, fileBase }: ConsistencyScatterProps) {
   const [mode, setMode] = useState<ScatterMode>("log");
@@ -127,13 +134,8 @@ export function ConsistencyScatter({ drives, styles, fileBase }: ConsistencyScat
   const [top, setTop] = useState<number>(DEFAULT_LINEAR_TOP);
   const base = useCompareSeries({ drives, plan: "consistency", opPercent: 0, points: POINTS });
   const op = useCompareSeries({ drives, plan: "consistency", opPercent: 25, points: POINTS });
-  // Under review last: drawn on top.
-  const order = (lines: Line[]) =>
-    [...lines].sort(
-      (a, b) => Number(styles.get(a.driveId)?.underReview) - Number(styles.get(b.driveId)?.underReview),
-    );
-  const baseLines = useMemo(() => order(toLines(base.data, styles)), [base.data, styles]);
-  const opLines = useMemo(() => order(toLines(op.data, styles)), [op.data, styles]);
+  const baseLines = useMemo(() => underReviewLast(toLines(base.data, styles), styles), [base.data, styles]);
+  const opLines = useMemo(() => underReviewLast(toLines(op.data, styles), styles), [op.data, styles]);
   const duration = Math.max(maxX(baseLines), maxX(opLines));
   const zoomStart = zoomInput === "" ? defaultZoomStart(duration) : Math.max(0, Number(zoomInput));
   const all = [...baseLines, ...opLines];
