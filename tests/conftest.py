@@ -116,6 +116,32 @@ class Stack:
         headers = {"Authorization": f"Bearer {tok}"} if tok else {}
         return httpx.Client(base_url=self.api_url, headers=headers, timeout=30, **kwargs)  # type: ignore[arg-type]
 
+    def add_drive(self, target: Path | str, model: str, *, size: int | None = None) -> dict:
+        """Register `target` as a simulated drive of bench local, with a model of its own
+        named `model`; with `size`, first create it as a sparse file of that size."""
+        if size is not None:
+            with open(target, "wb") as f:
+                f.truncate(size)
+        from worker.devices import identify
+
+        info = identify(target)
+        with self.client() as c:
+            r = c.post(
+                "/api/drives",
+                json={
+                    "bench": "local",
+                    "target_path": str(target),
+                    "serial": info.serial,
+                    "vendor": "drivelab",
+                    "model": model,
+                    "capacity_bytes": info.size_bytes,
+                    "interface": "file" if info.kind == "file" else "loop",
+                    "simulated": True,
+                },
+            )
+        assert r.status_code == 201, r.text
+        return r.json()
+
     def create_user(self, role: str, name: str | None = None) -> User:
         """A new user with this role, a password and an API token (created by the admin)."""
         name = name or f"{role}-{secrets.token_hex(3)}"

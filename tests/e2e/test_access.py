@@ -26,7 +26,6 @@ import pytest
 from backend.openapi import schema
 from tests.conftest import Stack, User, wait_run
 from tests.e2e.test_run_path import _bench_token, queue
-from worker.devices import identify
 
 pytestmark = pytest.mark.e2e
 
@@ -220,25 +219,7 @@ MATRIX: dict[tuple[str, str], Case] = {
 def new_sim_drive(stack: Stack, name: str, size: int = 256 * 1024 * 1024) -> dict:
     """A fresh simulated drive on bench local, with a model of its own."""
     target = stack.data_dir / "targets" / f"access-{name}.img"
-    with open(target, "wb") as f:
-        f.truncate(size)
-    info = identify(target)
-    with stack.client() as c:
-        r = c.post(
-            "/api/drives",
-            json={
-                "bench": "local",
-                "target_path": str(target),
-                "serial": info.serial,
-                "vendor": "drivelab",
-                "model": f"Simulated drive {name}",
-                "capacity_bytes": info.size_bytes,
-                "interface": "file",
-                "simulated": True,
-            },
-        )
-        assert r.status_code == 201, r.text
-        return r.json()
+    return stack.add_drive(target, f"Simulated drive {name}", size=size)
 
 
 @pytest.fixture(scope="module")

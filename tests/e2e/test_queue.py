@@ -12,7 +12,6 @@ import pytest
 
 from tests.conftest import Stack, wait_run
 from tests.e2e.test_run_path import queue
-from worker.devices import identify
 
 pytestmark = pytest.mark.e2e
 
@@ -63,25 +62,8 @@ def test_busy_drive_runs_wait_in_order_and_can_be_reordered(stack: Stack, sim_dr
 
 def test_a_bench_runs_two_drives_at_once(stack: Stack, sim_drive: dict) -> None:
     target = stack.data_dir / "targets" / "second.img"
-    with open(target, "wb") as f:
-        f.truncate(512 * 1024 * 1024)
-    info = identify(target)
+    other = stack.add_drive(target, "Second simulated drive", size=512 * 1024 * 1024)
     with stack.client() as c:
-        r = c.post(
-            "/api/drives",
-            json={
-                "bench": "local",
-                "target_path": str(target),
-                "serial": info.serial,
-                "vendor": "drivelab",
-                "model": "Second simulated drive",
-                "capacity_bytes": info.size_bytes,
-                "interface": "file",
-                "simulated": True,
-            },
-        )
-        assert r.status_code == 201, r.text
-        other = r.json()
         a = queue(c, sim_drive, {**QUICK, "runtime_s": 4})
         b = queue(c, other, {**QUICK, "runtime_s": 4})
         assert a["waiting_position"] is None and b["waiting_position"] is None

@@ -7,7 +7,6 @@ import pytest
 
 from tests.conftest import Stack
 from tests.e2e.test_plans import results, run_plan
-from worker.devices import identify
 
 pytestmark = pytest.mark.e2e
 
@@ -15,25 +14,7 @@ pytestmark = pytest.mark.e2e
 def new_sim_drive(stack: Stack, name: str) -> dict:
     """A fresh simulated drive with no history (the session's sim drive has run every test)."""
     target = stack.data_dir / "targets" / f"results-{name}.img"
-    with open(target, "wb") as f:
-        f.truncate(512 * 1024 * 1024)
-    info = identify(target)
-    with stack.client() as c:
-        r = c.post(
-            "/api/drives",
-            json={
-                "bench": "local",
-                "target_path": str(target),
-                "serial": info.serial,
-                "vendor": "drivelab",
-                "model": f"Simulated drive {name}",
-                "capacity_bytes": info.size_bytes,
-                "interface": "file",
-                "simulated": True,
-            },
-        )
-        assert r.status_code == 201, r.text
-        return r.json()
+    return stack.add_drive(target, f"Simulated drive {name}", size=512 * 1024 * 1024)
 
 
 @pytest.fixture(scope="module")

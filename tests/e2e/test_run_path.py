@@ -18,7 +18,6 @@ import httpx
 import pytest
 
 from tests.conftest import Stack, wait_run
-from worker.devices import identify
 
 pytestmark = pytest.mark.e2e
 
@@ -298,23 +297,8 @@ def loop_device(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 
 def test_four_corners_on_a_loop_device(stack: Stack, loop_device: str) -> None:
-    info = identify(loop_device)
+    drive = stack.add_drive(loop_device, "Loop device (test)")
     with stack.client() as c:
-        r = c.post(
-            "/api/drives",
-            json={
-                "bench": "local",
-                "target_path": loop_device,
-                "serial": info.serial,
-                "vendor": "drivelab",
-                "model": "Loop device (test)",
-                "capacity_bytes": info.size_bytes,
-                "interface": "loop",
-                "simulated": True,
-            },
-        )
-        assert r.status_code == 201, r.text
-        drive = r.json()
         run = wait_run(c, queue(c, drive, SHORT)["id"])
         check_against_fio(c, run)
         assert run["environment"]["drive"]["kind"] == "block"
