@@ -18,6 +18,8 @@ from typing import Any
 
 import httpx
 
+from backend.runs.schemas import sample_columns
+
 log = logging.getLogger("drivelab.worker.client")
 
 
@@ -180,7 +182,7 @@ class SampleOutbox:
         if batch:
             reply = self.client.post(
                 f"/api/worker/runs/{self.run_id}/samples",
-                {"step_id": self.step_id, "progress": progress, "samples": batch},
+                {"step_id": self.step_id, "progress": progress, "columns": sample_columns(batch)},
                 retry_for_s=5.0,
             )
         else:
@@ -238,7 +240,7 @@ def resend_spool(client: ApiClient, spool_dir: Path) -> None:
             continue
         run_id, step_id = int(match[1]), int(match[2])
         samples = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-        body = {"step_id": step_id, "samples": [_without_step(s) for s in samples]}
+        body = {"step_id": step_id, "columns": sample_columns(samples)}
         try:
             client.post(f"/api/worker/runs/{run_id}/samples", body, retry_for_s=10.0)
             log.info(
@@ -252,7 +254,3 @@ def resend_spool(client: ApiClient, spool_dir: Path) -> None:
             log.warning("kept the spooled samples of run %s for the next start: %s", run_id, exc)
             continue
         path.unlink()
-
-
-def _without_step(sample: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in sample.items() if k != "step_id"}

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from backend.core.db import Base, utcnow
 from backend.drives.models import DriveSample
+from backend.runs.schemas import SAMPLE_FIELDS
 
 RUN_ACTIVE = ("queued", "running")
 RUN_FINAL = ("done", "failed", "cancelled", "lost")
@@ -125,17 +126,4 @@ class Sample(Base):
     )
 
 
-SAMPLE_COLUMNS = (
-    "run_id",
-    "step_id",
-    "t_ms",
-    "dt_ms",
-    "read_bytes",
-    "write_bytes",
-    "read_ios",
-    "write_ios",
-    "read_lat_mean_us",
-    "write_lat_mean_us",
-    "read_lat_p99_us",
-    "write_lat_p99_us",
-)
+SAMPLE_COLUMNS = ("run_id", "step_id", *SAMPLE_FIELDS)

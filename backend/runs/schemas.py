@@ -3,7 +3,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal, NotRequired
 
-from pydantic import BaseModel, ConfigDict, Field, with_config
+from pydantic import BaseModel, ConfigDict, Field, model_validator, with_config
 from typing_extensions import TypedDict
 
 RunStatus = Literal["queued", "running", "done", "failed", "cancelled", "lost"]
@@ -139,10 +139,26 @@ _Count = Annotated[int, Field(ge=0)]
 _Latency = Annotated[float | None, Field(ge=0)]
 
 
+# A sample's fields, in the order of the `samples` table after run_id and step_id.
+SAMPLE_FIELDS = (
+    "t_ms",
+    "dt_ms",
+    "read_bytes",
+    "write_bytes",
+    "read_ios",
+    "write_ios",
+    "read_lat_mean_us",
+    "write_lat_mean_us",
+    "read_lat_p99_us",
+    "write_lat_p99_us",
+)
+MAX_BATCH = 100_000
+
+
 @with_config(ConfigDict(extra="forbid"))
 class SampleIn(TypedDict):
-    """A plain dict once validated, not a model: a spooled batch holds many thousands, and
-    building a model for each one costs the api twice the time."""
+    """One sample as an object: the row format of a batch, still taken from workers of
+    earlier releases. A plain dict once validated, not a model."""
 
     t_ms: _Count
     dt_ms: Annotated[int, Field(gt=0)]
@@ -156,12 +172,84 @@ class SampleIn(TypedDict):
     write_lat_p99_us: NotRequired[_Latency]
 
 
+def _column(description: str, required: bool = True) -> Any:
+    return Field(... if required else None, max_length=MAX_BATCH, description=description)
+
+
+class SampleColumns(BaseModel):
+    """A batch's samples as one array per field: value i of every array belongs to sample i.
+    A third of the bytes of the row format, and validated ten times faster (no object per
+    sample). A latency array may be left out when no sample has that latency."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    t_ms: list[_Count] = _column("end of each interval, ms since the job started")
+    dt_ms: list[Annotated[int, Field(gt=0)]] = _column("length of each interval, ms")
+    read_bytes: list[_Count] = _column("bytes read in each interval")
+    write_bytes: list[_Count] = _column("bytes written in each interval")
+    read_ios: list[_Count] = _column("reads completed in each interval")
+    write_ios: list[_Count] = _column("writes completed in each interval")
+    read_lat_mean_us: list[_Latency] | None = _column("mean read clat, µs", False)
+    write_lat_mean_us: list[_Latency] | None = _column("mean write clat, µs", False)
+    read_lat_p99_us: list[_Latency] | None = _column("p99 read clat, µs", False)
+    write_lat_p99_us: list[_Latency] | None = _column("p99 write clat, µs", False)
+
+    @model_validator(mode="after")
+    def _same_length(self) -> SampleColumns:
+        n = len(self.t_ms)
+        for name in SAMPLE_FIELDS:
+            values = getattr(self, name)
+            if values is not None and len(values) != n:
+                raise ValueError(
+                    f"every array must hold one value per sample: t_ms has {n}, "
+                    f"{name} has {len(values)}"
+                )
+        return self
+
+
 class SampleBatch(BaseModel):
+    """Samples of one step: `columns` (what workers send), or `samples`, one object per
+    sample (the format of earlier releases)."""
+
     model_config = ConfigDict(extra="forbid")
 
     step_id: int
     progress: float | None = Field(None, ge=0, le=1)
-    samples: list[SampleIn] = Field(max_length=100_000)
+    columns: SampleColumns | None = None
+    samples: list[SampleIn] | None = Field(None, max_length=MAX_BATCH)
+
+    @model_validator(mode="after")
+    def _one_format(self) -> SampleBatch:
+        if (self.columns is None) == (self.samples is None):
+            raise ValueError(
+                "send the samples either as `columns` (one array per field) or as `samples` "
+                "(one object per sample), not both and not neither"
+            )
+        return self
+
+    def __len__(self) -> int:
+        return len(self.columns.t_ms) if self.columns is not None else len(self.samples or [])
+
+    def field_lists(self) -> list[list[Any]]:
+        """The samples as one list per field of SAMPLE_FIELDS (None for a missing latency)."""
+        n = len(self)
+        if self.columns is not None:
+            cols = self.columns
+            return [v if (v := getattr(cols, f)) is not None else [None] * n for f in SAMPLE_FIELDS]
+        rows = self.samples or []
+        return [[s.get(f) for s in rows] for f in SAMPLE_FIELDS]  # type: ignore[misc]
+
+
+def sample_columns(samples: list[dict[str, Any]]) -> dict[str, list[Any]]:
+    """Samples as objects -> the `columns` of a SampleBatch (what a worker posts). A latency
+    that no sample has is left out."""
+    out: dict[str, list[Any]] = {}
+    for name in SAMPLE_FIELDS:
+        values = [s.get(name) for s in samples]
+        if name.endswith("_us") and all(v is None for v in values):
+            continue
+        out[name] = values
+    return out
 
 
 class Control(BaseModel):

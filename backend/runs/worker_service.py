@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 from datetime import timedelta
+from itertools import repeat
 from typing import Any
 
 from psycopg.errors import UniqueViolation
@@ -31,6 +32,7 @@ from backend.results.service import derive
 from backend.runs import queue
 from backend.runs.models import RUN_FINAL, SAMPLE_COLUMNS, Run, Step
 from backend.runs.schemas import (
+    SAMPLE_FIELDS,
     Control,
     RunFinish,
     RunSpec,
@@ -204,7 +206,7 @@ def store_samples(
     run.heartbeat_at = utcnow()
     touch(bench)
     _update_progress(run, step, batch.progress)
-    if batch.samples:
+    if len(batch):
         channel = run_channel(state.channels, run_id)
         step_id = step.id
 
@@ -213,11 +215,10 @@ def store_samples(
             # storing it.
             if not has_listeners(state.redis, channel):
                 return
+            rows = zip(repeat(step_id), *batch.field_lists(), strict=False)
             payload = {
                 "step_id": step_id,
-                "samples": [
-                    sample_rates({"step_id": step_id, **_LATENCIES, **s}) for s in batch.samples
-                ],
+                "samples": [sample_rates(dict(zip(_LIVE_KEYS, r, strict=True))) for r in rows],
             }
             publish(state.redis, channel, "samples", payload)
 
@@ -231,7 +232,7 @@ _STAGE_DDL = (
     "(LIKE samples INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
 )
 _COPY_TYPES = ["int4"] * 4 + ["int8"] * 4 + ["float8"] * 4
-_LATENCIES = dict.fromkeys(SAMPLE_COLUMNS[8:])
+_LIVE_KEYS = ("step_id", *SAMPLE_FIELDS)
 _COLS = ", ".join(SAMPLE_COLUMNS)
 _STORED_IN_RANGE = (
     "SELECT EXISTS (SELECT 1 FROM samples WHERE step_id = %s AND t_ms BETWEEN %s AND %s)"
@@ -246,23 +247,24 @@ def copy_samples(session: Session, run_id: int, step_id: int, batch: SampleBatch
     INSERT ... ON CONFLICT writes every row twice. A resent batch, or one stored by a
     concurrent post of the same batch meanwhile (the primary key refuses the copy), goes
     through the staging table and adds only the rows that are missing."""
-    if not batch.samples:
+    if not len(batch):
         return 0
     conn = session.connection().connection.driver_connection
-    times = [s["t_ms"] for s in batch.samples]
+    fields = batch.field_lists()
+    times = fields[0]
     with conn.cursor() as cur:  # type: ignore[union-attr]
         stored = cur.execute(_STORED_IN_RANGE, (step_id, min(times), max(times))).fetchone()
         if stored is not None and not stored[0]:
             cur.execute("SAVEPOINT copy_samples")
             try:
-                _copy_rows(cur, "samples", run_id, step_id, batch)
+                _copy_rows(cur, "samples", run_id, step_id, fields)
             except UniqueViolation:
                 cur.execute("ROLLBACK TO SAVEPOINT copy_samples")
             else:
                 cur.execute("RELEASE SAVEPOINT copy_samples")
-                return len(batch.samples)
+                return len(times)
         cur.execute(_STAGE_DDL)
-        _copy_rows(cur, "samples_in", run_id, step_id, batch)
+        _copy_rows(cur, "samples_in", run_id, step_id, fields)
         cur.execute(
             f"INSERT INTO samples ({_COLS}) SELECT {_COLS} FROM samples_in "
             "ON CONFLICT (step_id, t_ms) DO NOTHING"
@@ -271,26 +273,11 @@ def copy_samples(session: Session, run_id: int, step_id: int, batch: SampleBatch
         return cur.rowcount
 
 
-def _copy_rows(cur: Any, table: str, run_id: int, step_id: int, batch: SampleBatch) -> None:
+def _copy_rows(cur: Any, table: str, run_id: int, step_id: int, fields: list[list[Any]]) -> None:
     with cur.copy(f"COPY {table} ({_COLS}) FROM STDIN (FORMAT BINARY)") as copy:
         copy.set_types(_COPY_TYPES)
-        for s in batch.samples:
-            copy.write_row(
-                (
-                    run_id,
-                    step_id,
-                    s["t_ms"],
-                    s["dt_ms"],
-                    s["read_bytes"],
-                    s["write_bytes"],
-                    s["read_ios"],
-                    s["write_ios"],
-                    s.get("read_lat_mean_us"),
-                    s.get("write_lat_mean_us"),
-                    s.get("read_lat_p99_us"),
-                    s.get("write_lat_p99_us"),
-                )
-            )
+        for row in zip(repeat(run_id), repeat(step_id), *fields, strict=False):
+            copy.write_row(row)
 
 
 def finish_step(

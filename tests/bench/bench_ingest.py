@@ -1,5 +1,6 @@
-"""Ingest: samples per second that the api writes into PostgreSQL (binary COPY through the
-staging table) from concurrent workers' batches, and the latency of a worker's 1-second batch.
+"""Ingest: samples per second that the api writes into PostgreSQL (binary COPY) from
+concurrent workers' batches, and the latency of a worker's 1-second batch. Batches are sent as
+workers send them: one array per field (`columns`).
 
 A private stack; a bench `ingest` registered through the api with drives of its own; runs
 queued on them and claimed with the bench's token through the worker api (running, with a
@@ -15,7 +16,6 @@ loader's JSON encoder's.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -32,6 +32,7 @@ from tests.bench.common import (
     Report,
     add_bench,
     add_drive,
+    batch_body,
     check,
     claim_running,
     conditions,
@@ -50,10 +51,6 @@ BATCHES = int(os.environ.get("BENCH_INGEST_BATCHES", "100"))  # per loader
 IDLE_PROBES = 60
 TARGET_RATE = 200_000
 HEADERS = {"content-type": "application/json"}
-
-
-def _body(step_id: int, rows: list[dict[str, Any]]) -> bytes:
-    return json.dumps({"step_id": step_id, "progress": None, "samples": rows}).encode()
 
 
 def _runs(bs: BenchStack, n: int) -> tuple[str, list[dict[str, Any]]]:
@@ -78,7 +75,7 @@ class Probe:
         self.sent = 0
 
     def post_one(self) -> None:
-        body = _body(self.run["step_id"], sample_rows(self.next_s, 1, seed=1))
+        body = batch_body(self.run["step_id"], sample_rows(self.next_s, 1, seed=1))
         t = time.perf_counter()
         r = self.client.post(
             f"/api/worker/runs/{self.run['run_id']}/samples", content=body, headers=HEADERS
@@ -97,7 +94,10 @@ def main() -> Report:
         probe_run, load_runs = runs[0], runs[1:]
         log(f"{len(load_runs)} running runs claimed with bench ingest's token; encoding bodies")
         bodies = [
-            [_body(r["step_id"], sample_rows(b * BATCH, BATCH, seed=b)) for b in range(BATCHES)]
+            [
+                batch_body(r["step_id"], sample_rows(b * BATCH, BATCH, seed=b))
+                for b in range(BATCHES)
+            ]
             for r in load_runs
         ]
         client = bs.bench_client(token)

@@ -17,7 +17,6 @@ by a viewer, the 50 streams opened together (a lab screen reloading its tabs).
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import time
 from typing import Any
@@ -32,6 +31,7 @@ from tests.bench.common import (
     Report,
     add_bench,
     add_drive,
+    batch_body,
     claim_running,
     conditions,
     finish,
@@ -79,9 +79,7 @@ async def _sender(
         next_at = time.monotonic()
         while time.monotonic() < t_end:
             rows = sample_rows(sent * PER_BATCH, PER_BATCH, dt_ms=100)
-            body = json.dumps(
-                {"step_id": bench["step_id"], "progress": None, "samples": rows}
-            ).encode()
+            body = batch_body(bench["step_id"], rows)
             t = time.perf_counter()
             try:
                 r = await c.post(f"/api/worker/runs/{bench['run_id']}/samples", content=body)

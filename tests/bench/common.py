@@ -30,6 +30,7 @@ import httpx
 import psycopg
 import redis
 
+from backend.runs.schemas import sample_columns
 from tests.conftest import (
     LOCAL_REDIS,
     ROOT,
@@ -583,6 +584,13 @@ def sample_rows(start_s: int, n: int, *, seed: int = 0, dt_ms: int = 1000) -> li
             }
         )
     return rows
+
+
+def batch_body(step_id: int, rows: list[dict[str, Any]]) -> bytes:
+    """A sample batch's JSON body as a worker posts it (columns)."""
+    return json.dumps(
+        {"step_id": step_id, "progress": None, "columns": sample_columns(rows)}
+    ).encode()
 
 
 # --- conditions ----------------------------------------------------------------------------

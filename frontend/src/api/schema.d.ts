@@ -2251,22 +2251,93 @@ export interface components {
              */
             waiting_position?: number | null;
         };
-        /** SampleBatch */
+        /**
+         * SampleBatch
+         * @description Samples of one step: `columns` (what workers send), or `samples`, one object per
+         *     sample (the format of earlier releases).
+         */
         SampleBatch: {
+            /** @default null */
+            columns: components["schemas"]["SampleColumns"] | null;
             /**
              * Progress
              * @default null
              */
             progress: number | null;
-            /** Samples */
-            samples: components["schemas"]["SampleIn"][];
+            /**
+             * Samples
+             * @default null
+             */
+            samples: components["schemas"]["SampleIn"][] | null;
             /** Step Id */
             step_id: number;
         };
         /**
+         * SampleColumns
+         * @description A batch's samples as one array per field: value i of every array belongs to sample i.
+         *     A third of the bytes of the row format, and validated ten times faster (no object per
+         *     sample). A latency array may be left out when no sample has that latency.
+         */
+        SampleColumns: {
+            /**
+             * Dt Ms
+             * @description length of each interval, ms
+             */
+            dt_ms: number[];
+            /**
+             * Read Bytes
+             * @description bytes read in each interval
+             */
+            read_bytes: number[];
+            /**
+             * Read Ios
+             * @description reads completed in each interval
+             */
+            read_ios: number[];
+            /**
+             * Read Lat Mean Us
+             * @description mean read clat, µs
+             * @default null
+             */
+            read_lat_mean_us: (number | null)[] | null;
+            /**
+             * Read Lat P99 Us
+             * @description p99 read clat, µs
+             * @default null
+             */
+            read_lat_p99_us: (number | null)[] | null;
+            /**
+             * T Ms
+             * @description end of each interval, ms since the job started
+             */
+            t_ms: number[];
+            /**
+             * Write Bytes
+             * @description bytes written in each interval
+             */
+            write_bytes: number[];
+            /**
+             * Write Ios
+             * @description writes completed in each interval
+             */
+            write_ios: number[];
+            /**
+             * Write Lat Mean Us
+             * @description mean write clat, µs
+             * @default null
+             */
+            write_lat_mean_us: (number | null)[] | null;
+            /**
+             * Write Lat P99 Us
+             * @description p99 write clat, µs
+             * @default null
+             */
+            write_lat_p99_us: (number | null)[] | null;
+        };
+        /**
          * SampleIn
-         * @description A plain dict once validated, not a model: a spooled batch holds many thousands, and
-         *     building a model for each one costs the api twice the time.
+         * @description One sample as an object: the row format of a batch, still taken from workers of
+         *     earlier releases. A plain dict once validated, not a model.
          */
         SampleIn: {
             /** Dt Ms */

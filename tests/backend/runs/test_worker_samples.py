@@ -1,25 +1,36 @@
 """Sample batches as workers post them: every batch stored once however it is sent (again,
-overlapping, twice at the same time), through the api and counted in PostgreSQL."""
+overlapping, twice at the same time), through the api and counted in PostgreSQL; the row
+format of earlier workers stores the same values; a malformed batch is refused with the field
+to fix."""
 
 from __future__ import annotations
 
 import json
 from concurrent.futures import ThreadPoolExecutor
 
+import httpx
 import psycopg
 
+from backend.runs.models import SAMPLE_COLUMNS
+from backend.runs.schemas import sample_columns
 from tests.bench.common import running_run, sample_rows, stack_database_url
 from tests.conftest import Stack
 
 
-def _post(stack: Stack, token: str, run: dict, rows: list[dict]) -> int:
-    body = json.dumps({"step_id": run["step_id"], "progress": None, "samples": rows})
+def _send(stack: Stack, token: str, run: dict, body: dict) -> httpx.Response:
     with stack.client(token) as bench:
-        r = bench.post(
+        return bench.post(
             f"/api/worker/runs/{run['run_id']}/samples",
-            content=body,
+            content=json.dumps(body),
             headers={"content-type": "application/json"},
         )
+
+
+def _post(stack: Stack, token: str, run: dict, rows: list[dict], *, as_rows: bool = False) -> int:
+    """Post samples as a worker does (columns), or in the row format of earlier workers."""
+    body: dict = {"step_id": run["step_id"], "progress": None}
+    body.update({"samples": rows} if as_rows else {"columns": sample_columns(rows)})
+    r = _send(stack, token, run, body)
     assert r.status_code == 200, r.text
     return int(r.json()["stored"])
 
@@ -53,3 +64,46 @@ def test_the_same_batch_posted_twice_at_once_is_stored_once(stack: Stack) -> Non
         stored = list(pool.map(lambda rows: _post(stack, token, run, rows), batches * 2))
     assert sum(stored) == 4 * 2000
     assert _stored(stack, run) == [(i + 1) * 1000 for i in range(8000)]
+
+
+def _stored_rows(stack: Stack, run: dict) -> list[tuple]:
+    with psycopg.connect(stack_database_url(stack)) as conn:
+        return conn.execute(
+            f"SELECT {', '.join(SAMPLE_COLUMNS[2:])} FROM samples WHERE step_id = %s ORDER BY t_ms",
+            (run["step_id"],),
+        ).fetchall()
+
+
+def test_rows_from_earlier_workers_store_the_same_values_as_columns(stack: Stack) -> None:
+    token, by_columns = running_run(stack, "samples")
+    token2, by_rows = running_run(stack, "samples")
+    rows = sample_rows(0, 300, seed=7)
+    # Latencies that only some samples have (an interval without reads has no read latency).
+    for i, r in enumerate(rows):
+        r["read_lat_mean_us"] = None if i % 3 else 80.5 + i
+    assert _post(stack, token, by_columns, rows) == 300
+    assert _post(stack, token2, by_rows, rows, as_rows=True) == 300
+    stored = _stored_rows(stack, by_columns)
+    assert stored == _stored_rows(stack, by_rows)
+    expected = [tuple(r.get(f) for f in SAMPLE_COLUMNS[2:]) for r in rows]
+    assert stored == expected
+
+
+def test_a_malformed_batch_is_refused_with_the_field_to_fix(stack: Stack) -> None:
+    token, run = running_run(stack, "samples")
+    columns = sample_columns(sample_rows(0, 5))
+    short = {**columns, "write_ios": columns["write_ios"][:4]}
+    r = _send(stack, token, run, {"step_id": run["step_id"], "columns": short})
+    assert r.status_code == 422, r.text
+    assert "t_ms has 5, write_ios has 4" in r.text
+    negative = {**columns, "read_bytes": [0, 0, -1, 0, 0]}
+    r = _send(stack, token, run, {"step_id": run["step_id"], "columns": negative})
+    assert r.status_code == 422, r.text
+    assert "columns.read_bytes.2" in r.text
+    both = {"step_id": run["step_id"], "columns": columns, "samples": []}
+    for body in (both, {"step_id": run["step_id"]}):
+        r = _send(stack, token, run, body)
+        assert r.status_code == 422, r.text
+        assert "either as `columns`" in r.text
+    # Nothing of the refused batches was stored.
+    assert _stored(stack, run) == []
