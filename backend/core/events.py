@@ -27,7 +27,9 @@ def lab_channel(ns: str) -> str:
 def publish(client: redis.Redis, channel: str, event: str, data: Any) -> None:
     """Best effort: a live view may miss an event, the database never does."""
     with contextlib.suppress(redis.RedisError):
-        client.publish(channel, json.dumps({"event": event, "data": data}, default=str))
+        # Published as the SSE frame itself: every api process relays it to its viewers as
+        # is, without parsing and encoding it again per viewer.
+        client.publish(channel, sse(event, data))
 
 
 def has_listeners(client: redis.Redis, channel: str) -> bool:

@@ -141,16 +141,13 @@ def list_models(
     viewer, without models under embargo)."""
     hide = not sees_embargoed(user)
     return [
-        model_out(m)
-        for m in service.list_models(session, simulated=simulated, hide_embargoed=hide)
+        model_out(m) for m in service.list_models(session, simulated=simulated, hide_embargoed=hide)
     ]
 
 
 @router.get("/{model_id}", response_model=CatalogModelOut)
 def get_model(model_id: int, session: SessionDep, user: CurrentUser) -> CatalogModelOut:
-    return model_out(
-        service.get_model(session, model_id, hide_embargoed=not sees_embargoed(user))
-    )
+    return model_out(service.get_model(session, model_id, hide_embargoed=not sees_embargoed(user)))
 
 
 @router.post(

@@ -74,9 +74,7 @@ def get_drive(session: Session, drive_id: int, *, hide_embargoed: bool = False) 
 def list_drives(session: Session, *, hide_embargoed: bool = False) -> list[DriveSample]:
     query = _drive_query().order_by(DriveSample.id)
     if hide_embargoed:
-        query = query.join(DriveModel, DriveModel.id == DriveSample.model_id).where(
-            not_embargoed()
-        )
+        query = query.join(DriveModel, DriveModel.id == DriveSample.model_id).where(not_embargoed())
     return list(session.scalars(query))
 
 

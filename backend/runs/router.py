@@ -61,10 +61,18 @@ async def _relay(
                 yield ": keepalive\n\n"
             continue
         idle = 0.0
-        body = json.loads(msg["data"])
-        yield sse(body["event"], body["data"])
-        if until_final and body["event"] == "run" and body["data"]["status"] in RUN_FINAL:
+        frame = msg["data"].decode() if isinstance(msg["data"], bytes) else msg["data"]
+        yield frame
+        if until_final and frame.startswith(_RUN_EVENT) and _is_final(frame):
             return
+
+
+_RUN_EVENT = "event: run\n"
+
+
+def _is_final(frame: str) -> bool:
+    data = frame[len(_RUN_EVENT) :].removeprefix("data: ")
+    return json.loads(data)["status"] in RUN_FINAL
 
 
 async def _subscribe(
@@ -162,8 +170,10 @@ def get_step_logs(run_id: int, step_id: int, session: SessionDep, user: CurrentU
 async def run_events(
     run_id: int, request: Request, session: SessionDep, state: StateDep, user: CurrentUser
 ) -> StreamingResponse:
-    """Server-sent events: `run` (the run as GET /api/runs/{id}), `samples` (a batch of new
-    samples of a step). The stream ends when the run has ended."""
+    """Server-sent events: `run` (the run as GET /api/runs/{id}, whenever its status or a
+    step's changes), `samples` (a batch of new samples of a step) and `progress` ({run_id,
+    progress, step_id, step_progress}, with every batch and heartbeat). The stream ends when
+    the run has ended."""
     hide = not sees_embargoed(user)
     # The session that signed the user in would keep its pooled connection until this
     # function returns (after the snapshot, read in another thread): give it back now. 50

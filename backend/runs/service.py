@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-import time
 from collections import defaultdict
 from typing import Any
 
@@ -229,49 +227,37 @@ def waiting_by_drive(session: Session) -> dict[int, list[int]]:
     return dict(out)
 
 
-# Sample batches move a run's progress a little every second. Rebuilding the whole run for its
-# viewers on every batch cost most of the api's CPU with 50 watched runs streaming; a batch
-# republishes it only when its progress moved visibly or a few seconds have passed. (Every
-# other change of a run, a step starting or ending, is published at once.)
-PROGRESS_EVERY_S = 3.0
-PROGRESS_STEP = 0.01
-_last_progress: dict[int, tuple[float, float]] = {}
-_last_progress_lock = threading.Lock()
-
-
-def _progress_worth_sending(run_id: int, progress: float | None) -> bool:
-    now = time.monotonic()
-    p = progress or 0.0
-    with _last_progress_lock:
-        sent = _last_progress.get(run_id)
-        if (
-            sent is not None
-            and now - sent[0] < PROGRESS_EVERY_S
-            and abs(p - sent[1]) < PROGRESS_STEP
-        ):
-            return False
-        if len(_last_progress) > 10_000:  # runs that ended long ago
-            _last_progress.clear()
-        _last_progress[run_id] = (now, p)
-        return True
-
-
-def publish_run(
-    session: Session, state: AppState, run_id: int, *, progress_only: float | None = None
-) -> None:
-    """After the commit, publish the run as GET /api/runs/{id} returns it. `progress_only`
-    (the run's progress) marks a publication for a sample batch: sent only when worth it."""
+def publish_run(session: Session, state: AppState, run_id: int) -> None:
+    """After the commit, publish the run as GET /api/runs/{id} returns it (to its viewers) and
+    that it changed (to the lab)."""
 
     def send() -> None:
         channel = run_channel(state.channels, run_id)
-        # Reading and serialising the whole run costs milliseconds on every sample batch of
-        # every running run: only when someone watches it.
-        if has_listeners(state.redis, channel) and (
-            progress_only is None or _progress_worth_sending(run_id, progress_only)
-        ):
+        # Reading and serialising the whole run costs milliseconds: only when someone watches.
+        if has_listeners(state.redis, channel):
             with state.sessions() as s:
                 data = run_out(s, get_run(s, run_id)).model_dump(mode="json")
             publish(state.redis, channel, "run", data)
+        publish(state.redis, lab_channel(state.channels), "runs", {"run_id": run_id})
+
+    after_commit(session, send)
+
+
+def publish_progress(session: Session, state: AppState, run: Run, step: Step) -> None:
+    """After the commit, publish how far the run and its step are: a `progress` event, which
+    viewers apply to the run they hold. Sample batches and heartbeats move progress every
+    second of every running run; rebuilding the whole run for them cost the api most of its
+    CPU with many watched runs (and took it from fio on a bench that runs the api too)."""
+    run_id = run.id
+    data = {
+        "run_id": run_id,
+        "progress": run.progress,
+        "step_id": step.id,
+        "step_progress": step.progress,
+    }
+
+    def send() -> None:
+        publish(state.redis, run_channel(state.channels, run_id), "progress", data)
         publish(state.redis, lab_channel(state.channels), "runs", {"run_id": run_id})
 
     after_commit(session, send)

@@ -41,7 +41,7 @@ from backend.runs.schemas import (
     WorkerDrive,
     WorkerStep,
 )
-from backend.runs.service import get_run, publish_run, sample_rates
+from backend.runs.service import get_run, publish_progress, publish_run, sample_rates
 
 log = logging.getLogger("drivelab.runs")
 
@@ -167,8 +167,9 @@ def heartbeat(
     run.heartbeat_at = utcnow()
     touch(bench)
     if step_id is not None:
-        _update_progress(run, _step(run, step_id), progress)
-        publish_run(session, state, run_id)
+        step = _step(run, step_id)
+        _update_progress(run, step, progress)
+        publish_progress(session, state, run, step)
     return _control(run)
 
 
@@ -223,7 +224,7 @@ def store_samples(
             publish(state.redis, channel, "samples", payload)
 
         after_commit(session, send_samples)
-    publish_run(session, state, run_id, progress_only=run.progress or 0.0)
+    publish_progress(session, state, run, step)
     return _control(run, stored)
 
 

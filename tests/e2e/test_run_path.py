@@ -157,8 +157,19 @@ def test_live_events_stream_samples_while_running(stack: Stack, sim_drive: dict)
     live = {(b["step_id"], s["t"]) for b in batches for s in b["samples"]}
     stored = {(s["step_id"], s["t"]) for s in stored_samples}
     assert live == stored
-    progress = [d["progress"] for n, d in events if n == "run"]
+    progress = [d["progress"] for n, d in events if n in ("run", "progress")]
     assert progress == sorted(progress)
+    # Every batch moves the run's progress: a `progress` event for its step, never past 1.
+    moves = [d for n, d in events if n == "progress"]
+    assert len(moves) >= len(batches)
+    steps = {s["id"]: s for s in final["steps"]}
+    for d in moves:
+        assert d["run_id"] == run["id"] and d["step_id"] in steps
+        assert 0 <= d["step_progress"] <= 1 and 0 <= d["progress"] <= 1
+    # The last progress of each step is the one its run event shows once the step is done.
+    for step_id in {d["step_id"] for d in moves}:
+        last = [d["step_progress"] for d in moves if d["step_id"] == step_id][-1]
+        assert last <= steps[step_id]["progress"]
 
 
 def test_cancel_stops_fio_within_two_seconds_and_keeps_samples(

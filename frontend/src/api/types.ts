@@ -71,6 +71,17 @@ export interface SampleBatch {
   samples: Sample[];
 }
 
+/**
+ * Data of the `progress` event on GET /api/runs/{id}/events, sent with every sample batch and
+ * heartbeat: how far the run and its running step are (fractions 0..1).
+ */
+export interface RunProgress {
+  run_id: number;
+  progress: number;
+  step_id: number;
+  step_progress: number;
+}
+
 export type JobFile = Schemas["JobOut"];
 
 /**

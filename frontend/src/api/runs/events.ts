@@ -2,10 +2,10 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { isFinalStatus } from "../../lib/run-utils";
 import { API_BASE } from "../client";
-import type { RunDetail, SampleBatch } from "../types";
+import type { RunDetail, RunProgress, SampleBatch } from "../types";
 import { runKeys } from "./keys";
 import { ACTIVE_POLL_MS } from "./queries";
-import { addSampleBatch, type LiveSamples } from "./samples-utils";
+import { addSampleBatch, applyProgress, type LiveSamples } from "./samples-utils";
 
 export type StreamState = "idle" | "connecting" | "live" | "reconnecting" | "ended" | "failed";
 
@@ -32,6 +32,17 @@ function parse(event: Event): unknown {
   }
 }
 
+function isProgress(runId: number, value: unknown): value is RunProgress {
+  if (typeof value !== "object" || value === null) return false;
+  const p = value as Partial<RunProgress>;
+  return (
+    p.run_id === runId &&
+    typeof p.progress === "number" &&
+    typeof p.step_id === "number" &&
+    typeof p.step_progress === "number"
+  );
+}
+
 function isBatch(value: unknown): value is SampleBatch {
   if (typeof value !== "object" || value === null) return false;
   const batch = value as Partial<SampleBatch>;
@@ -43,6 +54,7 @@ function isBatch(value: unknown): value is SampleBatch {
  *
  * - `run` events replace the run in the query cache, so every component reading useRun sees
  *   the new status and progress without polling.
+ * - `progress` events (every sample batch) update the cached run's progress and its step's.
  * - `samples` events are merged into a live store that the chart merges with the stored
  *   samples from GET .../samples (see stepSamples).
  * The server ends the stream after a final status; the browser would reconnect on its own,
@@ -88,6 +100,13 @@ export function useRunEvents(runId: number, enabled: boolean): RunEvents {
         setState("ended");
         void queryClient.invalidateQueries({ queryKey: runKeys.lists() });
       }
+    });
+    source.addEventListener("progress", (event) => {
+      const progress = parse(event);
+      if (!isProgress(runId, progress)) return;
+      queryClient.setQueryData<RunDetail>(runKeys.detail(runId), (run) =>
+        run ? applyProgress(run, progress) : run,
+      );
     });
     source.addEventListener("samples", (event) => {
       const batch = parse(event);

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { Sample } from "../types";
-import { addSampleBatch, mergeSamples, stepSamples, type LiveSamples } from "./samples-utils";
+import type { RunDetail, Step } from "../types";
+import {
+  addSampleBatch,
+  applyProgress,
+  mergeSamples,
+  stepSamples,
+  type LiveSamples,
+} from "./samples-utils";
 
 const s = (step_id: number, t: number, read_mbps = 0): Sample => ({
   step_id,
@@ -93,5 +100,55 @@ describe("stepSamples", () => {
   it("works before the GET answered and when nothing is live", () => {
     expect(keys(stepSamples(1, undefined, { 1: [s(1, 9)] }))).toEqual(["1@9"]);
     expect(keys(stepSamples(1, [s(1, 1), s(2, 1)], {}))).toEqual(["1@1"]);
+  });
+});
+
+describe("applyProgress", () => {
+  const step = (id: number, progress: number): Step => ({
+    id,
+    idx: id - 1,
+    kind: "fio",
+    name: `step-${id}`,
+    label: `Step ${id}`,
+    params: {},
+    status: id === 1 ? "done" : id === 2 ? "running" : "pending",
+    progress,
+    estimate_s: 60,
+    started_at: null,
+    finished_at: null,
+    error: null,
+    results: [],
+  });
+  const run: RunDetail = {
+    id: 7,
+    plan: "four-corners",
+    drive_id: 1,
+    drive_label: "Drive",
+    simulated: true,
+    embargoed: false,
+    status: "running",
+    progress: 0.4,
+    error: null,
+    waiting_position: null,
+    created_at: "2026-11-21T10:00:00Z",
+    started_at: "2026-11-21T10:00:01Z",
+    finished_at: null,
+    params: {},
+    environment: {},
+    steps: [step(1, 1), step(2, 0.2), step(3, 0)],
+  };
+
+  it("moves the run's progress and its step's, and nothing else", () => {
+    const next = applyProgress(run, { run_id: 7, progress: 0.5, step_id: 2, step_progress: 0.5 });
+    expect(next.progress).toBe(0.5);
+    expect(next.steps.map((s) => s.progress)).toEqual([1, 0.5, 0]);
+    expect(next.steps[0]).toBe(run.steps[0]);
+    expect(next.steps[1]!.status).toBe("running");
+    expect(run.progress).toBe(0.4); // the cached run is not mutated
+  });
+
+  it("ignores another run's progress", () => {
+    const other = applyProgress(run, { run_id: 8, progress: 0.9, step_id: 2, step_progress: 1 });
+    expect(other).toBe(run);
   });
 });

@@ -1,4 +1,4 @@
-import type { Sample, SampleBatch } from "../types";
+import type { RunDetail, RunProgress, Sample, SampleBatch } from "../types";
 
 /** Samples received live, per step id, each list ordered by t without duplicates. */
 export type LiveSamples = Readonly<Record<number, readonly Sample[]>>;
@@ -75,4 +75,14 @@ export function stepSamples(
 ): Sample[] {
   const stored = (fetched ?? []).filter((s) => s.step_id === stepId);
   return mergeSamples(stored, live[stepId] ?? []);
+}
+
+/** The run with a `progress` event applied: its progress and its step's, nothing else. */
+export function applyProgress(run: RunDetail, p: RunProgress): RunDetail {
+  if (run.id !== p.run_id) return run;
+  return {
+    ...run,
+    progress: p.progress,
+    steps: run.steps.map((s) => (s.id === p.step_id ? { ...s, progress: p.step_progress } : s)),
+  };
 }
