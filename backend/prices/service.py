@@ -432,7 +432,7 @@ def list_prices(
         query = query.where(Price.model_id == model_id)
     if hide_embargoed:
         query = query.where(not_embargoed())
-    return [(p, m) for p, m in session.execute(query).tuples()]
+    return [(p, m) for p, m in session.execute(query)]
 
 
 def _key(model_id: int, p: PriceRow | Price) -> tuple[object, ...]:
@@ -536,7 +536,7 @@ def export_csv(session: Session, *, hide_embargoed: bool = False) -> str:
     )
     if hide_embargoed:
         query = query.where(not_embargoed())
-    return write_price_csv(session.execute(query).tuples())
+    return write_price_csv(session.execute(query))
 
 
 def price_table(
@@ -587,5 +587,5 @@ def observations_for(
             observed_on=p.observed_on,
             source=p.source,
         )
-        for p, m in session.execute(query).tuples()
+        for p, m in session.execute(query)
     ]
