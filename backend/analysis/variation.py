@@ -22,7 +22,9 @@ def variation(values: Sequence[float | None]) -> dict:
     # Plain Python, not numpy: a comparison calls this for every drive of every metric (2,000
     # times for 10 drives and the whole suite) with a handful of values, where numpy's
     # per-call overhead is 10x the arithmetic. fsum is exact, so the mean is as good as numpy's.
-    v = [x for x in (float(x) for x in values if x is not None) if math.isfinite(x)]
+    v = [float(x) for x in values if x is not None]
+    if not all(map(math.isfinite, v)):
+        v = [x for x in v if math.isfinite(x)]
     n = len(v)
     if n == 0:
         return {"count": 0, **dict.fromkeys(("mean", "stddev", "min", "max", "spread_pct"))}

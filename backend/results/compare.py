@@ -9,6 +9,7 @@ conditions (picked out of the runs' JSON by PostgreSQL, once per run), and the r
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import select
@@ -55,45 +56,53 @@ def _drives(
     return found
 
 
-def _runs(session: Session, drive_ids: list[int]) -> dict[int, Any]:
-    """The drives' finished runs by id, with the parameters and environment entries their
+def _runs(session: Session, drive_ids: list[int]) -> list[Any]:
+    """The drives' finished runs, with the parameters and environment entries their
     conditions are read from: picked out by PostgreSQL, as a run's environment (drive and
     host info, SMART before and after) can be tens of KB of JSON."""
     env, params = Run.environment, Run.params
-    rows = session.execute(
-        select(
-            Run.id,
-            Run.drive_id,
-            Run.plan,
-            Run.finished_at,
-            # As text (->>), turned into Python values here: decoding each JSON value with
-            # json.loads cost more than the query (6,000 values for 10 drives).
-            env["drive"]["firmware"].as_string().label("firmware"),
-            env["host"]["fio_version"].as_string().label("fio_version"),
-            env["host"]["hostname"].as_string().label("hostname"),
-            env["resumes"].as_string().label("resumes"),
-            params["prewrite"].as_string().label("prewrite"),
-            params["ioengine"].as_string().label("ioengine"),
-            params.has_key("op_percent").label("has_op_percent"),
-            params["op_percent"].as_string().label("op_percent"),
-        ).where(Run.drive_id.in_(drive_ids), Run.status == "done")
-    )
-    return {row.id: row for row in rows}
+    query = select(
+        Run.id,
+        Run.drive_id,
+        Run.finished_at,
+        # As text (->>), turned into Python values here: decoding each JSON value with
+        # json.loads cost more than the query (6,000 values for 10 drives).
+        env["drive"]["firmware"].as_string().label("firmware"),
+        env["host"]["fio_version"].as_string().label("fio_version"),
+        env["host"]["hostname"].as_string().label("hostname"),
+        env["resumes"].as_string().label("resumes"),
+        params["prewrite"].as_string().label("prewrite"),
+        params["ioengine"].as_string().label("ioengine"),
+        params.has_key("op_percent").label("has_op_percent"),
+        params["op_percent"].as_string().label("op_percent"),
+    ).where(Run.drive_id.in_(drive_ids), Run.status == "done")
+    return list(session.connection().execute(query))
 
 
-def _rows(session: Session, drive_ids: list[int]) -> list[Any]:
-    """Every result of those runs, oldest run first. Plain columns only: a run's parameters
-    and environment (JSON) are read once per run by _runs, not once per result. Fetched all
-    at once on the Core connection: ~6,000 rows for 10 drives over the whole suite, where
-    the ORM's row-by-row result took longer than the query."""
+def _rows(session: Session, drive_ids: list[int]) -> Sequence[Any]:
+    """Every result of those runs as (metric id, drive id, run id, value, unit), oldest run
+    first. Plain columns only, fetched all at once: ~7,000 rows for 10 drives over the whole
+    suite. Grouping them in SQL instead (an ordered array per metric and drive) took
+    PostgreSQL three times as long as this query and the grouping in Python together."""
     query = (
-        select(Result.run_id, Step.name, Result.metric, Result.value, Result.unit)
+        select(
+            Run.plan + ":" + Step.name + ":" + Result.metric,
+            Run.drive_id,
+            Result.run_id,
+            Result.value,
+            Result.unit,
+        )
         .join(Step, Step.id == Result.step_id)
         .join(Run, Run.id == Result.run_id)
         .where(Run.drive_id.in_(drive_ids), Run.status == "done")
-        .order_by(Run.finished_at)
+        .order_by(Run.finished_at, Result.run_id)
     )
-    return list(session.connection().execute(query).all())
+    # The driver's tuples: a Row object for each of them cost more than the fetch.
+    result = session.connection().execute(query)
+    try:
+        return result.cursor.fetchall()
+    finally:
+        result.close()
 
 
 def _conditions(run: Any, drive: DriveSample) -> dict[str, Any]:
@@ -112,8 +121,6 @@ def _conditions(run: Any, drive: DriveSample) -> dict[str, Any]:
         "host": run.hostname,
         # a count of resumes, or a list of them: either way, none is 0, [] or absent
         "resumed": run.resumes not in (None, "0", "[]", "null", "false"),
-        # Not a condition: when, for the provenance of a chart; never warned about.
-        "finished": run.finished_at,
     }
 
 
@@ -132,40 +139,45 @@ def compare(
         raise InvalidParams("aggregate is latest or mean", field="aggregate")
     drives = _drives(session, drive_ids, hide_embargoed)
     wanted = set(metrics) if metrics else None
-    # run id -> (plan, drive id, conditions): each run's conditions are worked out once.
-    runs = {
-        run_id: (run.plan, run.drive_id, _conditions(run, drives[run.drive_id]))
-        for run_id, run in _runs(session, drive_ids).items()
-    }
-    values: dict[str, dict[int, list[tuple[float, dict[str, Any]]]]] = defaultdict(
-        lambda: defaultdict(list)
-    )
-    run_ids: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    # Per run once, not per result: its conditions (as the items warnings compare) and what
+    # a row states about its latest run.
+    conditions: dict[int, tuple[tuple[str, Any], ...]] = {}
+    provenance: dict[int, tuple[Any, Any, Any]] = {}
+    for run in _runs(session, drive_ids):
+        cond = _conditions(run, drives[run.drive_id])
+        conditions[run.id] = tuple(cond.items())
+        provenance[run.id] = (cond["firmware"], cond["fio version"], run.finished_at)
+    # metric -> drive -> (values, run ids), oldest run first; drives in the order first met
+    groups: dict[str, dict[int, tuple[list[float], list[int]]]] = {}
     units: dict[str, str] = {}
-    for run_id, step_name, metric, value, unit in _rows(session, drive_ids):
-        plan, drive_id, cond = runs[run_id]
-        mid = metric_id(plan, step_name, metric)
-        if wanted is not None and mid not in wanted:
-            continue
-        units[mid] = unit
-        values[mid][drive_id].append((value, cond))
-        run_ids[mid].append((drive_id, run_id))
+    for mid, drive_id, run_id, value, unit in _rows(session, drive_ids):
+        per_drive = groups.get(mid)
+        if per_drive is None:
+            if wanted is not None and mid not in wanted:
+                continue
+            per_drive = groups[mid] = {}
+        found = per_drive.get(drive_id)
+        if found is None:
+            per_drive[drive_id] = ([value], [run_id])
+        else:
+            found[0].append(value)
+            found[1].append(run_id)
+        units[mid] = unit  # the latest result's
     # Per drive once, not per row: how the drive is labelled and flagged.
     shown = {
         d.id: (drive_label(d), d.model.simulated, under_embargo(d.model)) for d in drives.values()
     }
     # Metrics measured in the same runs (every metric of a step, of a plan) have the same
     # conditions, hence the same warnings: worked out once per set of runs.
-    warned: dict[tuple[tuple[int, int], ...], list[str]] = {}
+    warned: dict[frozenset[tuple[int, tuple[int, ...]]], list[str]] = {}
     out = []
-    for mid in sorted(values):
-        per_drive = values[mid]
+    for mid in sorted(groups):
+        per_drive = groups[mid]
         rows: list[dict[str, Any]] = []
-        for drive_id, observations in per_drive.items():
+        for drive_id, (numbers, run_ids) in per_drive.items():
             label, simulated, embargoed = shown[drive_id]
-            numbers = [v for v, _c in observations]
             stats = variation(numbers)
-            latest = observations[-1][1]
+            firmware, fio_version, finished_at = provenance[run_ids[-1]]
             rows.append(
                 {
                     "drive_id": drive_id,
@@ -175,44 +187,44 @@ def compare(
                     "under_review": drive_id == under_review,
                     "value": numbers[-1] if aggregate == "latest" else stats["mean"],
                     "runs": stats,
-                    "firmware": latest["firmware"],
-                    "fio_version": latest["fio version"],
-                    "finished_at": latest["finished"],
+                    "firmware": firmware,
+                    "fio_version": fio_version,
+                    "finished_at": finished_at,
                 }
             )
-        lower = lower_is_better(mid, units[mid])
+        unit = units[mid]
+        lower = lower_is_better(mid, unit)
         rows.sort(key=lambda r: float(r["value"]), reverse=not lower)
-        key = tuple(sorted(run_ids[mid]))
+        # A drive's run ids come oldest first, so the same runs make the same key.
+        key = frozenset((d, tuple(runs)) for d, (_v, runs) in per_drive.items())
         if key not in warned:
-            warned[key] = _warnings(per_drive, drives)
+            warned[key] = _warnings(per_drive, conditions, drives)
         out.append(
             {
                 "metric": mid,
-                "unit": units[mid],
+                "unit": unit,
                 "lower_is_better": lower,
                 "rows": rows,
                 "warnings": list(warned[key]),
             }
         )
-    missing = sorted(wanted - set(values)) if wanted else []
+    missing = sorted(wanted - set(groups)) if wanted else []
     return {"aggregate": aggregate, "metrics": out, "missing": missing}
 
 
 def _warnings(
-    per_drive: dict[int, list[tuple[float, dict[str, Any]]]], drives: dict[int, DriveSample]
+    per_drive: dict[int, tuple[list[float], list[int]]],
+    conditions: dict[int, tuple[tuple[str, Any], ...]],
+    drives: dict[int, DriveSample],
 ) -> list[str]:
     """Conditions that change the numbers and differ between the compared results."""
     seen: dict[str, dict[Any, set[str]]] = defaultdict(lambda: defaultdict(set))
     firmware: dict[str, set[Any]] = defaultdict(set)
-    for drive_id, observations in per_drive.items():
+    for drive_id, (_values, run_ids) in per_drive.items():
         name = drives[drive_id].model.model
-        # A drive's runs mostly share their conditions, and every metric of a run shares
-        # the run's one dict: each distinct set of conditions is looked at once.
-        distinct = {
-            tuple((k, v) for k, v in cond.items() if k != "finished")
-            for cond in {id(c): c for _v, c in observations}.values()
-        }
-        for cond_items in distinct:
+        # A drive's runs mostly share their conditions: each distinct set of conditions is
+        # looked at once.
+        for cond_items in {conditions[r] for r in run_ids}:
             for key, value in cond_items:
                 if key == "firmware":
                     firmware[name].add(value)
