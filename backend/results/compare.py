@@ -8,11 +8,13 @@ conditions (picked out of the runs' JSON by PostgreSQL, once per run), and the r
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Sequence
+import threading
+from collections import OrderedDict, defaultdict
+from collections.abc import Hashable, Sequence
 from typing import Any
 
-from sqlalchemy import select
+from pydantic import TypeAdapter
+from sqlalchemy import Text, cast, func, select
 from sqlalchemy.orm import Session, joinedload
 
 from backend.analysis.variation import variation
@@ -56,10 +58,12 @@ def _drives(
     return found
 
 
-def _runs(session: Session, drive_ids: list[int]) -> list[Any]:
+def _runs(session: Session, drive_ids: list[int], fingerprint: bool = False) -> list[Any]:
     """The drives' finished runs, with the parameters and environment entries their
     conditions are read from: picked out by PostgreSQL, as a run's environment (drive and
-    host info, SMART before and after) can be tens of KB of JSON."""
+    host info, SMART before and after) can be tens of KB of JSON. With fingerprint, also
+    each run's plan and a digest of everything _rows reads of its results (see
+    _results_digest): what a cached comparison is keyed on."""
     env, params = Run.environment, Run.params
     query = select(
         Run.id,
@@ -76,7 +80,35 @@ def _runs(session: Session, drive_ids: list[int]) -> list[Any]:
         params.has_key("op_percent").label("has_op_percent"),
         params["op_percent"].as_string().label("op_percent"),
     ).where(Run.drive_id.in_(drive_ids), Run.status == "done")
+    if fingerprint:
+        digest = _results_digest()
+        query = (
+            query.add_columns(Run.plan, digest.c.count, digest.c.digest)
+            .outerjoin(digest, digest.c.run_id == Run.id)
+            .order_by(Run.id)
+        )
     return list(session.connection().execute(query))
+
+
+def _results_digest() -> Any:
+    """Per run: how many results _rows reads and the XOR of a 64-bit hash of each one's step
+    id, step name, metric, unit and value (as text, exact: -0 and NaN included). Any change
+    to one of them (a result corrected, added or deleted, a step renamed) changes the
+    digest or the count, but for a 2^-64 chance."""
+    each = func.hashtextextended(
+        Step.name + ":" + Result.metric + ":" + Result.unit + ":" + cast(Result.value, Text),
+        Result.step_id,
+    )
+    return (
+        select(
+            Result.run_id,
+            func.count().label("count"),
+            func.bit_xor(each).label("digest"),
+        )
+        .join(Step, Step.id == Result.step_id)
+        .group_by(Result.run_id)
+        .subquery()
+    )
 
 
 def _rows(session: Session, drive_ids: list[int]) -> Sequence[Any]:
@@ -124,6 +156,13 @@ def _conditions(run: Any, drive: DriveSample) -> dict[str, Any]:
     }
 
 
+def _check(drive_ids: list[int], aggregate: str) -> None:
+    if not drive_ids:
+        raise InvalidParams("choose at least one drive: ?drives=1,2,3", field="drives")
+    if aggregate not in ("latest", "mean"):
+        raise InvalidParams("aggregate is latest or mean", field="aggregate")
+
+
 def compare(
     session: Session,
     drive_ids: list[int],
@@ -133,17 +172,90 @@ def compare(
     *,
     hide_embargoed: bool = False,
 ) -> dict[str, Any]:
-    if not drive_ids:
-        raise InvalidParams("choose at least one drive: ?drives=1,2,3", field="drives")
-    if aggregate not in ("latest", "mean"):
-        raise InvalidParams("aggregate is latest or mean", field="aggregate")
+    _check(drive_ids, aggregate)
     drives = _drives(session, drive_ids, hide_embargoed)
+    runs = _runs(session, drive_ids)
+    return _compare(session, drive_ids, drives, runs, metrics, under_review, aggregate)
+
+
+# Answers of GET /api/compare, serialised, by everything they are computed from (see
+# compare_json): the most recently used ones.
+CACHE_SIZE = 32
+_cache: OrderedDict[Hashable, bytes] = OrderedDict()
+_cache_lock = threading.Lock()
+_PLAIN = TypeAdapter(dict[str, Any])
+
+
+def compare_json(
+    session: Session,
+    drive_ids: list[int],
+    metrics: list[str] | None,
+    under_review: int | None,
+    aggregate: str = "latest",
+    *,
+    hide_embargoed: bool = False,
+) -> bytes:
+    """compare() as JSON, from a cache when nothing it is computed from has changed.
+
+    The key holds every input of the answer: the database, the request, what the answer
+    shows of each drive (label, model, flags, the embargo as of now), and each finished
+    run's conditions, finish time, plan and a digest of its results with their step names.
+    A run that finishes, is resumed or deleted, a result corrected, a drive renamed or
+    embargoed: each changes the key, so an answer is never stale. A hit costs the drives'
+    and runs' queries (the digest is summed by PostgreSQL) and no results fetched; a miss
+    computes the answer as compare() does, from the same drives and runs."""
+    _check(drive_ids, aggregate)
+    drives = _drives(session, drive_ids, hide_embargoed)
+    runs = _runs(session, drive_ids, fingerprint=True)
+    key = (
+        session.connection().engine.url.render_as_string(),
+        tuple(drive_ids),
+        None if not metrics else frozenset(metrics),
+        under_review,
+        aggregate,
+        tuple(
+            (
+                d.id,
+                drive_label(d),
+                d.firmware,
+                d.model.model,
+                d.model.simulated,
+                under_embargo(d.model),
+            )
+            for d in sorted(drives.values(), key=lambda d: d.id)
+        ),
+        tuple(tuple(run) for run in runs),
+    )
+    with _cache_lock:
+        body = _cache.get(key)
+        if body is not None:
+            _cache.move_to_end(key)
+            return body
+    body = _PLAIN.dump_json(
+        _compare(session, drive_ids, drives, runs, metrics, under_review, aggregate)
+    )
+    with _cache_lock:
+        _cache[key] = body
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return body
+
+
+def _compare(
+    session: Session,
+    drive_ids: list[int],
+    drives: dict[int, DriveSample],
+    runs: list[Any],
+    metrics: list[str] | None,
+    under_review: int | None,
+    aggregate: str,
+) -> dict[str, Any]:
     wanted = set(metrics) if metrics else None
     # Per run once, not per result: its conditions (as the items warnings compare) and what
     # a row states about its latest run.
     conditions: dict[int, tuple[tuple[str, Any], ...]] = {}
     provenance: dict[int, tuple[Any, Any, Any]] = {}
-    for run in _runs(session, drive_ids):
+    for run in runs:
         cond = _conditions(run, drives[run.drive_id])
         conditions[run.id] = tuple(cond.items())
         provenance[run.id] = (cond["firmware"], cond["fio version"], run.finished_at)

@@ -1,0 +1,183 @@
+"""GET /api/compare's cache (compare_json) on a real PostgreSQL: a repeated comparison fetches
+no results, and every change that alters the answer gets the new answer, never the old one."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import event, select, update
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session
+
+from backend.benches.models import Bench
+from backend.core.db import session_factory, utcnow
+from backend.drives.models import DriveModel, DriveSample
+from backend.results import compare as cmp
+from backend.results.models import Result
+from backend.runs.models import Run, Step
+from tests.backend.results.test_compare import add_drive, add_run
+
+READ = "four-corners:randread-4k-qd3:read_mbps"
+VALUES = {"randread-4k-qd3": 100.0, "randwrite-4k-qd32": 200.0, "randwrite-4k-qd3": 50.0}
+
+
+@pytest.fixture(scope="module")
+def lab(engine: Engine) -> dict[str, list[int]]:
+    with session_factory(engine)() as s:
+        bench = Bench(name="cache-bench", host_info={})
+        s.add(bench)
+        s.flush()
+        drives = [add_drive(s, bench, 200 + n) for n in range(3)]
+        for n, d in enumerate(drives):
+            add_run(s, d, {k: v + n for k, v in VALUES.items()}, age_s=100)
+        s.commit()
+        return {"drives": [d.id for d in drives]}
+
+
+@pytest.fixture
+def session(engine: Engine) -> Iterator[Session]:
+    """A session whose changes are rolled back: compare_json reads them in its transaction."""
+    with session_factory(engine)() as s:
+        yield s
+        s.rollback()
+
+
+def answer(s: Session, drives: list[int], **kw: Any) -> dict[str, Any]:
+    """compare_json's answer, checked to be the one compare() computes now (no cache)."""
+    body = cmp.compare_json(s, drives, None, None, **kw)
+    assert body == cmp._PLAIN.dump_json(cmp.compare(s, drives, None, None, **kw))
+    return json.loads(body)
+
+
+def read_row(result: dict[str, Any], drive_id: int) -> dict[str, Any]:
+    metric = next(m for m in result["metrics"] if m["metric"] == READ)
+    return next(r for r in metric["rows"] if r["drive_id"] == drive_id)
+
+
+def selects(engine: Engine, fn: Callable[[], Any]) -> list[str]:
+    statements: list[str] = []
+    listener = lambda *args: statements.append(args[2])  # noqa: E731
+    event.listen(engine, "before_cursor_execute", listener)
+    try:
+        fn()
+    finally:
+        event.remove(engine, "before_cursor_execute", listener)
+    return [q for q in statements if q.lstrip().upper().startswith("SELECT")]
+
+
+def test_a_repeated_comparison_fetches_no_results(engine: Engine, lab: dict) -> None:
+    drives = lab["drives"]
+    with session_factory(engine)() as s:
+        first = selects(engine, lambda: cmp.compare_json(s, drives, None, drives[0]))
+        body = cmp.compare_json(s, drives, None, drives[0])
+        again = selects(engine, lambda: cmp.compare_json(s, drives, None, drives[0]))
+        assert body == cmp._PLAIN.dump_json(cmp.compare(s, drives, None, drives[0]))
+    assert len(first) == 3  # drives, runs with their results' digest, results
+    # the drives and the runs again; not the results (ordered by the runs' finish)
+    assert len(again) == 2 and not any("ORDER BY runs.finished_at" in q for q in again)
+    assert any("ORDER BY runs.finished_at" in q for q in first)
+    # Another request (here: another drive under review) is another answer.
+    with session_factory(engine)() as s:
+        other = json.loads(cmp.compare_json(s, drives, None, drives[1]))
+    assert read_row(other, drives[1])["under_review"]
+    assert not read_row(other, drives[0])["under_review"]
+
+
+def test_a_run_that_finishes_is_in_the_next_answer(session: Session, lab: dict) -> None:
+    drives = lab["drives"]
+    before = answer(session, drives)
+    assert read_row(before, drives[0])["value"] == 100.0
+    drive = session.get(DriveSample, drives[0])
+    assert drive is not None
+    run = add_run(session, drive, {**VALUES, "randread-4k-qd3": 130})
+    run.status = "running"
+    run.finished_at = None
+    session.flush()
+    assert answer(session, drives) == before  # not finished: not compared
+    run.status = "done"
+    run.finished_at = utcnow()
+    session.flush()
+    after = read_row(answer(session, drives), drives[0])
+    assert after["value"] == 130.0 and after["runs"]["count"] == 2
+
+
+def test_a_corrected_result_is_in_the_next_answer(session: Session, lab: dict) -> None:
+    drives = lab["drives"]
+    answer(session, drives)
+    run_id = session.scalars(select(Run.id).where(Run.drive_id == drives[1])).one()
+    session.execute(
+        update(Result)
+        .where(Result.run_id == run_id, Result.metric == "read_mbps")
+        .values(value=99.5)
+    )
+    assert read_row(answer(session, drives), drives[1])["value"] == 99.5
+    # -0.0 and 0.0 are different answers (JSON -0.0 and 0.0), and different digests.
+    session.execute(update(Result).where(Result.run_id == run_id).values(value=0.0))
+    assert read_row(answer(session, drives), drives[1])["value"] == 0.0
+    session.execute(update(Result).where(Result.run_id == run_id).values(value=-0.0))
+    body = cmp.compare_json(session, drives, None, None)
+    assert b'"value":-0.0' in body
+
+
+def test_a_deleted_result_or_renamed_step_is_in_the_next_answer(
+    session: Session, lab: dict
+) -> None:
+    drives = lab["drives"]
+    answer(session, drives)
+    run_id = session.scalars(select(Run.id).where(Run.drive_id == drives[2])).one()
+    session.execute(
+        Result.__table__.delete().where(Result.run_id == run_id, Result.metric == "read_mbps")
+    )
+    result = answer(session, drives)
+    metric = next(m for m in result["metrics"] if m["metric"] == READ)
+    assert drives[2] not in [r["drive_id"] for r in metric["rows"]]
+    session.execute(
+        update(Step)
+        .where(Step.run_id == run_id, Step.name == "randwrite-4k-qd32")
+        .values(name="randwrite-4k-qd32-renamed")
+    )
+    renamed = answer(session, drives)
+    assert "four-corners:randwrite-4k-qd32-renamed:write_mbps" in [
+        m["metric"] for m in renamed["metrics"]
+    ]
+
+
+def test_conditions_and_drives_that_change_are_in_the_next_answer(
+    session: Session, lab: dict
+) -> None:
+    drives = lab["drives"]
+    pair = drives[:2]
+    assert (
+        next(m for m in answer(session, pair)["metrics"] if m["metric"] == READ)["warnings"] == []
+    )
+    run = session.scalars(select(Run).where(Run.drive_id == drives[1])).one()
+    run.environment = {"host": {"fio_version": "fio-3.38", "hostname": "bench1"}}
+    session.flush()
+    warnings = next(m for m in answer(session, pair)["metrics"] if m["metric"] == READ)["warnings"]
+    assert any("fio version" in w and "fio-3.38" in w for w in warnings), warnings
+
+    drive = session.get(DriveSample, drives[0])
+    assert drive is not None
+    drive.serial = "SIM-CORRECTED"
+    session.flush()
+    assert "SIM-CORRECTED" in read_row(answer(session, pair), drives[0])["label"]
+
+    model = session.get(DriveModel, drive.model_id)
+    assert model is not None
+    model.embargo_until = utcnow() + timedelta(days=1)
+    session.flush()
+    assert read_row(answer(session, pair), drives[0])["embargoed"] is True
+    with pytest.raises(Exception, match="no drive with id"):
+        cmp.compare_json(session, pair, None, None, hide_embargoed=True)
+
+
+def test_the_cache_keeps_the_most_recent_answers(session: Session, lab: dict) -> None:
+    drives = lab["drives"]
+    for n in range(cmp.CACHE_SIZE + 5):
+        cmp.compare_json(session, drives, None, None if n % 2 else drives[0], "latest")
+        cmp.compare_json(session, drives, [READ, f"x:y:{n}"], None)
+    assert len(cmp._cache) <= cmp.CACHE_SIZE
