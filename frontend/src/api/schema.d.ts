@@ -704,8 +704,10 @@ export interface paths {
         };
         /**
          * Run Events
-         * @description Server-sent events: `run` (the run as GET /api/runs/{id}), `samples` (a batch of new
-         *     samples of a step). The stream ends when the run has ended.
+         * @description Server-sent events: `run` (the run as GET /api/runs/{id}, whenever its status or a
+         *     step's changes), `samples` (a batch of new samples of a step) and `progress` ({run_id,
+         *     progress, step_id, step_progress}, with every batch and heartbeat). The stream ends when
+         *     the run has ended.
          */
         get: operations["run_events_api_runs__run_id__events_get"];
         put?: never;
