@@ -66,5 +66,5 @@ def test_dockerfile_builds_what_compose_expects() -> None:
         assert (ROOT / path).exists(), f"Dockerfile copies missing {path}"
     assert "apt-get install" in dockerfile and " fio " in dockerfile
     assert drivelab_env("api")["DRIVELAB_FRONTEND_DIR"] in dockerfile
-    cmd = re.search(r'^CMD (\[.*\])', dockerfile, flags=re.M)
+    cmd = re.search(r"^CMD (\[.*\])", dockerfile, flags=re.M)
     assert cmd is not None and '"up"' in cmd.group(1)

@@ -32,10 +32,24 @@ def test_embedded_up_runs_a_plan_stops_cleanly_and_keeps_its_data(tmp_path: Path
         creds = data_dir / "credentials.json"
         assert creds.stat().st_mode & 0o077 == 0
         drive = json.loads(stack.cli("drives", "--json").stdout)[0]
-        out = stack.cli("run", "four-corners", "--drive", str(drive["id"]),
-                        "--param", "span=32m", "--param", "runtime_s=1",
-                        "--param", "seq_runtime_s=1", "--param", 'patterns=["incompressible"]',
-                        "--confirm-serial", drive["serial"], "--wait", "--json")
+        out = stack.cli(
+            "run",
+            "four-corners",
+            "--drive",
+            str(drive["id"]),
+            "--param",
+            "span=32m",
+            "--param",
+            "runtime_s=1",
+            "--param",
+            "seq_runtime_s=1",
+            "--param",
+            'patterns=["incompressible"]',
+            "--confirm-serial",
+            drive["serial"],
+            "--wait",
+            "--json",
+        )
         run = json.loads(out.stdout)
         assert run["status"] == "done", run
         first_token = stack.token
@@ -82,8 +96,15 @@ def test_cli_help_and_listing(stack: Stack, sim_drive: dict) -> None:
 
 def test_up_refuses_to_serve_beyond_loopback_without_a_secret(tmp_path: Path) -> None:
     out = run_cli(
-        tmp_path / "data", "up", "--host", "0.0.0.0", "--port", "1",
-        check=False, timeout=60, env={"DRIVELAB_SECRET_KEY": ""},
+        tmp_path / "data",
+        "up",
+        "--host",
+        "0.0.0.0",
+        "--port",
+        "1",
+        check=False,
+        timeout=60,
+        env={"DRIVELAB_SECRET_KEY": ""},
     )
     assert out.returncode != 0
     assert "refusing to bind to 0.0.0.0" in out.stderr and "DRIVELAB_SECRET_KEY" in out.stderr
@@ -91,9 +112,23 @@ def test_up_refuses_to_serve_beyond_loopback_without_a_secret(tmp_path: Path) ->
 
 
 def test_cli_run_waits_with_progress_and_prints_results(stack: Stack, sim_drive: dict) -> None:
-    out = stack.cli("run", "four-corners", "--drive", str(sim_drive["id"]),
-                    "--param", "span=64m", "--param", "runtime_s=2", "--param", "seq_runtime_s=1",
-                    "--param", "prewrite=false", "--confirm-serial", sim_drive["serial"], "--wait")
+    out = stack.cli(
+        "run",
+        "four-corners",
+        "--drive",
+        str(sim_drive["id"]),
+        "--param",
+        "span=64m",
+        "--param",
+        "runtime_s=2",
+        "--param",
+        "seq_runtime_s=1",
+        "--param",
+        "prewrite=false",
+        "--confirm-serial",
+        sim_drive["serial"],
+        "--wait",
+    )
     assert "queued run" in out.stdout
     assert "4K random read QD3" in out.stdout and "MB/s" in out.stdout
     assert "100.0%" in out.stderr  # the progress bar reached the end
@@ -107,8 +142,9 @@ def test_cli_run_waits_with_progress_and_prints_results(stack: Stack, sim_drive:
 def test_cli_errors_say_what_to_fix(stack: Stack, sim_drive: dict, tmp_path: Path) -> None:
     out = stack.cli("run", "four-corners", "--drive", str(sim_drive["id"]), check=False)
     assert out.returncode == 2 and f"--confirm-serial {sim_drive['serial']}" in out.stderr
-    out = stack.cli("run", "four-corners", "--drive", str(sim_drive["id"]), "--param", "oops",
-                    check=False)
+    out = stack.cli(
+        "run", "four-corners", "--drive", str(sim_drive["id"]), "--param", "oops", check=False
+    )
     assert out.returncode == 2 and "name=value" in out.stderr
     nowhere = run_cli(tmp_path / "empty", "drives", check=False)
     assert nowhere.returncode == 2 and "drivelab up" in nowhere.stderr

@@ -19,11 +19,21 @@ def test_review_defaults_match_methods() -> None:
     _plan, params, steps = compile_plan("four-corners", {}, DRIVE)
     assert params["span"] == "8g" and params["runtime_s"] == 180
     by = {s.name: options(s.job_file or "") for s in steps}
-    assert by["prewrite"] == {**by["prewrite"], "rw": "write", "bs": "128k", "iodepth": "32",
-                              "size": "8g"}
+    assert by["prewrite"] == {
+        **by["prewrite"],
+        "rw": "write",
+        "bs": "128k",
+        "iodepth": "32",
+        "size": "8g",
+    }
     rr = by["randread-4k-qd3"]
     assert (rr["rw"], rr["bs"], rr["iodepth"], rr["size"], rr["runtime"]) == (
-        "randread", "4k", "3", "8g", "180")
+        "randread",
+        "4k",
+        "3",
+        "8g",
+        "180",
+    )
     assert rr["time_based"] == "1" and rr["norandommap"] == "1"
     for qd in (3, 32):
         inc = by[f"randwrite-4k-qd{qd}-incompressible"]
@@ -47,8 +57,12 @@ def test_shortened_and_single_pattern() -> None:
         DRIVE,
     )
     assert [s.name for s in steps] == [
-        "randread-4k-qd3", "randwrite-4k-qd3-compressible", "randwrite-4k-qd32-compressible",
-        "seqread-128k-qd1", "seqwrite-128k-qd1-compressible"]
+        "randread-4k-qd3",
+        "randwrite-4k-qd3-compressible",
+        "randwrite-4k-qd32-compressible",
+        "seqread-128k-qd1",
+        "seqwrite-128k-qd1-compressible",
+    ]
     assert options(steps[0].job_file or "")["runtime"] == "2"
 
 

@@ -155,6 +155,14 @@ def test_last_interval_ends_when_the_job_stopped(name: str) -> None:
 
 
 def test_progress_of_a_time_based_job_counts_from_the_start() -> None:
-    doc = {"jobs": [{"elapsed": 1, "eta": 2147483647, "job_runtime": 900,
-                     "job options": {"time_based": "1", "runtime": "3"}}]}
+    doc = {
+        "jobs": [
+            {
+                "elapsed": 1,
+                "eta": 2147483647,
+                "job_runtime": 900,
+                "job options": {"time_based": "1", "runtime": "3"},
+            }
+        ]
+    }
     assert progress_of(doc) == pytest.approx(0.3)
