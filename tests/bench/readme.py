@@ -71,11 +71,12 @@ def section(summary: dict[str, Any]) -> str:
 
 def replace_section(readme: str, new: str) -> str:
     """README with its Performance section replaced by `new`, or `new` put before the
-    Layout section when it has none."""
+    Layout section when it has none. Subsections (`### ...`) of the section are written by
+    hand (what changed, what is still missed) and kept."""
     start = readme.find(f"\n{HEADING}\n")
     if start >= 0:
-        end = readme.find("\n## ", start + len(HEADING) + 2)
-        end = len(readme) if end < 0 else end
+        ends = [readme.find(mark, start + len(HEADING) + 2) for mark in ("\n## ", "\n### ")]
+        end = min((e for e in ends if e >= 0), default=len(readme))
         return readme[: start + 1] + new + readme[end:]
     layout = readme.find("\n## Layout\n")
     if layout < 0:

@@ -93,3 +93,10 @@ def test_readme_section_replaces_the_old_one_or_goes_before_layout() -> None:
     again = readme.replace_section(once, "## Performance\n\nnewer\n")
     assert again.count("## Performance") == 1 and "newer" in again and "\nnew\n" not in again
     assert again.endswith("## Layout\n\ntree\n")
+    # A hand-written subsection of the section survives a rewrite of the figures.
+    noted = again.replace("## Layout", "### What changed\n\nnotes\n\n## Layout")
+    rewritten = readme.replace_section(noted, "## Performance\n\nnewest\n")
+    assert "newest" in rewritten and "newer" not in rewritten
+    assert rewritten.endswith(
+        "## Performance\n\nnewest\n\n### What changed\n\nnotes\n\n## Layout\n\ntree\n"
+    )
