@@ -51,7 +51,6 @@ from tests.bench.common import (
     python_entry,
     queue_run,
 )
-from worker.devices import identify
 
 PAIRS = int(os.environ.get("BENCH_FIDELITY_PAIRS", "5"))
 RUNTIME_S = int(os.environ.get("BENCH_FIDELITY_RUNTIME_S", "6"))
@@ -254,24 +253,7 @@ def main() -> Report:
         loop = attach_loop(bs.workdir)
         try:
             if loop is not None:
-                info = identify(loop)
-                with bs.client() as admin:
-                    targets["loop"] = check(
-                        admin.post(
-                            "/api/drives",
-                            json={
-                                "bench": "local",
-                                "target_path": loop,
-                                "serial": info.serial,
-                                "vendor": "drivelab",
-                                "model": "Loop device (benchmark)",
-                                "capacity_bytes": info.size_bytes,
-                                "interface": "loop",
-                                "simulated": True,
-                            },
-                        ),
-                        201,
-                    )
+                targets["loop"] = bs.stack.add_drive(loop, "Loop device (benchmark)")
             else:
                 log("not root or no losetup: the loop device variant is skipped")
             measured = {label: measure_target(bs, d, label) for label, d in targets.items()}

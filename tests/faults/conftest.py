@@ -218,30 +218,6 @@ def sim_drive(c: httpx.Client) -> dict:
     return next(d for d in c.get("/api/drives").json() if d["simulated"])
 
 
-def add_file_drive(c: httpx.Client, target: Path, size: int, model: str) -> dict:
-    """Register a sparse file in the stack's sandbox as a drive of bench `local`."""
-    from worker.devices import identify
-
-    with open(target, "wb") as f:
-        f.truncate(size)
-    info = identify(target)
-    resp = c.post(
-        "/api/drives",
-        json={
-            "bench": "local",
-            "target_path": str(target),
-            "serial": info.serial,
-            "vendor": "drivelab",
-            "model": model,
-            "capacity_bytes": info.size_bytes,
-            "interface": "file",
-            "simulated": True,
-        },
-    )
-    assert resp.status_code == 201, resp.text
-    return resp.json()
-
-
 def samples(c: httpx.Client, run_id: int, step_id: int) -> list[dict]:
     return c.get(f"/api/runs/{run_id}/samples", params={"step_id": step_id}).json()
 

@@ -9,7 +9,6 @@ import pytest
 from tests.conftest import Stack, stop_stack, wait_run
 from tests.faults.conftest import (
     PrivateRedis,
-    add_file_drive,
     assert_samples_cover_steps,
     broker_run_ids,
     log_lines,
@@ -40,9 +39,9 @@ def test_runs_the_broker_lost_are_sent_again_and_run_once(fault_stack: Stack) ->
     s = fault_stack
     broker = PrivateRedis(s)
     try:
+        b = s.add_drive(s.data_dir / "targets" / "b.img", "Second drive", size=256 << 20)
         with s.client() as c:
             a = sim_drive(c)
-            b = add_file_drive(c, s.data_dir / "targets" / "b.img", 256 << 20, "Second drive")
             first = queue(c, a, "four-corners", RUNNING)
             wait_until(lambda: running_step(c, first["id"], 1), 30, "the first run to start")
             behind = queue(c, a, "write-hitching", NEXT)  # waits in the api for drive a

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Stack, start_stack, stop_stack, wait_run
-from tests.faults.conftest import HEARTBEAT_TIMEOUT_S, add_file_drive, queue
+from tests.faults.conftest import HEARTBEAT_TIMEOUT_S, queue
 
 pytestmark = pytest.mark.e2e
 
@@ -59,8 +59,10 @@ def test_fio_failing_ends_the_run_failed_with_its_message(
     fault_stack: Stack, tiny_filesystem: Path
 ) -> None:
     """A 256 MiB sparse file on a 32 MiB filesystem: the pre-write runs out of space."""
+    drive = fault_stack.add_drive(
+        tiny_filesystem / "drive.img", "Drive on a full fs", size=256 << 20
+    )
     with fault_stack.client() as c:
-        drive = add_file_drive(c, tiny_filesystem / "drive.img", 256 << 20, "Drive on a full fs")
         run = wait_run(c, queue(c, drive, "four-corners", PARAMS)["id"], timeout=60)
     print(f"\n{run['error']}")
     assert run["status"] == "failed"
@@ -77,8 +79,8 @@ def test_a_vanished_target_is_refused_before_fio_with_a_clear_message(
     fault_stack: Stack,
 ) -> None:
     target = fault_stack.data_dir / "targets" / "vanished.img"
+    drive = fault_stack.add_drive(target, "Vanished drive", size=64 << 20)
     with fault_stack.client() as c:
-        drive = add_file_drive(c, target, 64 << 20, "Vanished drive")
         target.unlink()
         run = wait_run(c, queue(c, drive, "four-corners", PARAMS)["id"], timeout=60)
     print(f"\n{run['error']}")
