@@ -227,13 +227,10 @@ class SampleBatch(BaseModel):
             )
         return self
 
-    def __len__(self) -> int:
-        return len(self.columns.t_ms) if self.columns is not None else len(self.samples or [])
-
     def field_lists(self) -> list[list[Any]]:
         """The samples as one list per field of SAMPLE_FIELDS (None for a missing latency)."""
-        n = len(self)
         if self.columns is not None:
+            n = len(self.columns.t_ms)
             cols = self.columns
             return [v if (v := getattr(cols, f)) is not None else [None] * n for f in SAMPLE_FIELDS]
         rows = self.samples or []

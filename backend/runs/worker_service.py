@@ -203,11 +203,12 @@ def store_samples(
     step = _step(run, batch.step_id)
     if step.status != "running":
         raise Conflict(f"step {step.id} of run {run_id} is {step.status}, not running")
-    stored = copy_samples(session, run_id, step.id, batch)
+    fields = batch.field_lists()
+    stored = copy_samples(session, run_id, step.id, fields)
     run.heartbeat_at = utcnow()
     touch(bench)
     _update_progress(run, step, batch.progress)
-    if len(batch):
+    if fields[0]:
         channel = run_channel(state.channels, run_id)
         step_id = step.id
 
@@ -216,7 +217,7 @@ def store_samples(
             # storing it.
             if not has_listeners(state.redis, channel):
                 return
-            rows = zip(repeat(step_id), *batch.field_lists(), strict=False)
+            rows = zip(repeat(step_id), *fields, strict=False)
             payload = {
                 "step_id": step_id,
                 "samples": [sample_rates(dict(zip(_LIVE_KEYS, r, strict=True))) for r in rows],
@@ -240,7 +241,7 @@ _STORED_IN_RANGE = (
 )
 
 
-def copy_samples(session: Session, run_id: int, step_id: int, batch: SampleBatch) -> int:
+def copy_samples(session: Session, run_id: int, step_id: int, fields: list[list[Any]]) -> int:
     """Store a batch's samples once, however often it is sent; the number of new rows.
 
     A batch none of whose times are stored yet (every batch but a resent one) is copied
@@ -248,11 +249,10 @@ def copy_samples(session: Session, run_id: int, step_id: int, batch: SampleBatch
     INSERT ... ON CONFLICT writes every row twice. A resent batch, or one stored by a
     concurrent post of the same batch meanwhile (the primary key refuses the copy), goes
     through the staging table and adds only the rows that are missing."""
-    if not len(batch):
+    times = fields[0]  # t_ms
+    if not times:
         return 0
     conn = session.connection().connection.driver_connection
-    fields = batch.field_lists()
-    times = fields[0]
     with conn.cursor() as cur:  # type: ignore[union-attr]
         stored = cur.execute(_STORED_IN_RANGE, (step_id, min(times), max(times))).fetchone()
         if stored is not None and not stored[0]:
