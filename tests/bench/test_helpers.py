@@ -4,10 +4,12 @@ README section. Cheap: no stack, no fio (the benchmarks themselves run with `mak
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from tests.bench import readme
+from tests.bench.bench_fidelity import SETTLED_DIRTY_BYTES, dirty_bytes, settle
 from tests.bench.common import Figure, Report, fmt, median, percentile, table
 
 
@@ -100,3 +102,20 @@ def test_readme_section_replaces_the_old_one_or_goes_before_layout() -> None:
     assert rewritten.endswith(
         "## Performance\n\nnewest\n\n### What changed\n\nnotes\n\n## Layout\n\ntree\n"
     )
+
+
+def test_settle_waits_until_a_write_is_on_disk(tmp_path: Path) -> None:
+    """The fidelity benchmark's settle: what a write job left dirty is written back before
+    the next run starts, so no run shares the CPUs with the writeback of the one before."""
+    meminfo = {
+        line.split(":")[0]: int(line.split()[1]) * 1024
+        for line in Path("/proc/meminfo").read_text().splitlines()
+    }
+    before = dirty_bytes()
+    assert before >= 0 and before <= meminfo["MemTotal"]
+    data = tmp_path / "dirty.bin"
+    with open(data, "wb") as f:  # written to the page cache only: no fsync
+        f.write(b"\xa5" * (4 * SETTLED_DIRTY_BYTES))
+    waited = settle(max_s=60)
+    assert waited < 60, "the write was not on disk within a minute"
+    assert dirty_bytes() <= SETTLED_DIRTY_BYTES
