@@ -12,13 +12,21 @@ Loading (not measured):
    on a 1 TB drive (at most 2000 s; 1000 s for the 100 ms HD Tach passes), so a consistency step
    holds 2000 one-second samples, as in a review. The data is synthetic and labelled so.
 Measured (sequential requests from one client, after a warm-up):
-- GET /api/compare for the 10 drives and every metric (no `metrics=`), REQUESTS times: the
-  api answers a repeated comparison from its cache (nothing it depends on changed);
-- the same comparison computed afresh, REQUESTS times: each request names another (absent)
-  drive under review, so none is in the cache (the answer after a run finishes);
+- GET /api/compare for the 10 drives and every metric (no `metrics=`), REQUESTS times each:
+  - repeated: the api answers the same comparison from its cache of whole answers;
+  - another drive under review: each request names another (absent) drive under review, so
+    the whole answer is not cached, but no drive's data changed (each drive's part of the
+    answer is: what is left is assembling it);
+  - after one drive changed: before each request a run finishes for one of the drives (the
+    next one each time): a copy of one of its runs, with its steps and results and without
+    samples, inserted and committed as the loader does, finished now;
+  - nothing cached: before each request a result of every drive's latest run is corrected
+    (one UPDATE, committed), so every drive's part is computed again from its results, as
+    for the first comparison after the api starts;
 - a 5-drive consistency chart: GET /api/compare/series?plan=consistency&metric=write_iops
   for 5 drives (each drive's latest 2000 s consistency run in one call), downsampled to
   points=650, CHARTS times; and as the compare page asks it (points=2000, op_percent=0).
+  The charts are measured before the last two comparisons, which add runs and change results.
 The browser benchmark loads its drives with the same loader (`load`).
 """
 
@@ -27,6 +35,7 @@ from __future__ import annotations
 import os
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 import psycopg
@@ -162,7 +171,14 @@ class Loader:
         return total
 
     def clone_run(
-        self, src: int, drive_id: int, finished: float, factor: float, rng: random.Random
+        self,
+        src: int,
+        drive_id: int,
+        finished: float,
+        factor: float,
+        rng: random.Random,
+        *,
+        samples: bool = True,
     ) -> tuple[int, dict[str, int]]:
         overrides = {
             "drive_id": "%(drive_id)s",
@@ -204,6 +220,9 @@ class Loader:
                     f = factor * rng.uniform(0.98, 1.02)
                     scaled = value / f if lower_is_better(metric, unit) else value * f
                     copy.write_row((run_id, step_ids[name], metric, scaled, unit))
+        self.n_runs += 1
+        if not samples:
+            return run_id, step_ids
         with self.conn.cursor().copy(
             f"COPY samples ({', '.join(SAMPLE_COLUMNS)}) FROM STDIN (FORMAT BINARY)"
         ) as copy:
@@ -212,7 +231,6 @@ class Loader:
                 self.n_samples += self._copy_step(
                     copy, run_id, step_ids[name], step_id, name, role, src, factor, rng
                 )
-        self.n_runs += 1
         return run_id, step_ids
 
     def _copy_step(
@@ -315,44 +333,82 @@ def timed_get(client: Any, url: str, params: dict[str, Any]) -> tuple[float, Any
     return elapsed, check(r)
 
 
-def measure(bs: BenchStack, data: dict[str, Any]) -> dict[str, Any]:
+def measure(bs: BenchStack, data: dict[str, Any], real_ids: list[int]) -> dict[str, Any]:
     ids = ",".join(str(d["id"]) for d in data["drives"])
+    drive_ids = [d["id"] for d in data["drives"]]
     five = ",".join(str(d["id"]) for d in data["drives"][:5])
     chart = {"drives": five, "plan": "consistency", "metric": "write_iops", "points": POINTS}
     page = {"drives": five, "plan": "consistency", "op_percent": 0, "points": 2000}
-    with bs.client() as c:
+    out: dict[str, Any] = {}
+
+    def compare_requests(name: str, before: Callable[[int], object] | None = None) -> None:
+        """REQUESTS timed comparisons of the 10 drives, `before(i)` run (untimed) before
+        request i; their latencies and the api's CPU per request."""
+        seconds = []
+        meter = CpuMeter(bs.pids, "reads-" + name.replace("_", "-")).start()
+        for i in range(REQUESTS):
+            params: dict[str, Any] = {"drives": ids}
+            if before is not None:
+                extra = before(i)
+                if isinstance(extra, dict):
+                    params.update(extra)
+            seconds.append(timed_get(c, "/api/compare", params)[0])
+        out[f"{name}_s"] = seconds
+        out[f"{name}_api_cpu_ms"] = meter.stop()["api"] / REQUESTS * 1000
+
+    with bs.client() as c, psycopg.connect(bs.database_url, autocommit=True) as conn:
         for _ in range(3):  # warm-up: connections, caches, the api's code paths
             _t, body = timed_get(c, "/api/compare", {"drives": ids})
             _t, series = timed_get(c, "/api/compare/series", chart)
             timed_get(c, "/api/compare/series", page)
-        metrics = len(body["metrics"])
-        rows = sum(len(m["rows"]) for m in body["metrics"])
-        meter = CpuMeter(bs.pids, "reads-compare").start()
-        compare_s = [timed_get(c, "/api/compare", {"drives": ids})[0] for _ in range(REQUESTS)]
-        compare_cpu = meter.stop()["api"] / REQUESTS
-        meter = CpuMeter(bs.pids, "reads-compare-missed").start()
-        missed_s = [
-            timed_get(c, "/api/compare", {"drives": ids, "under_review": 10**9 + i})[0]
-            for i in range(REQUESTS)
-        ]
-        missed_cpu = meter.stop()["api"] / REQUESTS
+        out["metrics"] = len(body["metrics"])
+        out["rows"] = sum(len(m["rows"]) for m in body["metrics"])
+        compare_requests("compare")
+        compare_requests("compare_review", lambda i: {"under_review": 10**9 + i})
         meter = CpuMeter(bs.pids, "reads-series").start()
         series_s = [timed_get(c, "/api/compare/series", chart)[0] for _ in range(CHARTS)]
         series_cpu = meter.stop()["api"] / CHARTS
         page_s = [timed_get(c, "/api/compare/series", page)[0] for _ in range(CHARTS)]
+
+        # From here on runs are added and results changed: the series were measured before.
+        loader = Loader(conn, real_ids)
+        rng = random.Random(20261122)
+
+        def run_finishes(i: int) -> None:
+            k = i % len(drive_ids)
+            src = real_ids[i % len(real_ids)]
+            with conn.transaction():  # the run, its steps and results committed together
+                loader.clone_run(src, drive_ids[k], time.time(), 0.55 + 0.1 * k, rng, samples=False)
+
+        compare_requests("compare_one_changed", run_finishes)
+        # A result of each drive's latest run (fixed from here on), corrected before each
+        # request: every drive's data changes.
+        latest = [
+            row[0]
+            for row in conn.execute(
+                "SELECT DISTINCT ON (runs.drive_id) results.id FROM results "
+                "JOIN runs ON runs.id = results.run_id "
+                "WHERE runs.drive_id = ANY(%s) AND runs.status = 'done' "
+                "ORDER BY runs.drive_id, runs.finished_at DESC, runs.id DESC, results.id",
+                (drive_ids,),
+            )
+        ]
+        assert len(latest) == len(drive_ids), latest
+
+        def every_drive_changes(i: int) -> None:
+            conn.execute(
+                "UPDATE results SET value = value * 1.000001 WHERE id = ANY(%s)", (latest,)
+            )
+
+        compare_requests("compare_cold", every_drive_changes)
     drawn = [d for d in series["drives"] if d.get("series")]
     if len(drawn) < 5:
         raise AssertionError(f"compare/series drew {len(drawn)} of 5 drives: {series['missing']}")
     return {
-        "compare_s": compare_s,
+        **out,
         "series_s": series_s,
         "page_series_s": page_s,
-        "compare_missed_s": missed_s,
-        "compare_api_cpu_ms": compare_cpu * 1000,
-        "compare_missed_api_cpu_ms": missed_cpu * 1000,
         "series_api_cpu_ms": series_cpu * 1000,
-        "metrics": metrics,
-        "rows": rows,
         "series_points": [sum(len(s["points"]) for s in d["series"]) for d in drawn],
     }
 
@@ -380,22 +436,41 @@ def main() -> Report:
         real_ids = run_real(bs)
         data = load(bs, real_ids)
         log(f"stored: {data['totals']}")
-        m = measure(bs, data)
+        m = measure(bs, data, real_ids)
+        stored = (
+            f"{m['metrics']} metrics, {m['rows']} rows in the answer; "
+            f"{data['totals']['samples']:,} samples, {data['totals']['runs']} runs, "
+            f"{data['totals']['results']:,} results stored"
+        )
         report.add(
             *latency(
                 "compare, 10 drives x all metrics",
                 m["compare_s"],
-                f"{REQUESTS} requests (the same comparison, answered from the api's cache), "
-                f"{m['compare_api_cpu_ms']:.0f} ms of api CPU each; "
-                f"{m['metrics']} metrics, {m['rows']} rows in the "
-                f"answer; {data['totals']['samples']:,} samples, {data['totals']['runs']} runs, "
-                f"{data['totals']['results']:,} results stored",
+                f"{REQUESTS} requests (the same comparison, answered from the api's cache of "
+                f"whole answers), {m['compare_api_cpu_ms']:.0f} ms of api CPU each; {stored}",
             ),
             *latency(
-                "compare, 10 drives x all metrics, computed afresh (not cached)",
-                m["compare_missed_s"],
-                f"{REQUESTS} requests, each with another drive under review, "
-                f"{m['compare_missed_api_cpu_ms']:.0f} ms of api CPU each",
+                "compare, 10 drives x all metrics, another drive under review",
+                m["compare_review_s"],
+                f"{REQUESTS} requests, each naming another drive under review: the whole "
+                "answer is not cached, no drive's data changed; "
+                f"{m['compare_review_api_cpu_ms']:.0f} ms of api CPU each",
+            ),
+            *latency(
+                "compare, 10 drives x all metrics, after one drive changed",
+                m["compare_one_changed_s"],
+                f"{REQUESTS} requests, each after a run finished for one of the drives (the "
+                "next one each time: a copy of one of its runs with its results, committed "
+                f"before the request); {m['compare_one_changed_api_cpu_ms']:.0f} ms of api "
+                "CPU each",
+            ),
+            *latency(
+                "compare, 10 drives x all metrics, nothing cached",
+                m["compare_cold_s"],
+                f"{REQUESTS} requests, each after a result of every drive's latest run was "
+                "corrected (committed before the request): every drive's part of the answer "
+                f"is computed from its results; {m['compare_cold_api_cpu_ms']:.0f} ms of api "
+                "CPU each",
             ),
             *latency(
                 "5-drive consistency series (2000 s -> 650 points)",
