@@ -81,7 +81,7 @@ def _runs(session: Session, drive_ids: list[int], fingerprint: bool = False) -> 
         params["op_percent"].as_string().label("op_percent"),
     ).where(Run.drive_id.in_(drive_ids), Run.status == "done")
     if fingerprint:
-        digest = _results_digest()
+        digest = _results_digest(drive_ids)
         query = (
             query.add_columns(Run.plan, digest.c.count, digest.c.digest)
             .outerjoin(digest, digest.c.run_id == Run.id)
@@ -90,11 +90,12 @@ def _runs(session: Session, drive_ids: list[int], fingerprint: bool = False) -> 
     return list(session.connection().execute(query))
 
 
-def _results_digest() -> Any:
-    """Per run: how many results _rows reads and the XOR of a 64-bit hash of each one's step
-    id, step name, metric, unit and value (as text, exact: -0 and NaN included). Any change
-    to one of them (a result corrected, added or deleted, a step renamed) changes the
-    digest or the count, but for a 2^-64 chance."""
+def _results_digest(drive_ids: list[int]) -> Any:
+    """Per finished run of the drives: how many results _rows reads and the XOR of a 64-bit
+    hash of each one's step id, step name, metric, unit and value (as text, exact: -0 and
+    NaN included). Any change to one of them (a result corrected, added or deleted, a step
+    renamed) changes the digest or the count, but for a 2^-64 chance. Only those drives'
+    results are hashed, not the whole table's."""
     each = func.hashtextextended(
         Step.name + ":" + Result.metric + ":" + Result.unit + ":" + cast(Result.value, Text),
         Result.step_id,
@@ -106,6 +107,8 @@ def _results_digest() -> Any:
             func.bit_xor(each).label("digest"),
         )
         .join(Step, Step.id == Result.step_id)
+        .join(Run, Run.id == Result.run_id)
+        .where(Run.drive_id.in_(drive_ids), Run.status == "done")
         .group_by(Result.run_id)
         .subquery()
     )
