@@ -9,11 +9,11 @@ conditions (picked out of the runs' JSON by PostgreSQL, once per run), and the r
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict, defaultdict
-from collections.abc import Hashable, Sequence
+from collections import Counter, OrderedDict, defaultdict
+from collections.abc import Hashable, Mapping, Sequence
+from operator import itemgetter
 from typing import Any
 
-from pydantic import TypeAdapter
 from sqlalchemy import Text, cast, func, select
 from sqlalchemy.orm import Session, joinedload
 
@@ -21,6 +21,7 @@ from backend.analysis.variation import variation
 from backend.core.errors import InvalidParams
 from backend.drives.models import DriveSample
 from backend.drives.service import drive_label, under_embargo
+from backend.results import compare_parts as parts
 from backend.results.models import Result
 from backend.runs.models import Run, Step
 
@@ -186,7 +187,13 @@ def compare(
 CACHE_SIZE = 32
 _cache: OrderedDict[Hashable, bytes] = OrderedDict()
 _cache_lock = threading.Lock()
-_PLAIN = TypeAdapter(dict[str, Any])
+_PLAIN = parts.PLAIN
+# Each drive's part of those answers (compare_parts), by everything it is computed from: the
+# most recently used ones (about 200 KB each for a drive with the whole suite run three
+# times: 128 of them hold about as much as 32 whole answers for 10 drives).
+PART_CACHE_SIZE = 128
+_parts: OrderedDict[Hashable, parts.Part] = OrderedDict()
+_parts_lock = threading.Lock()
 
 
 def compare_json(
@@ -198,50 +205,191 @@ def compare_json(
     *,
     hide_embargoed: bool = False,
 ) -> bytes:
-    """compare() as JSON, from a cache when nothing it is computed from has changed.
+    """compare() as JSON, from caches of whole answers and of each drive's part of them.
 
-    The key holds every input of the answer: the database, the request, what the answer
-    shows of each drive (label, model, flags, the embargo as of now), and each finished
-    run's conditions, finish time, plan and a digest of its results with their step names.
-    A run that finishes, is resumed or deleted, a result corrected, a drive renamed or
-    embargoed: each changes the key, so an answer is never stale. A hit costs the drives'
-    and runs' queries (the digest is summed by PostgreSQL) and no results fetched; a miss
-    computes the answer as compare() does, from the same drives and runs."""
+    A drive's part is keyed by everything it is computed from: the database, what the answer
+    shows of the drive (label, flags, the embargo as of now) and its firmware, and each of
+    its finished runs' conditions, finish time, plan and a digest of its results with their
+    step names (see _runs). A run that finishes, is resumed or deleted, a result corrected, a
+    step renamed, a drive renamed or embargoed: each changes the drive's key, so a part is
+    never stale. A whole answer is keyed by the request and its drives' keys with their
+    model names (the warnings name them). Looking up either costs the drives' and runs'
+    queries (the digest is summed by PostgreSQL); an answer not cached whole fetches the
+    results of the drives whose part is not cached, computes their parts, and assembles the
+    answer from the parts: the rows of each metric sorted, the warnings worked out from the
+    runs' conditions, the rows' JSON joined."""
     _check(drive_ids, aggregate)
     drives = _drives(session, drive_ids, hide_embargoed)
     runs = _runs(session, drive_ids, fingerprint=True)
+    url = session.connection().engine.url.render_as_string()
+    runs_of: dict[int, list[Any]] = {drive_id: [] for drive_id in drives}
+    for run in runs:
+        runs_of[run.drive_id].append(run)
+    # What a row shows of its drive (label, simulated, embargoed as of now).
+    shown = {
+        d.id: (drive_label(d), d.model.simulated, under_embargo(d.model)) for d in drives.values()
+    }
+    keys = {
+        d.id: (url, d.id, *shown[d.id], d.firmware, tuple(tuple(run) for run in runs_of[d.id]))
+        for d in drives.values()
+    }
     key = (
-        session.connection().engine.url.render_as_string(),
+        url,
         tuple(drive_ids),
         None if not metrics else frozenset(metrics),
         under_review,
         aggregate,
-        tuple(
-            (
-                d.id,
-                drive_label(d),
-                d.firmware,
-                d.model.model,
-                d.model.simulated,
-                under_embargo(d.model),
-            )
-            for d in sorted(drives.values(), key=lambda d: d.id)
-        ),
-        tuple(tuple(run) for run in runs),
+        tuple((keys[drive_id], drives[drive_id].model.model) for drive_id in sorted(drives)),
     )
     with _cache_lock:
         body = _cache.get(key)
         if body is not None:
             _cache.move_to_end(key)
             return body
-    body = _PLAIN.dump_json(
-        _compare(session, drive_ids, drives, runs, metrics, under_review, aggregate)
-    )
-    with _cache_lock:
-        _cache[key] = body
-        while len(_cache) > CACHE_SIZE:
-            _cache.popitem(last=False)
+    found, settled = _drive_parts(session, drives, runs_of, shown, keys)
+    body = _assemble(drives, found, metrics, under_review, aggregate)
+    if settled:
+        with _cache_lock:
+            _cache[key] = body
+            while len(_cache) > CACHE_SIZE:
+                _cache.popitem(last=False)
     return body
+
+
+def _drive_parts(
+    session: Session,
+    drives: dict[int, DriveSample],
+    runs_of: dict[int, list[Any]],
+    shown: dict[int, tuple[str, bool, bool]],
+    keys: Mapping[int, Hashable],
+) -> tuple[dict[int, parts.Part], bool]:
+    """Each drive's part, from the cache or computed from its results, and whether the
+    results were those the keys hold (else nothing computed from them is cached)."""
+    found: dict[int, parts.Part] = {}
+    with _parts_lock:
+        for drive_id, key in keys.items():
+            part = _parts.get(key)
+            if part is not None:
+                _parts.move_to_end(key)
+                found[drive_id] = part
+    todo = [drive_id for drive_id in keys if drive_id not in found]
+    if not todo:
+        return found, True
+    rows = _rows(session, todo)
+    # The results come from a later statement than the runs in the keys: a run that finished
+    # meanwhile is left out, and the parts are kept only if every run has as many results as
+    # its key counted. (The app changes no result of a finished run; one changed by hand in
+    # the milliseconds between the two statements, and later changed back, would go unseen.)
+    expected = {run.id: run.count or 0 for drive_id in todo for run in runs_of[drive_id]}
+    counted = Counter(map(itemgetter(2), rows))
+    settled = counted.keys() <= expected.keys() and all(
+        counted[run_id] == n for run_id, n in expected.items()
+    )
+    by_drive: dict[int, list[Any]] = {drive_id: [] for drive_id in todo}
+    for row in rows:
+        if row[2] in expected:
+            by_drive[row[1]].append(row)
+    computed = {}
+    for drive_id in todo:
+        d = drives[drive_id]
+        head = parts.head(drive_id, *shown[drive_id])
+        runs = [(run.id, run.finished_at, _conditions(run, d)) for run in runs_of[drive_id]]
+        found[drive_id] = computed[drive_id] = parts.build(drive_id, head, runs, by_drive[drive_id])
+    if settled:
+        with _parts_lock:
+            for drive_id, part in computed.items():
+                _parts[keys[drive_id]] = part
+            while len(_parts) > PART_CACHE_SIZE:
+                _parts.popitem(last=False)
+    return found, settled
+
+
+def _assemble(
+    drives: dict[int, DriveSample],
+    found: dict[int, parts.Part],
+    metrics: list[str] | None,
+    under_review: int | None,
+    aggregate: str,
+) -> bytes:
+    """The answer compare() gives, as JSON, from the drives' parts."""
+    wanted = set(metrics) if metrics else None
+    latest = aggregate == "latest"
+    met: dict[str, list[parts.Entry]] = {}
+    heads: dict[int, bytes] = {}  # the row up to its value
+    conditions: dict[int, tuple[tuple[str, Any], ...]] = {}
+    for drive_id, part in found.items():
+        heads[drive_id] = (
+            part.head + (b"true" if drive_id == under_review else b"false") + b',"value":'
+        )
+        conditions.update(part.conditions)
+        for mid, entry in part.metrics.items():
+            if wanted is not None and mid not in wanted:
+                continue
+            entries = met.get(mid)
+            if entries is None:
+                met[mid] = [entry]
+            else:
+                entries.append(entry)
+    warned: dict[frozenset[tuple[int, tuple[int, ...]]], bytes] = {}
+    out = []
+    for mid in sorted(met):
+        entries = met[mid]
+        # The drives in the order compare() meets them, the unit of the latest result.
+        entries.sort(key=itemgetter(parts.FIRST))
+        unit = max(entries, key=itemgetter(parts.LAST))[parts.UNIT]
+        lower = lower_is_better(mid, unit)
+        # Best first, as compare() sorts its rows (a stable sort: ties keep the drives' order).
+        if latest:
+            ranked = sorted(entries, key=_latest_value, reverse=not lower)
+            rows_json = [
+                heads[e[parts.DRIVE]] + e[parts.LATEST_JSON] + e[parts.REST] for e in ranked
+            ]
+        else:
+            ranked = sorted(entries, key=_mean_value, reverse=not lower)
+            rows_json = [heads[e[parts.DRIVE]] + e[parts.MEAN_JSON] + e[parts.REST] for e in ranked]
+        key = frozenset((e[parts.DRIVE], e[parts.RUN_IDS]) for e in entries)
+        warnings = warned.get(key)
+        if warnings is None:
+            runs_of = {e[parts.DRIVE]: e[parts.RUN_IDS] for e in entries}
+            warnings = warned[key] = parts.json_of(_warnings(runs_of, conditions, drives))
+        out.append(
+            b"".join(
+                (
+                    b'{"metric":',
+                    parts.json_str(mid),
+                    b',"unit":',
+                    parts.json_str(unit),
+                    b',"lower_is_better":',
+                    b"true" if lower else b"false",
+                    b',"rows":[',
+                    b",".join(rows_json),
+                    b'],"warnings":',
+                    warnings,
+                    b"}",
+                )
+            )
+        )
+    missing = sorted(wanted - set(met)) if wanted else []
+    return b"".join(
+        (
+            b'{"aggregate":',
+            parts.json_str(aggregate),
+            b',"metrics":[',
+            b",".join(out),
+            b'],"missing":',
+            parts.json_of(missing),
+            b"}",
+        )
+    )
+
+
+def _latest_value(entry: parts.Entry) -> float:
+    return float(entry[parts.LATEST])
+
+
+def _mean_value(entry: parts.Entry) -> float:
+    # None (no finite value) fails here as it does in compare()
+    return float(entry[parts.MEAN])  # type: ignore[arg-type]
 
 
 def _compare(
@@ -313,7 +461,11 @@ def _compare(
         # A drive's run ids come oldest first, so the same runs make the same key.
         key = frozenset((d, tuple(runs)) for d, (_v, runs) in per_drive.items())
         if key not in warned:
-            warned[key] = _warnings(per_drive, conditions, drives)
+            warned[key] = _warnings(
+                {drive_id: run_ids for drive_id, (_v, run_ids) in per_drive.items()},
+                conditions,
+                drives,
+            )
         out.append(
             {
                 "metric": mid,
@@ -328,14 +480,15 @@ def _compare(
 
 
 def _warnings(
-    per_drive: dict[int, tuple[list[float], list[int]]],
+    runs_of: Mapping[int, Sequence[int]],
     conditions: dict[int, tuple[tuple[str, Any], ...]],
     drives: dict[int, DriveSample],
 ) -> list[str]:
-    """Conditions that change the numbers and differ between the compared results."""
+    """Conditions that change the numbers and differ between the compared results: those of
+    the runs (by drive, in the order the drives were met) that a metric's rows come from."""
     seen: dict[str, dict[Any, set[str]]] = defaultdict(lambda: defaultdict(set))
     firmware: dict[str, set[Any]] = defaultdict(set)
-    for drive_id, (_values, run_ids) in per_drive.items():
+    for drive_id, run_ids in runs_of.items():
         name = drives[drive_id].model.model
         # A drive's runs mostly share their conditions: each distinct set of conditions is
         # looked at once.
@@ -361,7 +514,7 @@ def _warnings(
             continue
         parts = "; ".join(f"{v} ({', '.join(sorted(names))})" for v, names in by_value.items())
         warnings.append(f"measured with different {key}: {parts}")
-    sims = {drives[d].model.simulated for d in per_drive}
+    sims = {drives[d].model.simulated for d in runs_of}
     if len(sims) == 2:
         warnings.append("simulated drives are compared with real ones")
     return warnings
