@@ -285,16 +285,15 @@ def _drive_parts(
     settled = counted.keys() <= expected.keys() and all(
         counted[run_id] == n for run_id, n in expected.items()
     )
-    by_drive: dict[int, list[Any]] = {drive_id: [] for drive_id in todo}
-    for row in rows:
-        if row[2] in expected:
-            by_drive[row[1]].append(row)
+    if not counted.keys() <= expected.keys():
+        rows = [row for row in rows if row[2] in expected]
+    grouped = parts.group(rows, todo)
     computed = {}
     for drive_id in todo:
         d = drives[drive_id]
         head = parts.head(drive_id, *shown[drive_id])
         runs = [(run.id, run.finished_at, _conditions(run, d)) for run in runs_of[drive_id]]
-        found[drive_id] = computed[drive_id] = parts.build(drive_id, head, runs, by_drive[drive_id])
+        found[drive_id] = computed[drive_id] = parts.build(drive_id, head, runs, grouped[drive_id])
     if settled:
         with _parts_lock:
             for drive_id, part in computed.items():

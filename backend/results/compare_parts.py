@@ -11,8 +11,9 @@ in it: they depend on the drives compared together.
 The JSON is written value by value with the serialiser compare_json used for whole answers
 (pydantic's), and joined: compact JSON of a dict is its items' JSON joined by commas in
 braces, so an answer assembled from parts is byte for byte the one dump_json gives for
-compare()'s dict (tests check it). A part's numbers are serialised in one list, split at its
-commas (no number has one); strings are remembered, as metric ids and units repeat.
+compare()'s dict (tests check it). A part's values and dates are serialised in one list,
+split at its commas (none has one), its variations in another, split where one dict ends
+(they hold numbers only); strings are remembered, as metric ids and units repeat.
 """
 
 from __future__ import annotations
@@ -60,17 +61,11 @@ def _tokens(values: list[Any]) -> list[bytes]:
     return tokens
 
 
-@lru_cache(maxsize=64)
-def _runs_format(names: tuple[str, ...]) -> bytes:
-    """`,"runs":{"count":%b,"mean":%b,...}` for the keys of variation()'s dict."""
-    items = (json_str(name).replace(b"%", b"%%") + b":%b" for name in names)
-    return b',"runs":{' + b",".join(items) + b"}"
-
-
 # A drive's row of one metric, as a plain tuple: the garbage collector stops tracking a tuple
 # that holds only numbers, strings, bytes and such tuples, but tracks a NamedTuple for as long
-# as it lives. Thousands of tracked entries for each part computed brought on full collections
-# of the api's heap (tens of milliseconds each) every few comparisons. Its items:
+# as it lives. Cached parts would add some 200 tracked entries each to every full collection
+# (the api's own objects, frozen at start-up, are not walked; about 20,000 others are). Its
+# items:
 FIRST: Final = 0  # Order of its oldest result: the drives of a metric come in this order
 LAST: Final = 1  # Order of its latest result: a metric shows the unit of its latest result
 UNIT: Final = 2  # of its latest result
@@ -104,15 +99,34 @@ def head(drive_id: int, label: str, simulated: bool, embargoed: bool) -> bytes:
     return row[: -len(b"false}")]
 
 
+# A drive's results by metric: the values and run ids, oldest first; the unit of the latest.
+Groups = tuple[dict[str, tuple[list[float], list[int]]], dict[str, str]]
+
+
+def group(rows: Iterable[Sequence[Any]], drive_ids: Iterable[int]) -> dict[int, Groups]:
+    """The drives' results as compare._rows gives them, (metric id, drive id, run id, value,
+    unit) ordered by the runs' finish, by drive and metric."""
+    out: dict[int, Groups] = {drive_id: ({}, {}) for drive_id in drive_ids}
+    for mid, drive_id, run_id, value, unit in rows:
+        groups, units = out[drive_id]
+        found = groups.get(mid)
+        if found is None:
+            groups[mid] = ([value], [run_id])
+        else:
+            found[0].append(value)
+            found[1].append(run_id)
+        units[mid] = unit  # the latest result's
+    return out
+
+
 def build(
     drive_id: int,
     row_head: bytes,
     runs: Sequence[tuple[int, datetime | None, dict[str, Any]]],
-    rows: Iterable[Sequence[Any]],
+    grouped: Groups,
 ) -> Part:
     """A drive's part from its finished runs (id, finish, conditions as compare._conditions
-    gives them) and their results as compare._rows gives them: (metric id, drive id, run id,
-    value, unit), ordered by the runs' finish."""
+    gives them) and its results grouped by metric."""
     finished = _tokens([finished_at for _id, finished_at, _c in runs])
     orders: dict[int, Order] = {}
     # What a row says of its latest run: the firmware and fio version it was measured with
@@ -131,28 +145,21 @@ def build(
                 b"}",
             )
         )
-    groups: dict[str, tuple[list[float], list[int]]] = {}
-    units: dict[str, str] = {}
-    for mid, _drive_id, run_id, value, unit in rows:
-        found = groups.get(mid)
-        if found is None:
-            groups[mid] = ([value], [run_id])
-        else:
-            found[0].append(value)
-            found[1].append(run_id)
-        units[mid] = unit  # the latest result's
+    groups, units = grouped
     stats = [variation(values) for values, _run_ids in groups.values()]
-    numbers: list[Any] = []
-    for (values, _run_ids), s in zip(groups.values(), stats, strict=True):
-        numbers.append(values[-1])
-        numbers.append(s["mean"])
-        numbers.extend(s.values())
-    tokens = _tokens(numbers)
+    # The variations as JSON, each a dict of numbers: "},{" is where one ends.
+    stats_json = json_of(stats)[2:-2].split(b"},{") if stats else []
+    assert len(stats_json) == len(stats)
+    # The values a row can show: the latest and the mean.
+    shown = _tokens(
+        [
+            v
+            for (values, _r), s in zip(groups.values(), stats, strict=True)
+            for v in (values[-1], s["mean"])
+        ]
+    )
     metrics: dict[str, Entry] = {}
-    at = 0
-    for (mid, (values, run_ids)), s in zip(groups.items(), stats, strict=True):
-        n = len(s)
-        runs_json = _runs_format(tuple(s)) % tuple(tokens[at + 2 : at + 2 + n])
+    for i, ((mid, (values, run_ids)), s) in enumerate(zip(groups.items(), stats, strict=True)):
         metrics[mid] = (
             orders[run_ids[0]],
             orders[run_ids[-1]],
@@ -160,10 +167,9 @@ def build(
             tuple(run_ids),
             values[-1],
             s["mean"],
-            tokens[at],
-            tokens[at + 1],
-            runs_json + provenance[run_ids[-1]],
+            shown[2 * i],
+            shown[2 * i + 1],
+            b',"runs":{' + stats_json[i] + b"}" + provenance[run_ids[-1]],
             drive_id,
         )
-        at += 2 + n
     return Part(row_head, metrics, {run_id: tuple(c.items()) for run_id, _f, c in runs})
