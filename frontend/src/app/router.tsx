@@ -20,6 +20,9 @@ const ComparePage = lazy(() =>
 const SideBySidePage = lazy(() =>
   import("../pages/side-by-side/side-by-side-page").then((m) => ({ default: m.SideBySidePage })),
 );
+const AdminPage = lazy(() =>
+  import("../pages/admin/admin-page").then((m) => ({ default: m.AdminPage })),
+);
 const SharedPage = lazy(() =>
   import("../pages/shared/shared-page").then((m) => ({ default: m.SharedPage })),
 );
@@ -48,6 +51,7 @@ export const router = createBrowserRouter([
       { path: "compare/pair", element: suspended(<SideBySidePage />) },
       { path: "catalog", element: suspended(<CatalogPage />) },
       { path: "plans", element: <PlansPage /> },
+      { path: "admin", element: suspended(<AdminPage />) },
       { path: "*", element: <NotFoundPage /> },
     ],
   },

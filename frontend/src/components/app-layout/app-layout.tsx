@@ -31,6 +31,17 @@ function CurrentUser() {
   );
 }
 
+/** Users, tokens and the audit log: only admins see the link (the page says so to others). */
+function AdminLink() {
+  const me = useMe();
+  if (me.data?.role !== "admin") return null;
+  return (
+    <NavLink to="/admin" className={navClass}>
+      Admin
+    </NavLink>
+  );
+}
+
 export function AppLayout() {
   return (
     <>
@@ -62,6 +73,7 @@ export function AppLayout() {
             <NavLink to="/plans" className={navClass}>
               Plans
             </NavLink>
+            <AdminLink />
           </nav>
           <div className="app-header__end">
             <HealthIndicator />

@@ -1,0 +1,215 @@
+"""The Admin page in a real browser (headless Chromium) against `drivelab up`.
+
+The admin opens Admin from the navigation, adds a reviewer (a second add with the same name is
+refused with the api's message, and what was typed stays), issues the reviewer an API token
+(shown once, with the warning), which then works on the api, and revokes it after a
+confirmation (the api answers 401 from then on). Disabled, the reviewer cannot sign in;
+enabled, it can. Demoting the only active admin shows the api's refusal and keeps the chosen
+role. The Audit log tab lists the user and token entries, filtered by action and drive, and
+pages back to older entries. A viewer sees no Admin link, and the page tells them it is for
+admins.
+Screenshots: test-artifacts/screenshots/admin.png and admin-audit.png, and /tmp/admin-page.png.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import shutil
+
+import pytest
+
+from tests.conftest import Stack
+from tests.e2e.test_browser import (
+    VIEWPORT,
+    browser,  # noqa: F401  (the module-scoped fixture, shared)
+    shot,
+    sign_in,
+)
+from tests.e2e.test_queue_ui import watch_problems
+
+pytestmark = [pytest.mark.e2e, pytest.mark.browser]
+
+AUDIT_PAGE = 50  # entries per page of the Audit log tab
+
+
+def test_admin_users_tokens_and_audit(browser, stack: Stack) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    from playwright.sync_api import expect
+
+    name = f"e2e-{secrets.token_hex(3)}"
+    token_name = f"script-{secrets.token_hex(2)}"
+    with stack.client() as c:
+        me = c.get("/api/auth/me").json()
+        others = [
+            u
+            for u in c.get("/api/users").json()
+            if u["role"] == "admin" and not u["disabled"] and u["id"] != me["id"]
+        ]
+    assert not others, f"the last-admin check needs {me['name']} to be the only admin: {others}"
+
+    context = browser.new_context(viewport=VIEWPORT, base_url=stack.api_url)
+    page = context.new_page()
+    # Provoked: the duplicate user and the demotion of the last admin.
+    problems = watch_problems(
+        page, re.compile(rf"^(POST .*/api/users|PATCH .*/api/users/{me['id']})$")
+    )
+    try:
+        sign_in(page, stack)
+        page.get_by_role("navigation", name="Main").get_by_role("link", name="Admin").click()
+        expect(page).to_have_url(re.compile(r"/admin$"))
+        expect(page.get_by_role("heading", name="Admin", exact=True)).to_be_visible()
+        expect(page.get_by_role("tab", name="Users")).to_have_attribute("aria-selected", "true")
+        users = page.locator("table.admin-page__users > tbody > tr")
+        expect(users.filter(has=page.get_by_label(f"Role of {me['name']}"))).to_have_count(1)
+
+        # 1. Add a reviewer with a password.
+        page.get_by_role("button", name="Add a user").click()
+        form = page.get_by_role("form", name="Add a user")
+        form.get_by_label("Name", exact=True).fill(name)
+        form.get_by_label("Role", exact=True).select_option("reviewer")
+        form.get_by_label("Password (optional)").fill("e2e-password-1234")
+        form.get_by_role("button", name="Add user").click()
+        expect(form.get_by_role("status")).to_have_text(f"Added user {name}.")
+        row = users.filter(has=page.get_by_label(f"Role of {name}", exact=True))
+        expect(row).to_have_count(1)
+        expect(page.get_by_label(f"Role of {name}", exact=True)).to_have_value("reviewer")
+        expect(row.locator(".badge", has_text="active")).to_be_visible()
+        expect(row.locator("td").nth(3)).to_have_text("yes")
+        # The same name again: the api's message next to the name, what was typed kept.
+        form.get_by_label("Name", exact=True).fill(name.upper())
+        form.get_by_label("Password (optional)").fill("another-password-1")
+        form.get_by_role("button", name="Add user").click()
+        expect(form.locator(".form-field__error")).to_contain_text(
+            f"a user named {name.upper()} exists"
+        )
+        expect(form.get_by_label("Name", exact=True)).to_have_value(name.upper())
+        expect(form.get_by_label("Password (optional)")).to_have_value("another-password-1")
+        page.get_by_role("button", name="Close").click()
+
+        # 2. Issue a token: shown once, with the warning; it works on the api.
+        page.get_by_role("button", name=f"API tokens of {name}").click()
+        panel = page.get_by_role("region", name=f"API tokens of {name}")
+        expect(panel.get_by_text("No API tokens.")).to_be_visible()
+        panel.get_by_label("Token name").fill(token_name)
+        panel.get_by_role("button", name="Issue token").click()
+        new_token = panel.get_by_label("New API token")
+        expect(new_token).to_have_value(re.compile(r"^dla"))
+        expect(panel.get_by_role("status")).to_contain_text("it will not be shown again")
+        expect(panel.get_by_role("button", name="Copy")).to_be_visible()
+        token = new_token.input_value()
+        token_row = panel.locator("tbody tr", has_text=token_name)
+        expect(token_row.locator(".badge", has_text="active")).to_be_visible()
+        page.wait_for_timeout(200)
+        shot_path = shot(page, "admin")
+        shutil.copyfile(shot_path, "/tmp/admin-page.png")
+        with stack.client(token=token) as api:
+            r = api.get("/api/drives")
+            assert r.status_code == 200, r.text
+            assert api.get("/api/auth/me").json()["name"] == name
+
+            # 3. Revoke it, after a confirmation: the api refuses it from then on.
+            panel.get_by_role("button", name="Done").click()
+            expect(new_token).to_have_count(0)
+            panel.get_by_role("button", name=f"Revoke token {token_name} of {name}").click()
+            panel.get_by_role("button", name="Keep").click()
+            assert api.get("/api/drives").status_code == 200
+            panel.get_by_role("button", name=f"Revoke token {token_name} of {name}").click()
+            panel.get_by_role(
+                "button", name=f"Confirm: revoke token {token_name} of {name}"
+            ).click()
+            expect(token_row.locator(".badge", has_text="revoked")).to_be_visible()
+            expect(token_row.get_by_role("button")).to_have_count(0)
+            assert api.get("/api/drives").status_code == 401
+
+        # 4. Disabled after a confirmation, the user cannot sign in; enabled, it can again.
+        login = {"name": name, "password": "e2e-password-1234"}
+        row.get_by_role("button", name=f"Disable {name}", exact=True).click()
+        row.get_by_role("button", name=f"Confirm: disable {name}", exact=True).click()
+        expect(row.locator(".badge", has_text="disabled")).to_be_visible()
+        with stack.client(token="") as anonymous:
+            r = anonymous.post("/api/auth/login", json=login)
+            assert r.status_code == 403 and "disabled" in r.json()["detail"], r.text
+            row.get_by_role("button", name=f"Enable {name}", exact=True).click()
+            expect(row.locator(".badge", has_text="active")).to_be_visible()
+            assert anonymous.post("/api/auth/login", json=login).status_code == 200
+
+        # 5. The only active admin stays one: the api's refusal, the chosen role kept.
+        role = page.get_by_label(f"Role of {me['name']}", exact=True)
+        role.select_option("viewer")
+        admin_row = users.filter(has=role)
+        admin_row.get_by_role("button", name="Save role").click()
+        error = page.get_by_role("alert").filter(has_text="only active admin")
+        expect(error).to_contain_text(f"{me['name']} is the only active admin")
+        expect(error).to_contain_text("HTTP 409")
+        expect(role).to_have_value("viewer")
+        admin_row.get_by_role("button", name="Cancel").click()
+        expect(role).to_have_value("admin")
+        expect(error).to_have_count(0)
+        with stack.client() as c:
+            assert c.get("/api/auth/me").json()["role"] == "admin"
+
+        # 6. The audit log: the user and its token, filtered by action. A page holds 50
+        # entries: 50 sign-in links later, the user's entry is on the next older page.
+        with stack.client() as c:
+            for _ in range(AUDIT_PAGE):
+                assert c.post("/api/auth/links", json={"ttl_s": 60}).status_code == 201
+        page.get_by_role("tab", name="Audit log").click()
+        expect(page).to_have_url(re.compile(r"/admin\?tab=audit$"))
+        audit = page.locator("table.admin-page__audit > tbody > tr")
+        created = audit.filter(has_text=f"user {name}").filter(has_text="user.created")
+        expect(audit).to_have_count(AUDIT_PAGE)
+        expect(audit.first).to_contain_text("login_link.created")
+        expect(created).to_have_count(0)
+        paging = page.locator(".admin-page__paging")
+        paging.get_by_role("button", name="Older").click()
+        expect(paging.get_by_role("status")).to_contain_text("Older entries, before #")
+        expect(created).to_have_count(1)
+        expect(created).to_contain_text("role=reviewer")
+        expect(created).to_contain_text(me["name"])
+        paging.get_by_role("button", name="Newer").click()
+        expect(paging.get_by_role("status")).to_have_text("Newest entries")
+        expect(created).to_have_count(0)
+        filters = page.get_by_role("form", name="Filter the audit log")
+        for action in ("user_token.created", "user_token.revoked"):
+            filters.get_by_label("Action").fill(action)
+            filters.get_by_role("button", name="Filter").click()
+            entry = audit.filter(has_text=f"token {token_name} of user {name}")
+            expect(entry).to_have_count(1)
+            expect(entry.locator("td").nth(1)).to_have_text(action)
+            assert all(t == action for t in audit.locator("td:nth-child(2)").all_inner_texts())
+        # A drive filter that is not an id is refused by the form; one with no entries is empty.
+        filters.get_by_label("Drive id").fill("abc")
+        filters.get_by_role("button", name="Filter").click()
+        expect(filters.locator(".form-field__error")).to_contain_text("is a drive id")
+        filters.get_by_label("Drive id").fill("2147483000")
+        filters.get_by_role("button", name="Filter").click()
+        expect(page.get_by_text("No entries match these filters.")).to_be_visible()
+        filters.get_by_role("button", name="Clear").click()
+        expect(audit).to_have_count(AUDIT_PAGE)
+        shot(page, "admin-audit")
+        assert not problems, problems
+    finally:
+        context.close()
+
+
+def test_viewer_sees_no_admin_page(browser, stack: Stack) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    from playwright.sync_api import expect
+
+    viewer = stack.create_user("viewer")
+    context = browser.new_context(viewport=VIEWPORT, base_url=stack.api_url)
+    page = context.new_page()
+    problems = watch_problems(page, re.compile(r"^$"))
+    try:
+        sign_in(page, stack, viewer.name)
+        nav = page.get_by_role("navigation", name="Main")
+        expect(nav.get_by_role("link", name="Plans")).to_be_visible()
+        expect(nav.get_by_role("link", name="Admin")).to_have_count(0)
+        page.goto("/admin")
+        note = page.get_by_role("note")
+        expect(note).to_contain_text("Admins only")
+        expect(note).to_contain_text(f"signed in as {viewer.name} (viewer)")
+        expect(page.locator("table")).to_have_count(0)
+        # The page asked the api for nothing it would refuse.
+        assert not problems, problems
+    finally:
+        context.close()
