@@ -18,6 +18,7 @@ import time
 from datetime import timedelta
 
 from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError
 
 from backend.core.db import transaction
 from backend.core.deps import AppState
@@ -82,11 +83,17 @@ class Reaper:
             with transaction(self.state.sessions) as session:
                 lost = mark_lost_runs(session, self.state, self.timeout_s)
         except Exception as exc:  # noqa: BLE001 - keep watching; the database may be restarting
-            log.warning("lost-run check failed, paused until the database answers: %s", exc)
-            self._listening_since = None
+            self._database_lost("lost-run check failed", exc)
             return
         for run_id in lost:
             log.warning("run %s lost: no word from its worker for %.0f s", run_id, self.timeout_s)
+
+    def _database_lost(self, what: str, exc: Exception) -> None:
+        """The database did not answer: workers' reports fail too until it does, so silence
+        is not counted until then (see _mark_lost)."""
+        if self._listening_since is not None:
+            log.warning("%s, paused until the database answers: %s", what, exc)
+        self._listening_since = None
 
     def _database_answers(self) -> bool:
         try:
@@ -100,7 +107,12 @@ class Reaper:
         try:
             with transaction(self.state.sessions) as session:
                 resent = resend_lost_tasks(session, self.state, self.resend_after)
-        except Exception as exc:  # noqa: BLE001 - the broker or the database may be restarting
+        except DBAPIError as exc:
+            # Noticed here too: during the first timeout after the api starts, no lost-run
+            # check runs, and workers' reports failing meanwhile must not count against them.
+            self._database_lost("could not check for lost tasks", exc)
+            return
+        except Exception as exc:  # noqa: BLE001 - the broker may be restarting
             log.warning("could not check the broker for lost tasks: %s", exc)
             return
         for run_id in resent:
