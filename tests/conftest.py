@@ -175,10 +175,18 @@ class Stack:
             assert r.status_code == 201, r.text
             return str(r.json()["url"])
 
-    def printed_login_link(self) -> str:
-        """The one-time link `drivelab up` printed when it started."""
-        found = re.findall(r"http://\S+/login\?once=[\w-]+", self.log.read_text(errors="replace"))
-        assert found, f"drivelab up printed no sign-in link:\n{self.log_tail()}"
+    def printed_login_link(self, timeout: float = 10) -> str:
+        """The one-time link `drivelab up` printed when it started. `up` prints it once its
+        own health check passes, which may come a moment after the stack answers here; the
+        log of a reused data directory also holds the links of earlier starts."""
+        pattern = re.escape(self.api_url) + r"/login\?once=[\w-]+"
+        deadline = time.monotonic() + timeout
+        while True:
+            found = re.findall(pattern, self.log.read_text(errors="replace"))
+            if found or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert found, f"drivelab up printed no sign-in link for {self.api_url}:\n{self.log_tail()}"
         return found[-1]
 
     def cli(
