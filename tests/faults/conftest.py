@@ -45,6 +45,9 @@ def fault_stack(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stac
         yield stack
     finally:
         stop_stack(stack)
+        # `up` stops the PostgreSQL it started; one restarted by restart_postgres is not it.
+        if (EmbeddedPostgres(stack.data_dir).pgdata / "postmaster.pid").exists():
+            _pg_ctl(stack.data_dir, ["-w", "-m", "fast", "stop"])
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -174,19 +177,25 @@ def restart_postgres(data_dir: Path, down_s: float) -> float:
     """Restart the stack's embedded PostgreSQL with `pg_ctl` (stop -m fast, `down_s` seconds
     down, start with the options pgserver gave it: no TCP, its socket directory), as pgserver
     runs it (as the `pgserver` system user when we are root). Returns the seconds it was down."""
+    pgdata = EmbeddedPostgres(data_dir).pgdata
+    socket_dir = (pgdata / "postmaster.pid").read_text().splitlines()[4]
+    began = time.monotonic()
+    _pg_ctl(data_dir, ["-w", "-m", "fast", "stop"])
+    time.sleep(down_s)
+    options = ["-o", '-h ""', "-o", f"-k {socket_dir}", "-l", str(pgdata / "log")]
+    _pg_ctl(data_dir, ["-w", *options, "start"])
+    return time.monotonic() - began
+
+
+def _pg_ctl(data_dir: Path, args: list[str]) -> None:
+    """pg_ctl on the stack's embedded PostgreSQL, as pgserver runs it (as the `pgserver`
+    system user when we are root)."""
     with warnings.catch_warnings():  # platformdirs warns that XDG_RUNTIME_DIR is unset
         warnings.simplefilter("ignore")
         from pgserver._commands import pg_ctl
 
-    pgdata = EmbeddedPostgres(data_dir).pgdata
-    socket_dir = (pgdata / "postmaster.pid").read_text().splitlines()[4]
     user = "pgserver" if os.geteuid() == 0 else None
-    began = time.monotonic()
-    pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user, timeout=60)
-    time.sleep(down_s)
-    options = ["-o", '-h ""', "-o", f"-k {socket_dir}", "-l", str(pgdata / "log")]
-    pg_ctl(["-w", *options, "start"], pgdata=pgdata, user=user, timeout=60)
-    return time.monotonic() - began
+    pg_ctl(args, pgdata=EmbeddedPostgres(data_dir).pgdata, user=user, timeout=60)
 
 
 def pause(proc: psutil.Process) -> None:
