@@ -20,6 +20,7 @@ import httpx
 import pytest
 
 from tests.conftest import Stack, wait_run
+from tests.faults.conftest import queue
 from tests.worker.conftest import Host, MiB, loop_backing_files, sha256_of
 from worker.devices import identify
 
@@ -64,20 +65,6 @@ def register(stack: Stack, target: str, serial: str, name: str) -> dict:
     return r.json()
 
 
-def queue(c: httpx.Client, drive: dict, plan: str, params: dict) -> int:
-    r = c.post(
-        "/api/runs",
-        json={
-            "plan": plan,
-            "drive_id": drive["id"],
-            "params": params,
-            "confirm_serial": drive["serial"],
-        },
-    )
-    assert r.status_code == 201, r.text
-    return int(r.json()["id"])
-
-
 def wait_for_running_step(c: httpx.Client, run_id: int, kind: str, timeout: float = 120) -> dict:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -109,7 +96,7 @@ def test_a_loop_device_detached_during_the_idle_is_never_written_again(
     drive = register(stack, device, identify(device).serial, "detached")
     victim_before = sha256_of(victim)
     with stack.client() as c:
-        run_id = queue(c, drive, "performance-over-time", OVER_TIME)
+        run_id = queue(c, drive, "performance-over-time", OVER_TIME)["id"]
         wait_for_running_step(c, run_id, "idle")
         drive_before = sha256_of(drive_file)
         subprocess.run(["losetup", "-d", device], check=True)
@@ -141,7 +128,7 @@ def test_a_by_id_link_repointed_during_the_idle_is_refused(stack: Stack, host: H
     drive = register(stack, str(link), identify(drive_device).serial, "repointed")
     victim_before = sha256_of(victim_device)
     with stack.client() as c:
-        run_id = queue(c, drive, "performance-over-time", OVER_TIME)
+        run_id = queue(c, drive, "performance-over-time", OVER_TIME)["id"]
         wait_for_running_step(c, run_id, "idle")
         moved = links / "moved"
         moved.symlink_to(victim_device)
@@ -165,7 +152,7 @@ def test_the_held_drive_cannot_be_formatted_or_mounted_during_the_run(
     mnt = host.root / "mnt"
     mnt.mkdir()
     with stack.client() as c:
-        run_id = queue(c, drive, "performance-over-time", OVER_TIME)
+        run_id = queue(c, drive, "performance-over-time", OVER_TIME)["id"]
         wait_for_running_step(c, run_id, "idle")
         mkfs = subprocess.run(["mkfs.ext4", "-q", "-F", device], capture_output=True, text=True)
         mount = subprocess.run(["mount", device, str(mnt)], capture_output=True, text=True)
@@ -186,7 +173,7 @@ def test_a_sandbox_file_replaced_during_the_idle_is_refused(stack: Stack) -> Non
     target = stack.data_dir / "targets" / "replaced.img"
     drive = stack.add_drive(target, "interlock matrix replaced", size=16 * MiB)
     with stack.client() as c:
-        run_id = queue(c, drive, "performance-over-time", OVER_TIME)
+        run_id = queue(c, drive, "performance-over-time", OVER_TIME)["id"]
         wait_for_running_step(c, run_id, "idle")
         fresh = target.with_name("fresh.img")
         with open(fresh, "wb") as f:
@@ -214,7 +201,7 @@ def test_a_colon_in_a_file_target_is_one_file_for_fio(stack: Stack, host: Host) 
     victim_before = sha256_of(victim_device)
     try:
         with stack.client() as c:
-            run = wait_run(c, queue(c, drive, "four-corners", FOUR_CORNERS), timeout=120)
+            run = wait_run(c, queue(c, drive, "four-corners", FOUR_CORNERS)["id"], timeout=120)
             jobs = job_files(c, run["id"])
         assert run["status"] == "done", run
         assert sha256_of(victim_device) == victim_before
@@ -237,7 +224,7 @@ def test_a_by_path_link_with_colons_is_written_through_its_device(stack: Stack, 
     drive = register(stack, str(link), identify(device).serial, "by-path")
     before = sha256_of(drive_file)
     with stack.client() as c:
-        run = wait_run(c, queue(c, drive, "four-corners", FOUR_CORNERS), timeout=120)
+        run = wait_run(c, queue(c, drive, "four-corners", FOUR_CORNERS)["id"], timeout=120)
         jobs = job_files(c, run["id"])
     assert run["status"] == "done", run
     assert sha256_of(drive_file) != before  # the registered drive was tested
