@@ -187,7 +187,11 @@ def histogram_points(bins: Mapping[int, int], per_decade: int = 20) -> list[list
 
 
 def convergence(
-    values: Sequence[float], *, window: int = 5, excursion_pct: float = 20.0, slope_pct: float = 10.0
+    values: Sequence[float],
+    *,
+    window: int = 5,
+    excursion_pct: float = 20.0,
+    slope_pct: float = 10.0,
 ) -> dict[str, Any]:
     """The steady-state report of the rounds so far (see steady_state_report), with the
     verdict on the latest window for a live view: `current` is [first, last] round of the
