@@ -52,10 +52,10 @@ WRITE_CACHE_ESTIMATE_S = 2.0
 
 Profile = Literal["enterprise", "client"]
 # Read/write mixes (read % / write %) and block sizes, in the specification's order.
-MIXES = ("100/0", "95/5", "65/35", "50/50", "35/65", "5/95", "0/100")
 Mix = Literal["100/0", "95/5", "65/35", "50/50", "35/65", "5/95", "0/100"]
-IOPS_BLOCK_SIZES = ("1m", "128k", "64k", "32k", "16k", "8k", "4k", "512")
+MIXES: tuple[Mix, ...] = ("100/0", "95/5", "65/35", "50/50", "35/65", "5/95", "0/100")
 BlockSize = Literal["1m", "128k", "64k", "32k", "16k", "8k", "4k", "512"]
+IOPS_BLOCK_SIZES: tuple[BlockSize, ...] = ("1m", "128k", "64k", "32k", "16k", "8k", "4k", "512")
 
 ACTIVE_RANGE_PCT = {"enterprise": 100, "client": 75}
 # (threads, queue depth per thread) by profile.

@@ -38,8 +38,8 @@ from backend.plans.pts_common import (
 
 LatencyBlockSize = Literal["8k", "4k", "512"]
 LatencyMix = Literal["100/0", "65/35", "0/100"]
-LATENCY_BLOCK_SIZES = ("8k", "4k", "512")
-LATENCY_MIXES = ("100/0", "65/35", "0/100")
+LATENCY_BLOCK_SIZES: tuple[LatencyBlockSize, ...] = ("8k", "4k", "512")
+LATENCY_MIXES: tuple[LatencyMix, ...] = ("100/0", "65/35", "0/100")
 
 
 class PtsLatencyParams(PtsRoundsParams):

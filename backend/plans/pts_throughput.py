@@ -32,11 +32,12 @@ from backend.plans.pts_common import (
 )
 
 ThroughputBlockSize = Literal["1m", "128k"]
+THROUGHPUT_BLOCK_SIZES: tuple[ThroughputBlockSize, ...] = ("1m", "128k")
 
 
 class PtsThroughputParams(PtsLoadParams):
     block_sizes: list[ThroughputBlockSize] = Field(
-        default_factory=lambda: ["1m", "128k"],
+        default_factory=lambda: list(THROUGHPUT_BLOCK_SIZES),
         description="Sequential block sizes, each a test of its own with its purge and "
         "preconditioning (PTS: 1024 KiB and 128 KiB).",
     )
