@@ -41,9 +41,10 @@ def test_each_element_adds_up_its_threads_as_fio_counts_them(final: dict) -> Non
         )
     mixed = summary["r65w35-4k"]
     assert mixed["read_iops"] / mixed["iops"] == pytest.approx(0.65, abs=0.02)
-    assert pts.tracked_value(summary, "r0w100-64k", "write_iops") == summary["r0w100-64k"][
-        "write_iops"
-    ]
+    assert (
+        pts.tracked_value(summary, "r0w100-64k", "write_iops")
+        == summary["r0w100-64k"]["write_iops"]
+    )
     assert pts.tracked_value(summary, "absent", "write_iops") == 0.0
 
 
