@@ -758,6 +758,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{run_id}/pts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Report
+         * @description A SNIA PTS run's report: the specification's header fields (sponsor, drive, firmware,
+         *     capacity, purge, preconditioning, convergence, host and fio), the steady-state
+         *     convergence and measurement window of each rounds step with the window's table, and the
+         *     test's own series. Live while the run goes on.
+         */
+        get: operations["get_report_api_runs__run_id__pts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{run_id}/resume": {
         parameters: {
             query?: never;
@@ -854,6 +877,46 @@ export interface paths {
          * @description fio's final JSON of a step, byte for byte as fio printed it.
          */
         get: operations["get_step_output_api_runs__run_id__steps__step_id__output_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{run_id}/steps/{step_id}/rounds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Rounds
+         * @description Every round of a PTS rounds step so far, with each element's figures.
+         */
+        get: operations["get_rounds_api_runs__run_id__steps__step_id__rounds_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{run_id}/steps/{step_id}/rounds/{number}/output": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Round Output
+         * @description fio's final JSON of one round, byte for byte as fio printed it.
+         */
+        get: operations["get_round_output_api_runs__run_id__steps__step_id__rounds__number__output_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1135,6 +1198,26 @@ export interface paths {
         put?: never;
         /** Finish Step */
         post: operations["finish_step_api_worker_runs__run_id__steps__step_id__finish_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/worker/runs/{run_id}/steps/{step_id}/rounds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Store Round
+         * @description A round of a SNIA PTS rounds step: fio's final JSON of the round, kept verbatim.
+         */
+        post: operations["store_round_api_worker_runs__run_id__steps__step_id__rounds_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2051,6 +2134,40 @@ export interface components {
             /** Source */
             source?: string | null;
         };
+        /**
+         * PtsReport
+         * @description A SNIA PTS run's report: the header fields of the specification, one section per
+         *     rounds step (convergence, measurement window, the window's table and distributions) and
+         *     the test's own series.
+         */
+        PtsReport: {
+            /** Header */
+            header: {
+                [key: string]: unknown;
+            };
+            /** Hir */
+            hir?: {
+                [key: string]: unknown;
+            } | null;
+            /** Plan */
+            plan: string;
+            /** Run Id */
+            run_id: number;
+            /** Sections */
+            sections: {
+                [key: string]: unknown;
+            }[];
+            /** Simulated */
+            simulated: boolean;
+            /** Status */
+            status: string;
+            /** Title */
+            title: string;
+            /** Xsr */
+            xsr?: {
+                [key: string]: unknown;
+            } | null;
+        };
         /** ResultOut */
         ResultOut: {
             /** Metric */
@@ -2059,6 +2176,53 @@ export interface components {
             unit: string;
             /** Value */
             value: number;
+        };
+        /**
+         * RoundIn
+         * @description A round of a PTS rounds step, as the worker posts it when the round ends.
+         */
+        RoundIn: {
+            /**
+             * Output
+             * @description fio's final JSON, verbatim.
+             */
+            output: string;
+            /**
+             * Round
+             * @description 1-based round number.
+             */
+            round: number;
+            /**
+             * T End Ms
+             * @description When it ended, step clock.
+             */
+            t_end_ms: number;
+            /**
+             * T Start Ms
+             * @description When the round's fio run started, step clock.
+             */
+            t_start_ms: number;
+        };
+        /** RoundOut */
+        RoundOut: {
+            /**
+             * Elements
+             * @description Each element's figures in this round (MB/s, IOPS, bytes, latency in µs), by element name (the fio job section).
+             */
+            elements: {
+                [key: string]: {
+                    [key: string]: number;
+                };
+            };
+            /** Round */
+            round: number;
+            /** T End Ms */
+            t_end_ms: number;
+            /**
+             * T Start Ms
+             * @description Start of the round's fio run, ms on the step's clock.
+             */
+            t_start_ms: number;
         };
         /**
          * RunConditions
@@ -2590,6 +2754,11 @@ export interface components {
         StepStart: {
             /** Command */
             command?: string | null;
+            /**
+             * Job File
+             * @description The job file fio runs: the run's, with its target set to the path the worker's interlock resolved and checked. Stored as the step's job file.
+             */
+            job_file?: string | null;
         };
         /** TableRow */
         TableRow: {
@@ -4222,6 +4391,37 @@ export interface operations {
             };
         };
     };
+    get_report_api_runs__run_id__pts_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PtsReport"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     resume_run_api_runs__run_id__resume_post: {
         parameters: {
             query?: never;
@@ -4367,6 +4567,71 @@ export interface operations {
             path: {
                 run_id: number;
                 step_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_rounds_api_runs__run_id__steps__step_id__rounds_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+                step_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoundOut"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_round_output_api_runs__run_id__steps__step_id__rounds__number__output_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+                step_id: number;
+                number: number;
             };
             cookie?: never;
         };
@@ -4961,6 +5226,42 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["StepFinish"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Control"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    store_round_api_worker_runs__run_id__steps__step_id__rounds_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+                step_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoundIn"];
             };
         };
         responses: {

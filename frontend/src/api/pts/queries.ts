@@ -1,0 +1,27 @@
+import { queryOptions, useQuery } from "@tanstack/react-query";
+import { apiGet } from "../client";
+import { ptsKeys } from "./keys";
+import type { PtsReport } from "./types";
+
+export const ptsReportQuery = (runId: number) =>
+  queryOptions({
+    queryKey: ptsKeys.report(runId),
+    queryFn: ({ signal }) => apiGet<PtsReport>(`/runs/${runId}/pts`, signal),
+  });
+
+/** Refetched on the run's SSE `round` and `run` events (see useRunEvents), not on a timer. */
+export const usePtsReport = (runId: number, enabled = true) =>
+  useQuery({ ...ptsReportQuery(runId), enabled });
+
+/** Plans whose runs have a PTS report page. */
+export const PTS_PLANS = [
+  "pts-iops",
+  "pts-throughput",
+  "pts-latency",
+  "pts-wsat",
+  "pts-hir",
+  "pts-xsr",
+  "pts-steady-state",
+] as const;
+
+export const hasPtsReport = (plan: string) => (PTS_PLANS as readonly string[]).includes(plan);
