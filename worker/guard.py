@@ -8,7 +8,8 @@ worker:
 1. checks the target once with every rule, then opens it and holds it open until the run ends.
    A block device is opened exclusively (O_EXCL): while it is held the kernel refuses to mount
    it, to make it part of md, LVM or device-mapper, to attach its loop device to another file,
-   and any other exclusive opener (a second drivelab, mkfs, blkdiscard);
+   and any other exclusive opener (a second drivelab, mkfs, blkdiscard). A file (a simulated
+   drive) is locked with flock, which a second run on the same file respects;
 2. before every step that writes (purge, fill, every fio job, TRIM) and at the end of idle
    steps, checks every rule again from what the system reports now (serial, mounts, swap,
    holders), and that the registered path still leads to the device or file it holds
@@ -223,20 +224,33 @@ def _check(rules: _Rules) -> DeviceInfo:
 
 
 def _open(info: DeviceInfo, target: str) -> int:
+    """A block device opened exclusively; a file opened and locked (flock), so two drives
+    registered on one file do not run at once."""
     if info.kind == "block":
         flags = os.O_RDWR | os.O_EXCL | os.O_CLOEXEC
     else:
         flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
-        return os.open(info.path, flags)
+        fd = os.open(info.path, flags)
     except OSError as exc:
         if exc.errno == errno.EBUSY:
-            raise _refuse(
-                target,
-                "in-use",
-                f"{info.path} is open exclusively by another program (mounted, claimed by md, "
-                "LVM or device-mapper, or written by another run)",
-            ) from None
+            raise _in_use(target, info) from None
         raise _refuse(
             target, "not-whole-device", f"cannot open {info.path}: {exc.strerror}"
         ) from None
+    if info.kind != "block":
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise _in_use(target, info) from None
+    return fd
+
+
+def _in_use(target: str, info: DeviceInfo) -> InterlockError:
+    return _refuse(
+        target,
+        "in-use",
+        f"{info.path} is held by another program (mounted, claimed by md, LVM or "
+        "device-mapper, or tested by another run)",
+    )

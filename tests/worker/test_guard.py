@@ -101,9 +101,24 @@ def test_a_device_held_exclusively_by_another_program_is_refused(
     fd = os.open(device, os.O_RDONLY | os.O_EXCL)
     try:
         error = refused("in-use", lambda: hold(device))
-        assert f"{device} is open exclusively by another program" in error.message
+        assert f"{device} is held by another program" in error.message
     finally:
         os.close(fd)
+
+
+def test_a_file_held_by_another_run_is_refused(
+    dirs: tuple[Path, Path], hold: Callable[..., HeldTarget], tmp_path: Path
+) -> None:
+    """Two drives registered on one file (a path and a link to it) never run at once."""
+    sim = dirs[0] / "sim.img"
+    with open(sim, "wb") as f:
+        f.truncate(MiB)
+    link = dirs[0] / "alias.img"
+    link.symlink_to(sim)
+    first = hold(sim)
+    refused("in-use", lambda: hold(link))
+    first.release()
+    hold(link).release()
 
 
 def test_a_detach_during_the_run_is_noticed_before_the_next_write(

@@ -80,3 +80,19 @@ def test_fio_check_names_the_step_fio_rejects(tmp_path: Path) -> None:
     assert found is not None and found.step == "mixed"
     assert "failed parsing bssplit" in found.message
     assert not (tmp_path / "t.img").exists()  # parsing runs no I/O
+
+
+def test_fio_check_remembers_what_a_fio_binary_accepted(tmp_path: Path) -> None:
+    """A second look at the same job files with the same fio runs no fio; another binary (or a
+    changed one) is asked again."""
+    job = retarget_job_file(JOB, str(tmp_path / "remembered.img"))
+    calls = tmp_path / "calls"
+    wrapper = tmp_path / "fio"
+    wrapper.write_text(f'#!/bin/sh\necho x >> {calls}\nexec fio "$@"\n')
+    wrapper.chmod(0o755)
+    assert fio_check.rejected([("a", job)], fio_binary=str(wrapper)) is None
+    assert fio_check.rejected([("a", job)], fio_binary=str(wrapper)) is None
+    assert calls.read_text().count("x") == 1
+    wrapper.write_text(wrapper.read_text() + "# changed\n")
+    assert fio_check.rejected([("a", job)], fio_binary=str(wrapper)) is None
+    assert calls.read_text().count("x") == 2
