@@ -2,14 +2,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from backend.core.deps import CurrentUser, SessionDep
 from backend.drives.service import sees_embargoed
 from backend.pts import report as pts_report
 from backend.pts import service
-from backend.pts.schemas import PtsReport, RoundOut
+from backend.pts.compare import compare_pts
+from backend.pts.schemas import PtsComparison, PtsReport, RoundOut
+from backend.results.router import _ids
 
 router = APIRouter(tags=["pts"])
 
@@ -42,3 +44,18 @@ def get_round_output(
         session, run_id, step_id, number, hide_embargoed=not sees_embargoed(user)
     )
     return Response(text, media_type="application/json")
+
+
+@router.get("/api/compare/pts", response_model=PtsComparison)
+def compare(
+    session: SessionDep,
+    user: CurrentUser,
+    drives: str = Query(..., description="drive ids, e.g. 1,2,3"),
+    under_review: int | None = None,
+) -> Any:
+    """SNIA PTS results of several drives: each drive's latest finished run of each PTS test,
+    as the reports' tables (IOPS by block size and mix, MB/s, response times, WSAT and HIR
+    IOPS). Differences are taken against the drive under review (else the first)."""
+    return compare_pts(
+        session, _ids(drives, "drives"), under_review, hide_embargoed=not sees_embargoed(user)
+    )

@@ -38,3 +38,29 @@ class PtsReport(BaseModel):
     sections: list[dict[str, Any]]
     hir: dict[str, Any] | None = None
     xsr: dict[str, Any] | None = None
+
+
+class PtsDriveResult(BaseModel):
+    drive_id: int
+    label: str
+    under_review: bool
+    run_id: int
+    simulated: bool
+    profile: str | None
+    steady: bool = Field(description="Every rounds step of the run reached steady state.")
+    values: dict[str, dict[str, Any]] = Field(
+        description="pts-iops: {block size: {mix: IOPS}}; pts-throughput: {block size: "
+        "{read, write: MB/s}}; pts-latency: {element: {label, mean, max, p99999 in µs}}; "
+        "pts-wsat and pts-hir: {steady: {iops}} and HIR's {wait-Ns: {iops}}."
+    )
+
+
+class PtsTestComparison(BaseModel):
+    plan: str
+    title: str
+    drives: list[PtsDriveResult]
+
+
+class PtsComparison(BaseModel):
+    reference: int = Field(description="The drive the others are compared with.")
+    tests: list[PtsTestComparison]

@@ -249,3 +249,27 @@ def test_stored_round_outputs_are_compressed(stack: Stack, sim_drive: dict) -> N
         ).fetchone()[0]
     assert gzip.decompress(blob).decode() == text
     assert len(blob) < len(text) / 3
+
+
+def test_compare_puts_drives_pts_tables_side_by_side(stack: Stack, sim_drive: dict) -> None:
+    target = stack.data_dir / "targets" / "pts-compare.img"
+    other = stack.add_drive(target, "PTS compare drive (test)", size=256 * MiB)
+    small = {**IOPS, "mixes": ["100/0", "0/100"], "block_sizes": ["4k"]}
+    with stack.client() as c:
+        runs = {d["id"]: run_plan(c, d, "pts-iops", small) for d in (sim_drive, other)}
+        reports = {d: report(c, r) for d, r in runs.items()}
+        r = c.get(
+            "/api/compare/pts",
+            params={"drives": f"{sim_drive['id']},{other['id']}", "under_review": other["id"]},
+        )
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["reference"] == other["id"]
+    iops = next(t for t in body["tests"] if t["plan"] == "pts-iops")
+    assert [d["drive_id"] for d in iops["drives"]] == [sim_drive["id"], other["id"]]
+    for entry in iops["drives"]:
+        assert entry["run_id"] == runs[entry["drive_id"]]["id"]
+        table = reports[entry["drive_id"]]["sections"][0]["table"]
+        assert entry["values"]["4k"]["0/100"] == pytest.approx(table["r0w100-4k"]["iops"])
+        assert entry["values"]["4k"]["100/0"] == pytest.approx(table["r100w0-4k"]["iops"])
+    assert iops["drives"][1]["under_review"] and not iops["drives"][0]["under_review"]

@@ -282,6 +282,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/compare/pts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare
+         * @description SNIA PTS results of several drives: each drive's latest finished run of each PTS test,
+         *     as the reports' tables (IOPS by block size and mix, MB/s, response times, WSAT and HIR
+         *     IOPS). Differences are taken against the drive under review (else the first).
+         */
+        get: operations["compare_api_compare_pts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/compare/series": {
         parameters: {
             query?: never;
@@ -2134,6 +2156,45 @@ export interface components {
             /** Source */
             source?: string | null;
         };
+        /** PtsComparison */
+        PtsComparison: {
+            /**
+             * Reference
+             * @description The drive the others are compared with.
+             */
+            reference: number;
+            /** Tests */
+            tests: components["schemas"]["PtsTestComparison"][];
+        };
+        /** PtsDriveResult */
+        PtsDriveResult: {
+            /** Drive Id */
+            drive_id: number;
+            /** Label */
+            label: string;
+            /** Profile */
+            profile: string | null;
+            /** Run Id */
+            run_id: number;
+            /** Simulated */
+            simulated: boolean;
+            /**
+             * Steady
+             * @description Every rounds step of the run reached steady state.
+             */
+            steady: boolean;
+            /** Under Review */
+            under_review: boolean;
+            /**
+             * Values
+             * @description pts-iops: {block size: {mix: IOPS}}; pts-throughput: {block size: {read, write: MB/s}}; pts-latency: {element: {label, mean, max, p99999 in µs}}; pts-wsat and pts-hir: {steady: {iops}} and HIR's {wait-Ns: {iops}}.
+             */
+            values: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+        };
         /**
          * PtsReport
          * @description A SNIA PTS run's report: the header fields of the specification, one section per
@@ -2167,6 +2228,15 @@ export interface components {
             xsr?: {
                 [key: string]: unknown;
             } | null;
+        };
+        /** PtsTestComparison */
+        PtsTestComparison: {
+            /** Drives */
+            drives: components["schemas"]["PtsDriveResult"][];
+            /** Plan */
+            plan: string;
+            /** Title */
+            title: string;
         };
         /** ResultOut */
         ResultOut: {
@@ -3486,6 +3556,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Pair"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    compare_api_compare_pts_get: {
+        parameters: {
+            query: {
+                /** @description drive ids, e.g. 1,2,3 */
+                drives: string;
+                under_review?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PtsComparison"];
                 };
             };
             /** @description Validation Error */

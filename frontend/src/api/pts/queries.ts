@@ -1,5 +1,6 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { apiGet } from "../client";
+import type { components } from "../schema";
 import { ptsKeys } from "./keys";
 import type { PtsReport } from "./types";
 
@@ -25,3 +26,19 @@ export const PTS_PLANS = [
 ] as const;
 
 export const hasPtsReport = (plan: string) => (PTS_PLANS as readonly string[]).includes(plan);
+
+export type PtsComparison = components["schemas"]["PtsComparison"];
+export type PtsTestComparison = components["schemas"]["PtsTestComparison"];
+export type PtsDriveResult = components["schemas"]["PtsDriveResult"];
+
+/** SNIA PTS results of several drives (GET /api/compare/pts). */
+export const usePtsComparison = (driveIds: number[], underReview: number | null) =>
+  useQuery({
+    queryKey: [...ptsKeys.all, "compare", driveIds, underReview] as const,
+    queryFn: ({ signal }) =>
+      apiGet<PtsComparison>(
+        `/compare/pts?drives=${driveIds.join(",")}${underReview ? `&under_review=${underReview}` : ""}`,
+        signal,
+      ),
+    enabled: driveIds.length > 0,
+  });

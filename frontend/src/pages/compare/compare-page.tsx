@@ -13,6 +13,7 @@ import { DrivePicker } from "../../components/drive-picker/drive-picker";
 import { ErrorBox } from "../../components/error-box/error-box";
 import { HdTachChart } from "../../components/hdtach-chart/hdtach-chart";
 import { PriceTableSection } from "../../components/price-table/price-table";
+import { PtsCompare } from "../../components/pts-compare/pts-compare";
 import { StallTimeline } from "../../components/stall-timeline/stall-timeline";
 import { TransferCurves } from "../../components/transfer-curves/transfer-curves";
 import { downloadBlob } from "../../lib/export-dom";
@@ -255,6 +256,7 @@ export function ComparePage() {
             <div className="compare-card">
               <StallTimeline drives={drives} styles={styles} fileBase={FILE_BASE} />
             </div>
+            <PtsCompare driveIds={drives} underReview={review} />
             <div className="compare-card">
               <PriceTableSection
                 drives={drives}
