@@ -30,16 +30,16 @@ from backend.plans.pts_common import (
 class PtsXsrParams(PtsParams):
     seq1_s: int = Field(
         28800,
-        ge=5,
+        ge=1,
         le=86400,
         description="Seconds of the first sequential 1024 KiB writes (PTS: 8 h).",
     )
     rand_s: int = Field(
-        21600, ge=5, le=86400, description="Seconds of the random 8 KiB writes (PTS: 6 h)."
+        21600, ge=1, le=86400, description="Seconds of the random 8 KiB writes (PTS: 6 h)."
     )
     seq2_s: int = Field(
         28800,
-        ge=5,
+        ge=1,
         le=86400,
         description="Seconds of the second sequential 1024 KiB writes (PTS: 8 h).",
     )

@@ -20,6 +20,7 @@ from backend.core.errors import NotFound
 from backend.drives.service import drive_label
 from backend.pts.service import PTS_PLANS, ROUNDS_ROLES, convergence, plan_title, round_rows
 from backend.results.models import Result
+from backend.results.series import series
 from backend.runs.models import Run, Step
 from backend.runs.service import get_run
 
@@ -50,6 +51,8 @@ def report(session: Session, run_id: int, *, hide_embargoed: bool = False) -> di
     }
     if run.plan == "pts-hir":
         out["hir"] = _hir(session, run, steps, sections)
+    if run.plan == "pts-xsr":
+        out["xsr"] = _xsr(session, run, steps)
     return out
 
 
@@ -255,3 +258,37 @@ def _results(session: Session, step_ids: list[int]) -> dict[int, dict[str, float
 
 def is_rounds_step(step: Step) -> bool:
     return step.kind == "fio-rounds" and step.params.get("role") in ROUNDS_ROLES
+
+
+XSR_POINTS = 300
+
+
+def _xsr(session: Session, run: Run, steps: list[Step]) -> dict[str, Any]:
+    """Cross-stimulus recovery on one clock (seconds since the first stimulus began): each
+    stimulus's throughput and average response time per second (downsampled keeping every
+    minimum and maximum) and its averages from fio's totals."""
+    stimuli = [s for s in steps if str(s.params.get("role", "")).startswith("xsr-")]
+    started = [s.started_at for s in stimuli if s.started_at is not None]
+    t0 = min(started) if started else None
+    results = _results(session, [s.id for s in stimuli])
+    out = []
+    for step in stimuli:
+        offset = (step.started_at - t0).total_seconds() if (t0 and step.started_at) else None
+        entry: dict[str, Any] = {
+            "step_id": step.id,
+            "name": step.name,
+            "label": step.params.get("label", step.name),
+            "status": step.status,
+            "start_s": offset,
+            "seconds": step.params.get("runtime"),
+            "mbps": results.get(step.id, {}).get("write_mbps"),
+            "lat_mean_us": results.get(step.id, {}).get("write_lat_mean_us"),
+            "mbps_series": [],
+            "lat_series": [],
+        }
+        if offset is not None and step.status != "pending":
+            for key, metric in (("mbps_series", "write_mbps"), ("lat_series", "write_lat_mean_us")):
+                data = series(session, run.id, step.id, metric, XSR_POINTS)
+                entry[key] = [[offset + x, y] for x, y in data["points"]]
+        out.append(entry)
+    return {"stimuli": out}

@@ -273,3 +273,34 @@ def test_compare_puts_drives_pts_tables_side_by_side(stack: Stack, sim_drive: di
         assert entry["values"]["4k"]["0/100"] == pytest.approx(table["r0w100-4k"]["iops"])
         assert entry["values"]["4k"]["100/0"] == pytest.approx(table["r100w0-4k"]["iops"])
     assert iops["drives"][1]["under_review"] and not iops["drives"][0]["under_review"]
+
+
+def test_throughput_and_xsr_report_their_figures(stack: Stack, sim_drive: dict) -> None:
+    with stack.client() as c:
+        tp = run_plan(
+            c,
+            sim_drive,
+            "pts-throughput",
+            {"span": "64m", "block_sizes": ["1m"], "element_s": 1, "max_rounds": 5, "threads": 2},
+        )
+        tp_report = report(c, tp)
+        xsr = run_plan(
+            c, sim_drive, "pts-xsr", {"span": "64m", "seq1_s": 3, "rand_s": 3, "seq2_s": 3}
+        )
+        xsr_report = report(c, xsr)
+    section = tp_report["sections"][0]
+    assert section["track"]["metric"] == "write_mbps"
+    step = step_named(tp, "rounds-1m")
+    row = section["table"]
+    assert results(step)["write_mbps"] == pytest.approx(row["seq-write-1m"]["write_mbps"])
+    assert results(step)["read_mbps"] == pytest.approx(row["seq-read-1m"]["read_mbps"])
+    stimuli = xsr_report["xsr"]["stimuli"]
+    assert [s["name"] for s in stimuli] == ["xsr-seq-1", "xsr-rand", "xsr-seq-2"]
+    for s, step in zip(
+        stimuli, [step_named(xsr, n) for n in ("xsr-seq-1", "xsr-rand", "xsr-seq-2")], strict=True
+    ):
+        assert s["mbps"] == pytest.approx(results(step)["write_mbps"])
+        assert len(s["mbps_series"]) >= 2 and all(v >= 0 for _t, v in s["mbps_series"])
+        assert s["mbps_series"][0][0] >= s["start_s"]
+    assert stimuli[1]["start_s"] > stimuli[0]["start_s"] + 2.5
+    assert xsr_report["header"]["threads"] == 1 and xsr_report["header"]["iodepth"] == 32

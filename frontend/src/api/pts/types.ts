@@ -148,10 +148,27 @@ export interface HirSet {
   } | null;
 }
 
-export interface PtsReport extends Omit<PtsReportEnvelope, "header" | "sections" | "hir"> {
+export interface XsrStimulus {
+  step_id: number;
+  name: string;
+  label: string;
+  status: string;
+  start_s: number | null;
+  seconds: number | null;
+  mbps: number | null;
+  lat_mean_us: number | null;
+  /** [s since the first stimulus began, value], downsampled keeping minima and maxima. */
+  mbps_series: [number, number][];
+  lat_series: [number, number][];
+  /** The time from the transition into this stimulus to its last level, and that level. */
+  recovery?: { recovery_s: number; level: number; levels: number } | null;
+}
+
+export interface PtsReport extends Omit<PtsReportEnvelope, "header" | "sections" | "hir" | "xsr"> {
   header: PtsHeader;
   sections: PtsSection[];
   hir?: { baseline_iops: number | null; sets: HirSet[] } | null;
+  xsr?: { stimuli: XsrStimulus[] } | null;
 }
 
 /** The `round` event of a run's SSE stream, when a PTS round ends. */

@@ -120,6 +120,7 @@ function Report({ report }: { report: PtsReport }) {
       })}
       {report.plan === "pts-throughput" && <ThroughputTable sections={report.sections} />}
       {report.hir && <Hir report={report} provenance={provenance} fileBase={fileBase} />}
+      {report.xsr && <Xsr report={report} provenance={provenance} fileBase={fileBase} />}
     </div>
   );
 }
@@ -485,6 +486,71 @@ function Hir({ report, provenance, fileBase }: { report: PtsReport; provenance: 
                     {set.burst_iops !== null && hir.baseline_iops ? `${((set.burst_iops / hir.baseline_iops) * 100).toFixed(0)}%` : "—"}
                   </td>
                   <td className="num">{formatMetric(set.baseline?.iops ?? null)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </div>
+    </section>
+  );
+}
+
+function Xsr({ report, provenance, fileBase }: { report: PtsReport; provenance: string; fileBase: string[] }) {
+  const stimuli = report.xsr!.stimuli;
+  const colors = ["#1d4ed8", "#c2410c", "#059669"];
+  const areas = stimuli
+    .filter((s) => s.start_s !== null)
+    .map((s) => ({ key: s.name, x1: s.start_s!, x2: s.start_s! + (s.seconds ?? 0), label: s.name }));
+  const line = (key: "mbps_series" | "lat_series") =>
+    stimuli.map((s, i) => ({ key: s.name, label: s.label, color: colors[i % colors.length]!, points: s[key] }));
+  const csv = (key: "mbps_series" | "lat_series", column: string) => () =>
+    toCsv(["stimulus", "t_s", column], stimuli.flatMap((s) => s[key].map(([t, v]) => [s.name, t, v])));
+  return (
+    <section className="section report-section" aria-label="Cross-stimulus recovery">
+      <div className="section__header">
+        <h2>Cross-stimulus recovery</h2>
+        <span className="muted">per-second samples, downsampled keeping every minimum and maximum</span>
+      </div>
+      <div className="section__body pts-report__charts">
+        <XYChart
+          title="Throughput against time"
+          subtitle="MB/s (10^6 B/s) of each stimulus"
+          xLabel="seconds since the first stimulus began"
+          yLabel="MB/s"
+          chartId="pts-xsr-mbps"
+          areas={areas}
+          series={line("mbps_series")}
+          exportAs={{ fileName: [...fileBase, "xsr-mbps"], title: "Cross-stimulus recovery: throughput against time", conditions: report.plan, provenance, csv: csv("mbps_series", "mbps") }}
+        />
+        <XYChart
+          title="Average response time against time"
+          subtitle="µs, fio completion latency, mean of each second"
+          xLabel="seconds since the first stimulus began"
+          yLabel="µs"
+          chartId="pts-xsr-latency"
+          series={line("lat_series")}
+          exportAs={{ fileName: [...fileBase, "xsr-latency"], title: "Cross-stimulus recovery: average response time against time", conditions: report.plan, provenance, csv: csv("lat_series", "lat_mean_us") }}
+        />
+        <div className="table-wrap pts-report__wide">
+          <table className="table" data-testid="pts-xsr">
+            <thead>
+              <tr>
+                <th scope="col">Stimulus</th>
+                <th scope="col" className="num">MB/s</th>
+                <th scope="col" className="num">Average response time (µs)</th>
+                <th scope="col" className="num">Recovery time after the transition</th>
+              </tr>
+            </thead>
+            <tbody>
+              {stimuli.map((s, i) => (
+                <tr key={s.name}>
+                  <th scope="row">{s.label}</th>
+                  <td className="num">{formatMetric(s.mbps)}</td>
+                  <td className="num">{formatMetric(s.lat_mean_us)}</td>
+                  <td className="num">
+                    {i === 0 ? "—" : s.recovery ? `${s.recovery.recovery_s.toFixed(1)} s to ${formatMetric(s.recovery.level)} MB/s` : "pending"}
+                  </td>
                 </tr>
               ))}
             </tbody>
