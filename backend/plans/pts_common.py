@@ -40,6 +40,7 @@ from backend.plans.common import (
     MiB,
     common_options,
     fio_step,
+    purge_step,
     span_field,
     tested_span,
 )
@@ -386,3 +387,69 @@ def unique(values: list[str], field: str) -> list[str]:
     if not values:
         raise InvalidParams(f"{field}: list at least one", field=f"params.{field}")
     return values
+
+
+def matrix_test(
+    plan_key: str,
+    params: Any,
+    drive: DriveContext,
+    *,
+    mix_order: tuple[str, ...],
+    size_order: tuple[str, ...],
+    tc: int,
+    qd: int,
+    title: str,
+    track: dict[str, str],
+) -> list[StepSpec]:
+    """A test of random elements, block sizes x read/write mixes (IOPS, latency): purge, write
+    cache, workload-independent preconditioning, rounds to steady state on the 4 KiB 100%
+    write element, write cache put back. Mixes outer and block sizes inner, in the
+    specification's order whatever order the parameters list them in; sizes below the drive's
+    logical sector are left out (the plan's notes say so)."""
+    mixes = unique(list(params.mixes), "mixes")
+    sizes = unique(list(params.block_sizes), "block_sizes")
+    for field, values, needed in (("mixes", mixes, "0/100"), ("block_sizes", sizes, "4k")):
+        if needed not in values:
+            raise InvalidParams(
+                f"{field}: include {needed}: the 4 KiB 100% write element is the one tracked "
+                "to steady state",
+                field=f"params.{field}",
+            )
+    sizes, _notes = skip_small_blocks(sizes, drive)
+    mixes = [m for m in mix_order if m in mixes]
+    sizes = [b for b in size_order if b in sizes]
+    span, active, pct = active_range(params, drive)
+    common = pts_common(params, drive)
+    elements = [
+        random_element(m, b, active=active, tc=tc, qd=qd, seconds=params.element_s)
+        for m in mixes
+        for b in sizes
+    ]
+    cache, restore = write_cache_steps(params.profile)
+    rounds = rounds_step(
+        plan_key,
+        common,
+        elements,
+        name="rounds",
+        label=f"{title} rounds: {len(sizes)} block sizes x {len(mixes)} mixes, random, "
+        f"TC{tc} QD{qd} over {human_bytes(active)} ({pct}% ActiveRange)",
+        track={"element": element_name("0/100", "4k"), **track},
+        element_s=params.element_s,
+        max_rounds=params.max_rounds,
+        active=active,
+        extra={
+            "profile": params.profile,
+            "threads": tc,
+            "iodepth": qd,
+            "active_range_pct": pct,
+            "mixes": mixes,
+            "block_sizes": sizes,
+        },
+    )
+    return [
+        purge_step(),
+        cache,
+        precondition_step(plan_key, common, span, params.precondition_loops),
+        rounds,
+        restore,
+    ]

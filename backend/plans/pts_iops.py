@@ -14,28 +14,18 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from backend.core.errors import InvalidParams
-from backend.plans.base import DriveContext, Plan, StepSpec, human_bytes
-from backend.plans.common import purge_step, with_notes
+from backend.plans.base import DriveContext, Plan, StepSpec
+from backend.plans.common import with_notes
 from backend.plans.pts_common import (
     IOPS_BLOCK_SIZES,
     MIXES,
     BlockSize,
     Mix,
     PtsLoadParams,
-    active_range,
-    element_name,
-    precondition_step,
-    pts_common,
-    random_element,
-    rounds_step,
+    matrix_test,
     skip_small_blocks,
     threads_qd,
-    unique,
-    write_cache_steps,
 )
-
-TRACK_MIX, TRACK_BS = "0/100", "4k"
 
 
 class PtsIopsParams(PtsLoadParams):
@@ -66,61 +56,16 @@ class PtsIops(Plan):
         return skip_small_blocks(list(params.block_sizes), drive)[1]
 
     def compile(self, params: PtsIopsParams, drive: DriveContext) -> list[StepSpec]:
-        mixes = unique(list(params.mixes), "mixes")
-        sizes = unique(list(params.block_sizes), "block_sizes")
-        if TRACK_MIX not in mixes:
-            raise InvalidParams(
-                "mixes: include 0/100, the mix whose 4 KiB IOPS are tracked to steady state",
-                field="params.mixes",
-            )
-        if TRACK_BS not in sizes:
-            raise InvalidParams(
-                "block_sizes: include 4k, the block size whose 100% write IOPS are tracked",
-                field="params.block_sizes",
-            )
-        sizes, _notes = skip_small_blocks(sizes, drive)
-        # The specification's order, whatever order the parameters list them in.
-        mixes = [m for m in MIXES if m in mixes]
-        sizes = [b for b in IOPS_BLOCK_SIZES if b in sizes]
-        span, active, pct = active_range(params, drive)
         tc, qd = threads_qd(params)
-        common = pts_common(params, drive)
-        elements = [
-            random_element(m, b, active=active, tc=tc, qd=qd, seconds=params.element_s)
-            for m in mixes
-            for b in sizes
-        ]
-        cache, restore = write_cache_steps(params.profile)
-        rounds = rounds_step(
+        steps = matrix_test(
             self.key,
-            common,
-            elements,
-            name="rounds",
-            label=f"IOPS rounds: {len(sizes)} block sizes x {len(mixes)} mixes, random, "
-            f"TC{tc} QD{qd} over {human_bytes(active)} ({pct}% ActiveRange)",
-            track={
-                "element": element_name(TRACK_MIX, TRACK_BS),
-                "metric": "write_iops",
-                "label": "4 KiB random write IOPS",
-                "unit": "IOPS",
-            },
-            element_s=params.element_s,
-            max_rounds=params.max_rounds,
-            active=active,
-            extra={
-                "profile": params.profile,
-                "threads": tc,
-                "iodepth": qd,
-                "active_range_pct": pct,
-                "mixes": mixes,
-                "block_sizes": sizes,
-            },
+            params,
+            drive,
+            mix_order=MIXES,
+            size_order=IOPS_BLOCK_SIZES,
+            tc=tc,
+            qd=qd,
+            title="IOPS",
+            track={"metric": "write_iops", "label": "4 KiB random write IOPS", "unit": "IOPS"},
         )
-        steps = [
-            purge_step(),
-            cache,
-            precondition_step(self.key, common, span, params.precondition_loops),
-            rounds,
-            restore,
-        ]
         return with_notes(steps, self.notes(params, drive))

@@ -19,21 +19,12 @@ from typing import Literal
 
 from pydantic import Field
 
-from backend.core.errors import InvalidParams
-from backend.plans.base import DriveContext, Plan, StepSpec, human_bytes
-from backend.plans.common import purge_step, with_notes
+from backend.plans.base import DriveContext, Plan, StepSpec
+from backend.plans.common import with_notes
 from backend.plans.pts_common import (
-    MIXES,
     PtsRoundsParams,
-    active_range,
-    element_name,
-    precondition_step,
-    pts_common,
-    random_element,
-    rounds_step,
+    matrix_test,
     skip_small_blocks,
-    unique,
-    write_cache_steps,
 )
 
 LatencyBlockSize = Literal["8k", "4k", "512"]
@@ -71,56 +62,19 @@ class PtsLatency(Plan):
         return skip_small_blocks(list(params.block_sizes), drive)[1]
 
     def compile(self, params: PtsLatencyParams, drive: DriveContext) -> list[StepSpec]:
-        mixes = unique(list(params.mixes), "mixes")
-        sizes = unique(list(params.block_sizes), "block_sizes")
-        if "0/100" not in mixes or "4k" not in sizes:
-            field = "mixes" if "0/100" not in mixes else "block_sizes"
-            raise InvalidParams(
-                f"{field}: include 4k and 0/100: the 4 KiB 100% write response time is tracked "
-                "to steady state",
-                field=f"params.{field}",
-            )
-        sizes, _notes = skip_small_blocks(sizes, drive)
-        mixes = [m for m in MIXES if m in mixes]
-        sizes = [b for b in LATENCY_BLOCK_SIZES if b in sizes]
-        span, active, pct = active_range(params, drive)
-        common = pts_common(params, drive)
-        elements = [
-            random_element(m, b, active=active, tc=1, qd=1, seconds=params.element_s)
-            for m in mixes
-            for b in sizes
-        ]
-        cache, restore = write_cache_steps(params.profile)
-        rounds = rounds_step(
+        steps = matrix_test(
             self.key,
-            common,
-            elements,
-            name="rounds",
-            label=f"latency rounds: {len(sizes)} block sizes x {len(mixes)} mixes, random, "
-            f"TC1 QD1 over {human_bytes(active)} ({pct}% ActiveRange)",
+            params,
+            drive,
+            mix_order=LATENCY_MIXES,
+            size_order=LATENCY_BLOCK_SIZES,
+            tc=1,
+            qd=1,
+            title="latency",
             track={
-                "element": element_name("0/100", "4k"),
                 "metric": "write_lat_mean_us",
                 "label": "4 KiB random write average response time",
                 "unit": "µs",
             },
-            element_s=params.element_s,
-            max_rounds=params.max_rounds,
-            active=active,
-            extra={
-                "profile": params.profile,
-                "threads": 1,
-                "iodepth": 1,
-                "active_range_pct": pct,
-                "mixes": mixes,
-                "block_sizes": sizes,
-            },
         )
-        steps = [
-            purge_step(),
-            cache,
-            precondition_step(self.key, common, span, params.precondition_loops),
-            rounds,
-            restore,
-        ]
         return with_notes(steps, self.notes(params, drive))

@@ -47,11 +47,7 @@ export const cell = (d: PtsDriveResult, row: string, col: string): number | null
   return typeof v === "number" ? v : null;
 };
 
-const BS_LABEL: Record<string, string> = {
-  "1m": "1024 KiB", "128k": "128 KiB", "64k": "64 KiB", "32k": "32 KiB",
-  "16k": "16 KiB", "8k": "8 KiB", "4k": "4 KiB", "512": "0.5 KiB",
-};
-export const bsLabel = (bs: string) => BS_LABEL[bs] ?? bs;
+export { blockSizeLabel as bsLabel } from "../../pages/pts-report/pts-report-utils";
 
 /** Latency elements any drive has, in the first drive's order. */
 export function latencyElements(test: PtsTestComparison): { name: string; label: string }[] {

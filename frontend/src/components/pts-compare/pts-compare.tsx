@@ -19,6 +19,21 @@ function Diff({ value, base, lower = false }: { value: number | null; base: numb
   return <span className={`pts-compare__diff pts-compare__diff--${d.tone}`}>{d.text}</span>;
 }
 
+/** A drive's value and, but for the reference drive, its difference from the reference's. */
+function ValueCell({ d, reference: ref, row, col, lower = false }: { d: PtsDriveResult; reference: PtsDriveResult; row: string; col: string; lower?: boolean }) {
+  return (
+    <td className="num">
+      {formatMetric(cell(d, row, col))}
+      {d !== ref && (
+        <>
+          {" "}
+          <Diff value={cell(d, row, col)} base={cell(ref, row, col)} lower={lower} />
+        </>
+      )}
+    </td>
+  );
+}
+
 function DriveName({ d }: { d: PtsDriveResult }) {
   return (
     <>
@@ -55,15 +70,7 @@ function IopsTables({ test }: { test: PtsTestComparison }) {
                 <tr key={bs}>
                   <th scope="row">{bsLabel(bs)}</th>
                   {mixes.map((m) => (
-                    <td key={m} className="num">
-                      {formatMetric(cell(d, bs, m))}
-                      {d !== ref && (
-                        <>
-                          {" "}
-                          <Diff value={cell(d, bs, m)} base={cell(ref, bs, m)} />
-                        </>
-                      )}
-                    </td>
+                    <ValueCell key={m} d={d} reference={ref} row={bs} col={m} />
                   ))}
                 </tr>
               ))}
@@ -97,15 +104,7 @@ function ThroughputTable({ test }: { test: PtsTestComparison }) {
               <th scope="row"><DriveName d={d} /></th>
               {sizes.flatMap((bs) =>
                 (["read", "write"] as const).map((dir) => (
-                  <td key={`${bs}${dir}`} className="num">
-                    {formatMetric(cell(d, bs, dir))}
-                    {d !== ref && (
-                      <>
-                        {" "}
-                        <Diff value={cell(d, bs, dir)} base={cell(ref, bs, dir)} />
-                      </>
-                    )}
-                  </td>
+                  <ValueCell key={`${bs}${dir}`} d={d} reference={ref} row={bs} col={dir} />
                 )),
               )}
             </tr>
@@ -144,15 +143,7 @@ function LatencyTable({ test }: { test: PtsTestComparison }) {
                 {i === 0 && <th scope="rowgroup" rowSpan={test.drives.length}>{e.label}</th>}
                 <td><DriveName d={d} /></td>
                 {fields.map(([key]) => (
-                  <td key={key} className="num">
-                    {formatMetric(cell(d, e.name, key))}
-                    {d !== ref && (
-                      <>
-                        {" "}
-                        <Diff value={cell(d, e.name, key)} base={cell(ref, e.name, key)} lower />
-                      </>
-                    )}
-                  </td>
+                  <ValueCell key={key} d={d} reference={ref} row={e.name} col={key} lower />
                 ))}
               </tr>
             )),
@@ -183,15 +174,7 @@ function IopsFigures({ test }: { test: PtsTestComparison }) {
             <tr key={d.drive_id}>
               <th scope="row"><DriveName d={d} /></th>
               {rows.map((r) => (
-                <td key={r} className="num">
-                  {formatMetric(cell(d, r, "iops"))}
-                  {d !== ref && (
-                    <>
-                      {" "}
-                      <Diff value={cell(d, r, "iops")} base={cell(ref, r, "iops")} />
-                    </>
-                  )}
-                </td>
+                <ValueCell key={r} d={d} reference={ref} row={r} col="iops" />
               ))}
             </tr>
           ))}

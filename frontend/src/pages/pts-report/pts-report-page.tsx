@@ -10,7 +10,7 @@ import { ConvergenceChart, WindowChart, XYChart } from "../../components/pts-cha
 import { StatusBadge } from "../../components/status-badge/status-badge";
 import { toCsv } from "../../lib/export-utils";
 import { formatDecimalBytes, formatFullDateTime, formatMetric } from "../../lib/format-utils";
-import { isActiveStatus } from "../../lib/run-utils";
+import { isActiveStatus, parseRunId } from "../../lib/run-utils";
 import { formatBinaryBytes } from "../../lib/series-utils";
 import {
   blockSizeLabel,
@@ -27,16 +27,10 @@ import {
 import "../../styles/print.css";
 import "./pts-report-page.css";
 
-function parseId(raw: string | undefined): number | null {
-  if (!raw || !/^\d+$/.test(raw)) return null;
-  const id = Number(raw);
-  return Number.isSafeInteger(id) && id > 0 ? id : null;
-}
-
 /** /runs/:id/report: a SNIA PTS run's report in the specification's layout, printable. */
 export function PtsReportPage() {
   const { id } = useParams();
-  const runId = parseId(id);
+  const runId = parseRunId(id);
   if (runId === null) {
     return (
       <div className="page">

@@ -26,6 +26,7 @@ import {
   etaText,
   isActiveStatus,
   isFinalStatus,
+  parseRunId,
   runDurationSeconds,
   totalEstimateSeconds,
   waitingText,
@@ -33,16 +34,9 @@ import {
 import { useNow } from "../../lib/use-now";
 import "./run-page.css";
 
-/** Positive integer ids only; anything else in the URL is a visible error, not a request. */
-function parseId(raw: string | undefined): number | null {
-  if (!raw || !/^\d+$/.test(raw)) return null;
-  const id = Number(raw);
-  return Number.isSafeInteger(id) && id > 0 ? id : null;
-}
-
 export function RunPage() {
   const { id } = useParams();
-  const runId = parseId(id);
+  const runId = parseRunId(id);
   if (runId === null) {
     return (
       <div className="page">
