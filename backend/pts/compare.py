@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from backend.core.errors import InvalidParams
 from backend.drives.service import drive_label
 from backend.pts import report as pts_report
 from backend.pts.service import PTS_PLANS
@@ -62,6 +63,8 @@ def _values(plan: str, report: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def compare_pts(
     session: Session, drive_ids: list[int], under_review: int | None, *, hide_embargoed: bool
 ) -> dict[str, Any]:
+    if not drive_ids:
+        raise InvalidParams("choose at least one drive: ?drives=1,2,3", field="drives")
     drives = _drives(session, drive_ids, hide_embargoed)
     latest = _latest_runs(session, drive_ids)
     reference = under_review if under_review in drives else drive_ids[0]
