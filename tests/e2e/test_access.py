@@ -219,7 +219,7 @@ MATRIX: dict[tuple[str, str], Case] = {
     ("POST", "/api/worker/runs/{run_id}/steps/{step_id}/rounds"): Case(
         OWN_BENCH,
         409,
-        body={"round": 1, "output": "{}", "t_start_ms": 0, "t_end_ms": 1},
+        body={"round": 1, "output": "{{}}", "t_start_ms": 0, "t_end_ms": 1},  # "{}" once filled
         path=WORKER_STEP,
     ),
     # the run is done already: finishing it again changes nothing
