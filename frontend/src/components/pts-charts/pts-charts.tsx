@@ -39,7 +39,10 @@ interface Common {
 export function ConvergenceChart({ section, provenance, conditions, fileBase }: Common) {
   const points = convergencePoints(section);
   const w = section.convergence.window;
-  const maxRound = Math.max(section.max_rounds ?? 25, points.length, 5);
+  // The axis runs to the last round (and one more while the step runs), at least 5 rounds:
+  // write saturation may run 1,440 rounds and most stop far earlier.
+  const running = section.status === "running" || section.status === "pending";
+  const maxRound = Math.max(points.length + (running ? 1 : 0), 5);
   const unit = section.track.unit;
   return (
     <ChartFrame
@@ -73,7 +76,7 @@ export function ConvergenceChart({ section, provenance, conditions, fileBase }: 
           />
           <YAxis width={56} tick={AXIS_TICK} stroke={AXIS_LINE} tickFormatter={formatCompact} domain={[0, "auto"]}
             label={{ value: unit, angle: -90, position: "insideLeft", offset: 8, style: AXIS_LABEL }} />
-          <Line dataKey="value" name={section.track.label} stroke={TRACK_COLOR} strokeWidth={LINE_WIDTH} dot={{ r: 3 }} isAnimationActive={false} />
+          <Line dataKey="value" name={section.track.label} stroke={TRACK_COLOR} strokeWidth={LINE_WIDTH} dot={points.length <= 60 ? { r: 3 } : false} isAnimationActive={false} />
         </LineChart>
       </ResponsiveContainer>
     </ChartFrame>
