@@ -25,6 +25,7 @@ def drive_out(
         target_path=drive.target_path,
         simulated=m.simulated,
         label=service.drive_label(drive),
+        short_name=drive.short_name,
         bench=BenchRef(id=drive.bench.id, name=drive.bench.name, online=is_online(drive.bench)),
         model=DriveModelOut(
             id=m.id,

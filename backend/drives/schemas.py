@@ -32,6 +32,9 @@ class DriveOut(BaseModel):
     target_path: str
     simulated: bool
     label: str
+    short_name: str | None = Field(
+        None, description="What charts and exports call the drive, when a reviewer set one."
+    )
     bench: BenchRef
     model: DriveModelOut
     active_run_id: int | None
@@ -69,3 +72,9 @@ class DriveUpdate(BaseModel):
     target_path: str | None = Field(None, min_length=1)
     model_id: int | None = None
     logical_sector: int | None = Field(None, description="512 or 4096")
+    short_name: str | None = Field(
+        None,
+        max_length=40,
+        description="A short name for charts and exports (e.g. '990 PRO 2TB'); empty or null "
+        "clears it. Can be set while the drive runs.",
+    )
