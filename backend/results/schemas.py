@@ -160,11 +160,16 @@ class RunConditions(BaseModel):
     firmware: str | None
     fio_version: str | None
     finished_at: datetime | None
+    compared: Conditions = Field(
+        description="The conditions a comparison compares, as GET /api/compare states them "
+        "(of the run's first charted step)."
+    )
 
 
 class DriveSeries(BaseModel):
     drive_id: int
     label: str
+    short_name: str | None
     simulated: bool
     run_id: int
     conditions: RunConditions
@@ -174,6 +179,7 @@ class DriveSeries(BaseModel):
 class MissingSeries(BaseModel):
     drive_id: int
     label: str
+    short_name: str | None
     reason: str
 
 
@@ -183,3 +189,4 @@ class CompareSeries(BaseModel):
     op_percent: int | None
     drives: list[DriveSeries] = Field(description="In the order asked for.")
     missing: list[MissingSeries] = Field(description="Drives without a finished run of the plan.")
+    warnings: list[str] = Field(description="Conditions the drives' runs differ in.")

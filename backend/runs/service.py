@@ -18,6 +18,7 @@ from backend.drives.service import drive_label, get_drive, not_embargoed, under_
 from backend.plans.base import DriveContext, Plan, StepSpec, fio_args
 from backend.plans.catalog import compile_plan
 from backend.results.models import Result
+from backend.results.names import measure_name
 from backend.runs import queue
 from backend.runs.models import SAMPLE_COLUMNS, Run, Sample, Step
 from backend.runs.schemas import (
@@ -137,7 +138,9 @@ def _results_by_step(session: Session, run_ids: list[int]) -> dict[int, list[Res
     for step_id, metric, value, unit in rows:
         if step_id is None:
             continue
-        out[step_id].append(ResultOut(metric=metric, value=value, unit=unit))
+        out[step_id].append(
+            ResultOut(metric=metric, name=measure_name(metric), value=value, unit=unit)
+        )
     return out
 
 
@@ -263,8 +266,10 @@ def publish_progress(session: Session, state: AppState, run: Run, step: Step) ->
     after_commit(session, send)
 
 
-def cancel_run(session: Session, state: AppState, run_id: int) -> Run:
+def cancel_run(session: Session, state: AppState, run_id: int, user: User | None = None) -> Run:
+    """Cancel a waiting run or stop a running one, recorded in the audit log."""
     run = get_run(session, run_id)
+    was = run.status
     if run.status == "queued":
         # Never started: nothing to stop. The worker's claim will find it cancelled.
         run.status = "cancelled"
@@ -279,6 +284,15 @@ def cancel_run(session: Session, state: AppState, run_id: int) -> Run:
         run.cancel_requested = True
     else:
         raise Conflict(f"run {run.id} is already {run.status}: there is nothing to cancel")
+    audit.record(
+        session,
+        "run.cancelled",
+        user or audit.SYSTEM,
+        drive=run.drive,
+        run_id=run.id,
+        subject=f"run {run.id}",
+        details={"plan": run.plan, "was": was},
+    )
     publish_run(session, state, run.id)
     return run
 

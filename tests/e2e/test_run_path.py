@@ -202,6 +202,11 @@ def test_cancel_stops_fio_within_two_seconds_and_keeps_samples(
         # The drive is free again and cancelling twice says why it cannot.
         again = c.post(f"/api/runs/{run['id']}/cancel")
         assert again.status_code == 409 and "already cancelled" in again.json()["detail"]
+        # The audit log says who cancelled it, once.
+        audit = c.get("/api/audit", params={"action": "run.cancelled"}).json()
+        (entry,) = [e for e in audit if e["run_id"] == run["id"]]
+        assert entry["actor_name"] == "admin" and entry["drive_id"] == sim_drive["id"]
+        assert entry["details"]["was"] == "running"
 
 
 def test_bad_requests_say_what_to_fix(stack: Stack, sim_drive: dict) -> None:

@@ -224,7 +224,9 @@ def test_warns_on_firmware_and_drive_state(engine: Engine, lab: dict[str, list[i
             s, five, {"randread-4k-qd3": 1, "randwrite-4k-qd32": 1, "randwrite-4k-qd3": 1}
         )
         run.environment = {**run.environment, "drive": {"firmware": "2B6Q"}}
-        prewrite = Step(run_id=run.id, idx=-1, kind="fio", name="prewrite", params={}, status="done")
+        prewrite = Step(
+            run_id=run.id, idx=-1, kind="fio", name="prewrite", params={}, status="done"
+        )
         s.add(prewrite)
         s.flush()
         result = compare(

@@ -548,6 +548,7 @@ const KNOWN_ACTIONS = [
   "login_link.created",
   "price.corrected",
   "price.deleted",
+  "run.cancelled",
   "run.queued",
   "run.resumed",
   "step.started",
@@ -665,7 +666,7 @@ function AuditSection() {
               return (
                 <tr key={e.id}>
                   <td>
-                    <TimeText iso={e.at} />
+                    <TimeText iso={e.at} withDate />
                   </td>
                   <td className="mono">{e.action}</td>
                   <td>
