@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from backend.plans.base import DriveContext, Plan, StepSpec, format_size, parse_size
 from backend.plans.common import (
@@ -74,6 +74,11 @@ CUSTOM_FIELDS = ("rwmixread", "bssplit", "percentage_random", "iodepth")
 
 
 class TraceReplayParams(FioParams):
+    # A form can tell before asking the api that one of the two is needed.
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"x-exactly-one-of": [["trace_id", "profile"]]}
+    )
+
     trace_id: int | None = Field(
         None, ge=1, description="An uploaded trace to replay; give this or profile, not both."
     )

@@ -297,6 +297,25 @@ def cancel_run(session: Session, state: AppState, run_id: int, user: User | None
     return run
 
 
+def run_step(session: Session, run_id: int, step_id: int) -> Step:
+    """A step of the run by its id. Step ids are global (unique across runs, as steps[].id of
+    GET /api/runs/{id} gives them), not a step's position in its run: a 404 for a number that
+    is a position says which step sits there."""
+    step = session.scalar(select(Step).where(Step.id == step_id, Step.run_id == run_id))
+    if step is not None:
+        return step
+    at = session.execute(
+        select(Step.id, Step.name).where(Step.run_id == run_id, Step.idx == step_id)
+    ).first()
+    hint = (
+        f": step ids are global, not positions (steps[].id of GET /api/runs/{run_id}); "
+        f"its step at index {step_id} is step {at.id} ({at.name})"
+        if at is not None
+        else f": see steps[].id of GET /api/runs/{run_id}"
+    )
+    raise NotFound(f"run {run_id} has no step {step_id}{hint}", field="step_id")
+
+
 def list_samples(
     session: Session, run_id: int, step_id: int | None, *, hide_embargoed: bool = False
 ) -> list[SampleOut]:
@@ -357,9 +376,7 @@ def step_logs(
     session: Session, run_id: int, step_id: int, *, hide_embargoed: bool = False
 ) -> dict[str, Any]:
     get_run(session, run_id, with_steps=False, hide_embargoed=hide_embargoed)
-    step = session.scalar(select(Step).where(Step.id == step_id, Step.run_id == run_id))
-    if step is None:
-        raise NotFound(f"run {run_id} has no step {step_id}")
+    step = run_step(session, run_id, step_id)
     if step.logs is None:
         raise NotFound(
             f"step {step_id} ({step.name}) has no logs: it is {step.status}, and only "
@@ -372,9 +389,7 @@ def step_output(
     session: Session, run_id: int, step_id: int, *, hide_embargoed: bool = False
 ) -> str:
     get_run(session, run_id, with_steps=False, hide_embargoed=hide_embargoed)
-    step = session.scalar(select(Step).where(Step.id == step_id, Step.run_id == run_id))
-    if step is None:
-        raise NotFound(f"run {run_id} has no step {step_id}")
+    step = run_step(session, run_id, step_id)
     if step.output is None:
         raise NotFound(f"step {step_id} ({step.name}) has no fio output yet: it is {step.status}")
     return step.output

@@ -54,6 +54,14 @@ def check_against_fio(client: httpx.Client, run: dict) -> None:
     samples of each step add up to fio's io_bytes within 2%."""
     assert run["status"] == "done", run
     assert [s["name"] for s in run["steps"]] == EXPECTED_STEPS
+    # {step} is the step's global id: a position answers 404 saying which step sits there.
+    second = run["steps"][1]
+    if second["id"] != 1:
+        r = client.get(f"/api/runs/{run['id']}/steps/1/output")
+        assert r.status_code == 404
+        assert (
+            f"its step at index 1 is step {second['id']} ({second['name']})" in r.json()["detail"]
+        )
     for step in run["steps"]:
         assert step["status"] == "done"
         text = client.get(f"/api/runs/{run['id']}/steps/{step['id']}/output").text
