@@ -14,7 +14,13 @@ from backend.results.schemas import CompareSeries, Comparison, ValueComparison
 from backend.results.series import DEFAULT_POINTS
 from backend.shares import service
 from backend.shares.models import Share
-from backend.shares.schemas import NewShare, ShareCreate, SharedComparison, ShareOut
+from backend.shares.schemas import (
+    NewShare,
+    ShareCreate,
+    SharedComparison,
+    SharedDrive,
+    ShareOut,
+)
 from backend.users.auth_router import public_base
 
 router = APIRouter(prefix="/api/shares", tags=["shares"])
@@ -60,10 +66,12 @@ def read_share(token: str, session: SessionDep) -> SharedComparison:
     """The shared comparison, without signing in: as GET /api/compare, computed now, leaving
     out drives under embargo. 404 once revoked."""
     share, under_review, comparison = service.shared_comparison(session, token)
+    _share, drives, _review = service.live_share(session, token)
     return SharedComparison(
         title=share.title,
         created_at=share.created_at,
         under_review=under_review,
+        drives=[SharedDrive(**d) for d in service.shared_drives(session, drives)],
         comparison=Comparison.model_validate(comparison),
     )
 

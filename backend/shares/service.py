@@ -13,8 +13,8 @@ from sqlalchemy.orm import Session
 from backend.core.db import utcnow
 from backend.core.errors import InvalidParams, NotFound
 from backend.core.security import hash_token, new_secret
-from backend.drives.service import visible_drive_ids
-from backend.results.compare import compare, compare_json, per_dollar
+from backend.drives.service import drive_label, visible_drive_ids
+from backend.results.compare import _drives, compare, compare_json, per_dollar
 from backend.results.compare_series import compare_series
 from backend.shares.models import Share
 from backend.shares.schemas import ShareCreate
@@ -92,6 +92,20 @@ def live_share(session: Session, token: str) -> tuple[Share, list[int], int | No
     drives = [d for d in share.drive_ids if d in visible]
     under_review = share.under_review if share.under_review in visible else None
     return share, drives, under_review
+
+
+def shared_drives(session: Session, drive_ids: list[int]) -> list[dict[str, Any]]:
+    """What a shared page shows of its drives: label, short name, simulated."""
+    found = _drives(session, drive_ids, hide_embargoed=True) if drive_ids else {}
+    return [
+        {
+            "id": d,
+            "label": drive_label(found[d]),
+            "short_name": found[d].short_name,
+            "simulated": found[d].model.simulated,
+        }
+        for d in drive_ids
+    ]
 
 
 def shared_comparison(session: Session, token: str) -> tuple[Share, int | None, dict[str, Any]]:

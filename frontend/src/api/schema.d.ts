@@ -2647,10 +2647,26 @@ export interface components {
              * Format: date-time
              */
             created_at: string;
+            /**
+             * Drives
+             * @description The drives compared, in the order chosen, without those under embargo.
+             */
+            drives?: components["schemas"]["SharedDrive"][];
             /** Title */
             title: string;
             /** Under Review */
             under_review: number | null;
+        };
+        /** SharedDrive */
+        SharedDrive: {
+            /** Id */
+            id: number;
+            /** Label */
+            label: string;
+            /** Short Name */
+            short_name: string | null;
+            /** Simulated */
+            simulated: boolean;
         };
         /** Stall */
         Stall: {
