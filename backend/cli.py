@@ -349,6 +349,45 @@ def cmd_benches(args: argparse.Namespace) -> None:
     )
 
 
+def cmd_devices(args: argparse.Namespace) -> None:
+    """The block devices a bench's worker sees, with the serial to register each by."""
+    with api_client(args) as client:
+        devices = call(client, "GET", f"/api/benches/{args.bench}/devices")
+        drives = call(client, "GET", "/api/drives")
+    if args.json:
+        _print_json(devices)
+        return
+    if not devices:
+        print(
+            f"bench {args.bench} reported no block devices (yet): its worker reports them "
+            "when it starts and every 10 s; file targets in its sandbox are not listed"
+        )
+        return
+    mine = [d for d in drives if d["bench"]["name"] == args.bench]
+    rows = []
+    for dev in devices:
+        known = next(
+            (d for d in mine if d["target_path"] == dev["path"] or d["serial"] == dev["serial"]),
+            None,
+        )
+        rows.append(
+            [
+                dev["path"],
+                dev.get("model") or "-",
+                dev["serial"],
+                _gb(int(dev.get("size_bytes") or 0)),
+                dev.get("transport") or "-",
+                ", ".join(dev.get("partitions") or []) or "-",
+                f"drive {known['id']}" if known else "-",
+            ]
+        )
+    _table(rows, ["DEVICE", "MODEL", "SERIAL", "SIZE", "TRANSPORT", "PARTITIONS", "REGISTERED"])
+    print(
+        f"\nregister one: drivelab drives add --bench {args.bench} --target DEVICE --serial "
+        "SERIAL --vendor VENDOR --model MODEL --capacity BYTES  (or on the Admin page, Benches)"
+    )
+
+
 def cmd_drives_add(args: argparse.Namespace) -> None:
     body = {
         "bench": args.bench,
@@ -498,6 +537,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--interface", help="e.g. NVMe PCIe 4.0 x4, SATA 6Gb/s")
     p.add_argument("--api", help="api URL")
     p.set_defaults(func=cmd_drives_add)
+
+    p = sub.add_parser(
+        "devices",
+        help="list the block devices a bench's worker sees, with the serial to register",
+    )
+    p.add_argument("--bench", required=True, help="bench name (see `drivelab benches`)")
+    p.add_argument("--json", action="store_true", help="print the api's JSON")
+    p.add_argument("--api", help="api URL")
+    p.set_defaults(func=cmd_devices)
 
     p = sub.add_parser(
         "run",

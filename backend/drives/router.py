@@ -87,6 +87,8 @@ def add_drive(data: DriveCreate, session: SessionDep, _user: Reviewer) -> DriveO
         firmware=data.firmware,
         logical_sector=data.logical_sector,
     )
+    if data.short_name and data.short_name.strip():
+        drive.short_name = data.short_name.strip()
     return drive_out(service.get_drive(session, drive.id), None)
 
 

@@ -59,6 +59,9 @@ class DriveCreate(BaseModel):
     interface: str | None = None
     simulated: bool = False
     logical_sector: int = Field(512, description="Logical sector size in bytes (512 or 4096).")
+    short_name: str | None = Field(
+        None, max_length=40, description="What charts and exports call the drive."
+    )
 
 
 class DriveUpdate(BaseModel):

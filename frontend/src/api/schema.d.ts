@@ -1586,6 +1586,11 @@ export interface components {
             /** Serial */
             serial: string;
             /**
+             * Short Name
+             * @description What charts and exports call the drive.
+             */
+            short_name?: string | null;
+            /**
              * Simulated
              * @default false
              */

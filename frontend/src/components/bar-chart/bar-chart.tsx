@@ -103,7 +103,10 @@ function Bars({
     data.map((d, i) => [d.key, { lines: layout.lines[i] ?? [d.row.name], row: d.row }]),
   );
   const max = Math.max(1e-12, ...group.rows.flatMap((r) => [r.value ?? 0, r.paired ?? 0]));
-  const ticks = niceTicks(0, max, Math.max(2, Math.floor((width - layout.labelWidth) / 90)));
+  const ticks = niceTicks(0, max, Math.max(2, Math.floor((width - layout.labelWidth) / 80)));
+  // The axis ends on a round tick past the longest bar.
+  const step = ticks.length > 1 ? ticks[1]! - ticks[0]! : max;
+  while ((ticks[ticks.length - 1] ?? 0) < max) ticks.push((ticks[ticks.length - 1] ?? 0) + step);
   const domainMax = ticks[ticks.length - 1] ?? max;
   const format = tickFormat(ticks);
   const apart = data.filter((d) => d.row.setApart);

@@ -267,7 +267,7 @@ export function ConsistencyScatter({ drives, styles, fileBase }: ConsistencyScat
   return (
     <ChartFrame
       title="Performance consistency"
-      subtitle={`4K random write IOPS against time, ${modeLabel.toLowerCase()} (${zoomText})`}
+      subtitle={`4K random write IOPS against time, ${mode === "log" ? "log scale, whole run" : `${modeLabel.toLowerCase()} (${zoomText})`}`}
       height={PANEL_HEIGHT + 18}
       overlay={overlay}
       chartId="consistency"
