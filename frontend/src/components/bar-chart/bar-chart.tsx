@@ -52,7 +52,7 @@ function WrappedTick(props: {
   x?: number;
   y?: number;
   payload?: { value: string };
-  lines: Map<string, { lines: string[]; row: BarRow }>;
+  lines: Map<string, { lines: string[]; row: BarRow; label: string }>;
 }) {
   const { x = 0, y = 0, payload, lines } = props;
   const found = payload ? lines.get(payload.value) : undefined;
@@ -70,7 +70,7 @@ function WrappedTick(props: {
       fontSize={LABEL_SIZE}
       fontWeight={row.underReview ? 700 : 400}
       fill={row.setApart || row.value === null ? "#6b7785" : "#1b2530"}
-      data-label={row.name}
+      data-label={found.label}
     >
       {all.map((line, i) => (
         <tspan key={i} x={x - 6} dy={i === 0 ? 0 : LABEL_LINE}>
@@ -100,7 +100,10 @@ function Bars({
     row: r,
   }));
   const byKey = new Map(
-    data.map((d, i) => [d.key, { lines: layout.lines[i] ?? [d.row.name], row: d.row }]),
+    data.map((d, i) => [
+      d.key,
+      { lines: layout.lines[i] ?? [d.row.name], row: d.row, label: labels[i] ?? d.row.name },
+    ]),
   );
   const max = Math.max(1e-12, ...group.rows.flatMap((r) => [r.value ?? 0, r.paired ?? 0]));
   const ticks = niceTicks(0, max, Math.max(2, Math.floor((width - layout.labelWidth) / 80)));
