@@ -27,7 +27,8 @@ export function ReportPage() {
   const driveList = useDrives();
   const comparison = useComparison(drives, review);
   const styles = useMemo(() => driveStyles(drives, review), [drives, review]);
-  const chosen = (driveList.data ?? []).filter((d) => drives.includes(d.id));
+  // In the order chosen (the address's), not the catalog's.
+  const chosen = drives.flatMap((id) => (driveList.data ?? []).filter((d) => d.id === id));
   const names = chosen.map(driveName);
   const reviewedDrive = chosen.find((d) => d.id === review);
   const reviewed = useMemo(
