@@ -27,7 +27,14 @@ from typing import Any
 import pytest
 
 from tests.conftest import Stack
-from tests.e2e.test_browser import DOCS_SCREENSHOTS, VIEWPORT, browser, shot, sign_in
+from tests.e2e.test_browser import (
+    DOCS_SCREENSHOTS,
+    SCREENSHOTS,
+    VIEWPORT,
+    browser,
+    shot,
+    sign_in,
+)
 
 __all__ = ["browser"]  # the module's Chromium fixture, shared
 
@@ -448,7 +455,13 @@ def test_the_report_prints_to_pdf(  # type: ignore[no-untyped-def]
         # conditions and provenance of each chart are in the report
         expect(report.get_by_test_id("chart-provenance").first).to_contain_text("drivelab · ")
         page.wait_for_timeout(500)
-        docs_copy(shot(page, "report"))
+        # The report's first screens (the whole page runs to every result).
+        page.set_viewport_size({"width": 1280, "height": 1800})
+        page.wait_for_timeout(300)
+        report_png = SCREENSHOTS / "report.png"
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(report_png))
+        docs_copy(report_png)
         pdf = tmp_path / "report.pdf"
         page.pdf(path=str(pdf), format="A4", print_background=True)
         reader = PdfReader(str(pdf))
