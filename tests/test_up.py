@@ -101,6 +101,14 @@ def test_cli_help_and_listing(stack: Stack, sim_drive: dict) -> None:
     assert "runtime_s" in stack.cli("plans").stdout
     table = stack.cli("drives").stdout
     assert sim_drive["serial"] in table and "[simulated]" in table
+    # The devices the local worker sees, with the serial to register each by.
+    devices = json.loads(stack.cli("devices", "--bench", "local", "--json").stdout)
+    listed = stack.cli("devices", "--bench", "local").stdout
+    if devices:
+        assert "SERIAL" in listed and devices[0]["serial"] in listed
+        assert "drivelab drives add --bench local" in listed
+    else:
+        assert "reported no block devices" in listed
     health = json.loads(stack.cli("api", "/api/health").stdout)
     assert health["status"] == "ok"
     # A one-time sign-in link for the browser, as the admin whose token the CLI holds.
