@@ -1,4 +1,4 @@
-import { useMemo, useState } from "react";
+import { useMemo, useRef, useState } from "react";
 import {
   CartesianGrid,
   ComposedChart,
@@ -58,13 +58,19 @@ function ScatterLayer({
 }) {
   const x = useXAxisScale();
   const y = useYAxisScale();
-  const drawn = useMemo(
-    () =>
-      x && y
-        ? scatterPaths(lines, axes, (t) => Number(x(t)), (v) => Number(y(v)), linearTop)
-        : null,
-    [lines, axes, linearTop, x, y],
-  );
+  // The chart hands new scale functions as its state settles: the paths are drawn again only
+  // when the scales map the axes' ends elsewhere.
+  const where = x && y
+    ? [x(axes.x.domain[0]), x(axes.x.domain[1]), y(axes.y.domain[0]), y(axes.y.domain[1])].join()
+    : null;
+  const scales = useRef({ x, y });
+  scales.current = { x, y };
+  const drawn = useMemo(() => {
+    const { x: sx, y: sy } = scales.current;
+    return where !== null && sx && sy
+      ? scatterPaths(lines, axes, (t) => Number(sx(t)), (v) => Number(sy(v)), linearTop)
+      : null;
+  }, [lines, axes, linearTop, where]);
   if (!drawn) return null;
   return (
     <g className="consistency-scatter__points">
@@ -121,10 +127,10 @@ function ScatterPanel({ title, lines, mode, zoomStart, linearTop, empty }: Panel
     [lines, mode, axes.start, linearTop],
   );
   const zoomNote = mode === "log" ? "" : `, from t = ${axes.x.domain[0]} s`;
-  // Where the tooltip can stop: 300 times across the panel (the points are in the layer).
+  // Where the tooltip can stop: 100 times across the panel (the points are in the layer).
   const stops = useMemo(() => {
     const [a, b] = axes.x.domain;
-    return Array.from({ length: 301 }, (_, i) => ({ t: a + ((b - a) * i) / 300 }));
+    return Array.from({ length: 101 }, (_, i) => ({ t: a + ((b - a) * i) / 100 }));
   }, [axes.x.domain]);
   return (
     <div className="chart-panel">
