@@ -204,9 +204,9 @@ def _local_worker(
         "DRIVELAB_BROKER_URL": redis_url,
     }
     if not verbose:
-        # Celery's banner (stdout), its start-up lines and its warning about running as root
-        # (the local worker opens loop devices) are for -v; its warnings and errors stay.
-        worker_env["DRIVELAB_LOG_LEVEL"] = "WARNING"
+        # Celery's banner (stdout) and its warning about running as root (the local worker
+        # opens loop devices) are for -v; the worker's own log (runs, spooling, reconnects)
+        # stays.
         worker_env["PYTHONWARNINGS"] = "ignore:You're running the worker with superuser"
     return Child("local worker", argv, worker_env, quiet_stdout=not verbose)
 
