@@ -1,7 +1,7 @@
 """SNIA PTS: every round of a rounds step, with fio's output
 
-Revision ID: 0007_pts_step_rounds
-Revises: 0006_samples_no_fk
+Revision ID: 0008_pts_step_rounds
+Revises: 0007_drive_short_name
 Create Date: 2026-11-24 09:00:00
 """
 
@@ -11,8 +11,8 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision: str = "0007_pts_step_rounds"
-down_revision: str | None = "0006_samples_no_fk"
+revision: str = "0008_pts_step_rounds"
+down_revision: str | None = "0007_drive_short_name"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

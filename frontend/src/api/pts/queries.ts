@@ -1,5 +1,6 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { apiGet } from "../client";
+import { sourcePath, useCompareSource } from "../results/source";
 import type { components } from "../schema";
 import { ptsKeys } from "./keys";
 import type { PtsReport } from "./types";
@@ -32,13 +33,17 @@ export type PtsTestComparison = components["schemas"]["PtsTestComparison"];
 export type PtsDriveResult = components["schemas"]["PtsDriveResult"];
 
 /** SNIA PTS results of several drives (GET /api/compare/pts). */
-export const usePtsComparison = (driveIds: number[], underReview: number | null) =>
-  useQuery({
-    queryKey: [...ptsKeys.all, "compare", driveIds, underReview] as const,
+export const usePtsComparison = (driveIds: number[], underReview: number | null) => {
+  // From the signed-in api, or a shared link's public endpoint (which knows its drives).
+  const source = useCompareSource();
+  return useQuery({
+    queryKey: [...ptsKeys.all, "compare", driveIds, underReview, source.shareToken] as const,
     queryFn: ({ signal }) =>
       apiGet<PtsComparison>(
-        `/compare/pts?drives=${driveIds.join(",")}${underReview ? `&under_review=${underReview}` : ""}`,
+        `${sourcePath(source, "pts")}?drives=${driveIds.join(",")}` +
+          (underReview ? `&under_review=${underReview}` : ""),
         signal,
       ),
     enabled: driveIds.length > 0,
   });
+};

@@ -1,4 +1,5 @@
 import { Link } from "react-router";
+import { useCompareSource } from "../../api/results/source";
 import { usePtsComparison, type PtsDriveResult, type PtsTestComparison } from "../../api/pts/queries";
 import { formatMetric } from "../../lib/format-utils";
 import { shortLabel } from "../../lib/series-utils";
@@ -35,9 +36,11 @@ function ValueCell({ d, reference: ref, row, col, lower = false }: { d: PtsDrive
 }
 
 function DriveName({ d }: { d: PtsDriveResult }) {
+  // A shared link's readers have no account: the run's report is not theirs to open.
+  const { shareToken } = useCompareSource();
   return (
     <>
-      <Link to={`/runs/${d.run_id}/report`}>{shortLabel(d.label)}</Link>
+      {shareToken ? shortLabel(d.label) : <Link to={`/runs/${d.run_id}/report`}>{shortLabel(d.label)}</Link>}
       {d.under_review && <span className="muted"> (reference)</span>}
       {!d.steady && <span className="muted" title="steady state was not reached"> · not steady</span>}
     </>

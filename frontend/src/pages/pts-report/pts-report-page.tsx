@@ -24,7 +24,6 @@ import {
   wsatSeries,
   type PivotTable,
 } from "./pts-report-utils";
-import "../../styles/print.css";
 import "./pts-report-page.css";
 
 /** /runs/:id/report: a SNIA PTS run's report in the specification's layout, printable. */
@@ -81,7 +80,7 @@ function Report({ report }: { report: PtsReport }) {
   const provenance = provenanceOf(h, report.simulated);
   const fileBase = ["pts", String(report.run_id)];
   return (
-    <div className="page pts-report report">
+    <div className="page pts-report print-page">
       <div className="page-header">
         <div className="page-header__title">
           <h1>SNIA PTS report: {report.title}</h1>
@@ -99,7 +98,7 @@ function Report({ report }: { report: PtsReport }) {
       {report.sections.map((section) => {
         const conditions = `${report.plan} · ${section.label}`;
         return (
-          <section key={section.step_id} className="section report-section" aria-label={section.label}>
+          <section key={section.step_id} className="section print-section" aria-label={section.label}>
             <div className="section__header">
               <h2>{section.label}</h2>
               <StatusBadge status={section.status as never} />
@@ -141,7 +140,7 @@ function HeaderTable({ report }: { report: PtsReport }) {
   const h = report.header;
   const host = h.host ?? {};
   return (
-    <section className="section report-section" aria-label="Test and drive">
+    <section className="section print-section" aria-label="Test and drive">
       <div className="section__header">
         <h2>Test and drive</h2>
       </div>
@@ -388,7 +387,7 @@ function WsatOutput({ section, provenance, conditions, fileBase }: OutputProps) 
 
 function ThroughputTable({ sections }: { sections: PtsSection[] }) {
   return (
-    <section className="section report-section" aria-label="Throughput">
+    <section className="section print-section" aria-label="Throughput">
       <div className="section__header">
         <h2>Throughput</h2>
         <span className="muted">MB/s (10^6 bytes/s), average of each measurement window</span>
@@ -441,7 +440,7 @@ function Hir({ report, provenance, fileBase }: { report: PtsReport; provenance: 
     points: s.baselines.flatMap((b) => [[(b.x1 + b.x2) / 2, b.iops] as [number, number]]),
   });
   return (
-    <section className="section report-section" aria-label="Host idle recovery">
+    <section className="section print-section" aria-label="Host idle recovery">
       <div className="section__header">
         <h2>Host idle recovery</h2>
         <span className="muted">baseline (steady state) {formatMetric(hir.baseline_iops)} IOPS</span>
@@ -501,7 +500,7 @@ function Xsr({ report, provenance, fileBase }: { report: PtsReport; provenance: 
   const csv = (key: "mbps_series" | "lat_series", column: string) => () =>
     toCsv(["stimulus", "t_s", column], stimuli.flatMap((s) => s[key].map(([t, v]) => [s.name, t, v])));
   return (
-    <section className="section report-section" aria-label="Cross-stimulus recovery">
+    <section className="section print-section" aria-label="Cross-stimulus recovery">
       <div className="section__header">
         <h2>Cross-stimulus recovery</h2>
         <span className="muted">per-second samples, downsampled keeping every minimum and maximum</span>
