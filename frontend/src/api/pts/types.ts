@@ -160,8 +160,6 @@ export interface XsrStimulus {
   /** [s since the first stimulus began, value], downsampled keeping minima and maxima. */
   mbps_series: [number, number][];
   lat_series: [number, number][];
-  /** The time from the transition into this stimulus to its last level, and that level. */
-  recovery?: { recovery_s: number; level: number; levels: number } | null;
 }
 
 export interface PtsReport extends Omit<PtsReportEnvelope, "header" | "sections" | "hir" | "xsr"> {

@@ -532,18 +532,14 @@ function Xsr({ report, provenance, fileBase }: { report: PtsReport; provenance: 
                 <th scope="col">Stimulus</th>
                 <th scope="col" className="num">MB/s</th>
                 <th scope="col" className="num">Average response time (µs)</th>
-                <th scope="col" className="num">Recovery time after the transition</th>
               </tr>
             </thead>
             <tbody>
-              {stimuli.map((s, i) => (
+              {stimuli.map((s) => (
                 <tr key={s.name}>
                   <th scope="row">{s.label}</th>
                   <td className="num">{formatMetric(s.mbps)}</td>
                   <td className="num">{formatMetric(s.lat_mean_us)}</td>
-                  <td className="num">
-                    {i === 0 ? "—" : s.recovery ? `${s.recovery.recovery_s.toFixed(1)} s to ${formatMetric(s.recovery.level)} MB/s` : "pending"}
-                  </td>
                 </tr>
               ))}
             </tbody>
