@@ -9,6 +9,8 @@ from fastapi import APIRouter, Query, Request
 from backend.core.deps import Reviewer, SessionDep, StateDep
 from backend.prices import schemas as price_schemas
 from backend.prices.service import price_table
+from backend.pts.compare import compare_pts
+from backend.pts.schemas import PtsComparison
 from backend.results import compare_series as cser
 from backend.results.schemas import CompareSeries, Comparison, ValueComparison
 from backend.results.series import DEFAULT_POINTS
@@ -99,6 +101,14 @@ def read_share_value(
 ) -> Any:
     """Performance per dollar of the shared comparison's drives, without signing in."""
     return service.shared_value(session, token, metric, currency)
+
+
+@router.get("/{token}/pts", response_model=PtsComparison)
+def read_share_pts(token: str, session: SessionDep) -> Any:
+    """SNIA PTS results of the shared comparison's drives (as GET /api/compare/pts), without
+    signing in."""
+    _share, drives, under_review = service.live_share(session, token)
+    return compare_pts(session, drives, under_review, hide_embargoed=True)
 
 
 @router.get("/{token}/prices", response_model=price_schemas.PriceTable)

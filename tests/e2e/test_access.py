@@ -173,6 +173,13 @@ MATRIX: dict[tuple[str, str], Case] = {
     ("GET", "/api/runs/{run_id}/steps/{step_id}/output"): Case(VIEWER, 200, path=STEP),
     # a four-corners step keeps no window log: 404 says so, past the access check
     ("GET", "/api/runs/{run_id}/steps/{step_id}/logs"): Case(VIEWER, 404, path=STEP),
+    # SNIA PTS: the run is a four-corners run, which has no report and no rounds
+    ("GET", "/api/runs/{run_id}/pts"): Case(VIEWER, 404, path=RUN),
+    ("GET", "/api/runs/{run_id}/steps/{step_id}/rounds"): Case(VIEWER, 200, path=STEP),
+    ("GET", "/api/runs/{run_id}/steps/{step_id}/rounds/{number}/output"): Case(
+        VIEWER, 404, path={**STEP, "number": "1"}
+    ),
+    ("GET", "/api/compare/pts"): Case(VIEWER, 200, query={"drives": "{sim_drive}"}),
     ("GET", "/api/compare"): Case(VIEWER, 200, query={"drives": "{sim_drive}"}),
     ("GET", "/api/compare/pair"): Case(
         VIEWER, 200, query={"a": "{sim_drive}", "b": "{idle_drive}"}
@@ -189,6 +196,7 @@ MATRIX: dict[tuple[str, str], Case] = {
     ("GET", "/api/shares"): Case(REVIEWER, 200),
     ("POST", "/api/shares"): Case(REVIEWER, 422, body={}),
     ("GET", "/api/shares/{token}"): Case(PUBLIC, 200, path={"token": "{share_token}"}),
+    ("GET", "/api/shares/{token}/pts"): Case(PUBLIC, 200, path={"token": "{share_token}"}),
     ("GET", "/api/shares/{token}/series"): Case(
         PUBLIC, 200, path={"token": "{share_token}"}, query={"plan": "consistency"}
     ),
@@ -215,6 +223,12 @@ MATRIX: dict[tuple[str, str], Case] = {
     ),
     ("POST", "/api/worker/runs/{run_id}/steps/{step_id}/finish"): Case(
         OWN_BENCH, 409, body={"status": "done"}, path=WORKER_STEP
+    ),
+    ("POST", "/api/worker/runs/{run_id}/steps/{step_id}/rounds"): Case(
+        OWN_BENCH,
+        409,
+        body={"round": 1, "output": "{{}}", "t_start_ms": 0, "t_end_ms": 1},  # "{}" once filled
+        path=WORKER_STEP,
     ),
     # the run is done already: finishing it again changes nothing
     ("POST", "/api/worker/runs/{run_id}/finish"): Case(

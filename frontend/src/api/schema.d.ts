@@ -282,6 +282,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/compare/pts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare
+         * @description SNIA PTS results of several drives: each drive's latest finished run of each PTS test,
+         *     as the reports' tables (IOPS by block size and mix, MB/s, response times, WSAT and HIR
+         *     IOPS). Differences are taken against the drive under review (else the first).
+         */
+        get: operations["compare_api_compare_pts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/compare/series": {
         parameters: {
             query?: never;
@@ -759,6 +781,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{run_id}/pts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Report
+         * @description A SNIA PTS run's report: the specification's header fields (sponsor, drive, firmware,
+         *     capacity, purge, preconditioning, convergence, host and fio), the steady-state
+         *     convergence and measurement window of each rounds step with the window's table, and the
+         *     test's own series. Live while the run goes on.
+         */
+        get: operations["get_report_api_runs__run_id__pts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{run_id}/resume": {
         parameters: {
             query?: never;
@@ -863,6 +908,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{run_id}/steps/{step_id}/rounds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Rounds
+         * @description Every round of a PTS rounds step so far, with each element's figures.
+         */
+        get: operations["get_rounds_api_runs__run_id__steps__step_id__rounds_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{run_id}/steps/{step_id}/rounds/{number}/output": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Round Output
+         * @description fio's final JSON of one round, byte for byte as fio printed it.
+         */
+        get: operations["get_round_output_api_runs__run_id__steps__step_id__rounds__number__output_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/shares": {
         parameters: {
             query?: never;
@@ -926,6 +1011,27 @@ export interface paths {
          *     shared comparison's readers.
          */
         get: operations["read_share_prices_api_shares__token__prices_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/shares/{token}/pts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Share Pts
+         * @description SNIA PTS results of the shared comparison's drives (as GET /api/compare/pts), without
+         *     signing in.
+         */
+        get: operations["read_share_pts_api_shares__token__pts_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1198,6 +1304,26 @@ export interface paths {
         put?: never;
         /** Finish Step */
         post: operations["finish_step_api_worker_runs__run_id__steps__step_id__finish_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/worker/runs/{run_id}/steps/{step_id}/rounds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Store Round
+         * @description A round of a SNIA PTS rounds step: fio's final JSON of the round, kept verbatim.
+         */
+        post: operations["store_round_api_worker_runs__run_id__steps__step_id__rounds_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2242,6 +2368,88 @@ export interface components {
             /** Source */
             source?: string | null;
         };
+        /** PtsComparison */
+        PtsComparison: {
+            /**
+             * Reference
+             * @description The drive the others are compared with.
+             */
+            reference: number;
+            /** Tests */
+            tests: components["schemas"]["PtsTestComparison"][];
+        };
+        /** PtsDriveResult */
+        PtsDriveResult: {
+            /** Drive Id */
+            drive_id: number;
+            /** Label */
+            label: string;
+            /** Profile */
+            profile: string | null;
+            /** Run Id */
+            run_id: number;
+            /** Simulated */
+            simulated: boolean;
+            /**
+             * Steady
+             * @description Every rounds step of the run reached steady state.
+             */
+            steady: boolean;
+            /** Under Review */
+            under_review: boolean;
+            /**
+             * Values
+             * @description pts-iops: {block size: {mix: IOPS}}; pts-throughput: {block size: {read, write: MB/s}}; pts-latency: {element: {label, mean, max, p99999 in µs}}; pts-wsat and pts-hir: {steady: {iops}} and HIR's {wait-Ns: {iops}}.
+             */
+            values: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        /**
+         * PtsReport
+         * @description A SNIA PTS run's report: the header fields of the specification, one section per
+         *     rounds step (convergence, measurement window, the window's table and distributions) and
+         *     the test's own series.
+         */
+        PtsReport: {
+            /** Header */
+            header: {
+                [key: string]: unknown;
+            };
+            /** Hir */
+            hir?: {
+                [key: string]: unknown;
+            } | null;
+            /** Plan */
+            plan: string;
+            /** Run Id */
+            run_id: number;
+            /** Sections */
+            sections: {
+                [key: string]: unknown;
+            }[];
+            /** Simulated */
+            simulated: boolean;
+            /** Status */
+            status: string;
+            /** Title */
+            title: string;
+            /** Xsr */
+            xsr?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** PtsTestComparison */
+        PtsTestComparison: {
+            /** Drives */
+            drives: components["schemas"]["PtsDriveResult"][];
+            /** Plan */
+            plan: string;
+            /** Title */
+            title: string;
+        };
         /** ResultOut */
         ResultOut: {
             /** Metric */
@@ -2256,6 +2464,53 @@ export interface components {
             unit: string;
             /** Value */
             value: number;
+        };
+        /**
+         * RoundIn
+         * @description A round of a PTS rounds step, as the worker posts it when the round ends.
+         */
+        RoundIn: {
+            /**
+             * Output
+             * @description fio's final JSON, verbatim.
+             */
+            output: string;
+            /**
+             * Round
+             * @description 1-based round number.
+             */
+            round: number;
+            /**
+             * T End Ms
+             * @description When it ended, step clock.
+             */
+            t_end_ms: number;
+            /**
+             * T Start Ms
+             * @description When the round's fio run started, step clock.
+             */
+            t_start_ms: number;
+        };
+        /** RoundOut */
+        RoundOut: {
+            /**
+             * Elements
+             * @description Each element's figures in this round (MB/s, IOPS, bytes, latency in µs), by element name (the fio job section).
+             */
+            elements: {
+                [key: string]: {
+                    [key: string]: number;
+                };
+            };
+            /** Round */
+            round: number;
+            /** T End Ms */
+            t_end_ms: number;
+            /**
+             * T Start Ms
+             * @description Start of the round's fio run, ms on the step's clock.
+             */
+            t_start_ms: number;
         };
         /**
          * RunConditions
@@ -3588,6 +3843,39 @@ export interface operations {
             };
         };
     };
+    compare_api_compare_pts_get: {
+        parameters: {
+            query: {
+                /** @description drive ids, e.g. 1,2,3 */
+                drives: string;
+                under_review?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PtsComparison"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     compare_series_api_compare_series_get: {
         parameters: {
             query: {
@@ -4480,6 +4768,37 @@ export interface operations {
             };
         };
     };
+    get_report_api_runs__run_id__pts_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PtsReport"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     resume_run_api_runs__run_id__resume_post: {
         parameters: {
             query?: never;
@@ -4650,6 +4969,71 @@ export interface operations {
             };
         };
     };
+    get_rounds_api_runs__run_id__steps__step_id__rounds_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+                step_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoundOut"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_round_output_api_runs__run_id__steps__step_id__rounds__number__output_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+                step_id: number;
+                number: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     list_shares_api_shares_get: {
         parameters: {
             query?: never;
@@ -4783,6 +5167,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PriceTable"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_share_pts_api_shares__token__pts_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PtsComparison"];
                 };
             };
             /** @description Validation Error */
@@ -5324,6 +5739,42 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["StepFinish"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Control"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    store_round_api_worker_runs__run_id__steps__step_id__rounds_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+                step_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoundIn"];
             };
         };
         responses: {

@@ -8,6 +8,9 @@ import { PlansPage } from "../pages/plans/plans-page";
 
 // Pages with charts carry Recharts; the overview, queue and plans pages load without it.
 const RunPage = lazy(() => import("../pages/run/run-page").then((m) => ({ default: m.RunPage })));
+const PtsReportPage = lazy(() =>
+  import("../pages/pts-report/pts-report-page").then((m) => ({ default: m.PtsReportPage })),
+);
 const QueuePage = lazy(() =>
   import("../pages/queue/queue-page").then((m) => ({ default: m.QueuePage })),
 );
@@ -50,6 +53,7 @@ export const router = createBrowserRouter([
       { index: true, element: <LabOverviewPage /> },
       { path: "queue", element: suspended(<QueuePage />) },
       { path: "runs/:id", element: suspended(<RunPage />) },
+      { path: "runs/:id/report", element: suspended(<PtsReportPage />) },
       { path: "compare", element: suspended(<ComparePage />) },
       { path: "compare/pair", element: suspended(<SideBySidePage />) },
       { path: "report", element: suspended(<ReportPage />) },

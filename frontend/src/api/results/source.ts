@@ -15,7 +15,10 @@ export const useCompareSource = () => useContext(CompareSourceContext);
 
 /** The path of a comparison endpoint for this source: "series" -> /compare/series or
  * /shares/TOKEN/series (the shared one knows its drives). */
-export function sourcePath(source: CompareSource, what: "series" | "value" | "prices"): string {
+export function sourcePath(
+  source: CompareSource,
+  what: "series" | "value" | "prices" | "pts",
+): string {
   if (source.shareToken) return `/shares/${encodeURIComponent(source.shareToken)}/${what}`;
   return what === "prices" ? "/prices/table" : `/compare/${what}`;
 }

@@ -9,6 +9,7 @@ import { ConsistencyScatter } from "../consistency-scatter/consistency-scatter";
 import { HdTachChart } from "../hdtach-chart/hdtach-chart";
 import { groupByPlan, MetricSelect } from "../metric-select/metric-select";
 import { PriceTableSection } from "../price-table/price-table";
+import { PtsCompare } from "../pts-compare/pts-compare";
 import { StallTimeline } from "../stall-timeline/stall-timeline";
 import { TransferCurves } from "../transfer-curves/transfer-curves";
 import "./comparison-view.css";
@@ -59,6 +60,11 @@ export const CHART_SECTIONS: Section[] = [
     id: "stalls",
     title: "Write stalls",
     render: (c) => <StallTimeline drives={c.drives} styles={c.styles} fileBase={c.fileBase} />,
+  },
+  {
+    id: "pts",
+    title: "SNIA PTS",
+    render: (c) => <PtsCompare driveIds={c.drives} underReview={c.reviewed?.id ?? null} />,
   },
 ];
 
