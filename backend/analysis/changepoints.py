@@ -26,10 +26,8 @@ interval's end. So:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
-
+from numpy.typing import ArrayLike
 
 MIN_POINTS = 3  # blocks per segment that PELT may consider
 # An interval is stalled when its rate is at most STALL_SHARE of the median of the
@@ -82,8 +80,8 @@ def _fit(tau: np.ndarray, cum: np.ndarray) -> tuple[float, float]:
 
 
 def levels(
-    dt_s: Sequence[float],
-    amounts: Sequence[float],
+    dt_s: ArrayLike,
+    amounts: ArrayLike,
     *,
     min_rel_change: float,
     min_amount: float = 0.0,

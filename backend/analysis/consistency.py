@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from backend.analysis import changepoints
 
@@ -81,8 +82,8 @@ def iops_stats(t_s: Sequence[float], iops: Sequence[float], *, last_s: float = 4
 
 
 def dropoff(
-    dt_s: Sequence[float],
-    ios: Sequence[float],
+    dt_s: ArrayLike,
+    ios: ArrayLike,
     *,
     ratio: float = 0.5,
     min_time_s: float = 5.0,
@@ -101,9 +102,7 @@ def dropoff(
     Returns `dropoff_s` (seconds from the run's start, None when it never drops), `fob_iops`,
     `after_iops` and `levels` ([{"start_s", "end_s", "iops"}]).
     """
-    found = changepoints.levels(
-        dt_s, ios, min_rel_change=min_rel_change, min_time_s=min_time_s
-    )
+    found = changepoints.levels(dt_s, ios, min_rel_change=min_rel_change, min_time_s=min_time_s)
     segments = found["segments"]
     out: dict = {
         "dropoff_s": None,

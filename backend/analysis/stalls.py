@@ -26,9 +26,8 @@ hiccups.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
+from numpy.typing import ArrayLike
 
 # Gaps between stall starts whose spread (max - min) is within this share of their median make
 # a regular cadence ("one stall every 20 s").
@@ -40,8 +39,8 @@ Intervals = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 def window_log_intervals(
-    t_ms: Sequence[float],
-    values: Sequence[float],
+    t_ms: ArrayLike,
+    values: ArrayLike,
     window_ms: int,
     *,
     end_ms: float | None = None,
@@ -107,9 +106,7 @@ def window_log_intervals(
     return np.asarray(starts) / 1000.0, np.asarray(ends) / 1000.0, np.asarray(rates)
 
 
-def sample_intervals(
-    t_ms: Sequence[float], dt_ms: Sequence[float], amounts: Sequence[float]
-) -> Intervals:
+def sample_intervals(t_ms: ArrayLike, dt_ms: ArrayLike, amounts: ArrayLike) -> Intervals:
     """(start_s, end_s, rate per second) of status-snapshot samples: each ends at `t_ms` and
     lasts `dt_ms` (worker.fio.stream.Sample), with `amounts` (bytes or I/Os) completed in it."""
     t = np.asarray(t_ms, dtype=float)
@@ -123,9 +120,9 @@ def sample_intervals(
 
 
 def find_stalls(
-    start_s: Sequence[float],
-    end_s: Sequence[float],
-    rates: Sequence[float],
+    start_s: ArrayLike,
+    end_s: ArrayLike,
+    rates: ArrayLike,
     *,
     rel_threshold: float = 0.1,
     min_stall_s: float = 0.1,
@@ -148,10 +145,7 @@ def find_stalls(
     dt = e - s
     moving = r[r > 0]
     median = float(np.median(moving)) if moving.size else 0.0
-    if median > 0:
-        idle = dt * np.clip(1.0 - r / median, 0.0, 1.0)
-    else:
-        idle = dt.copy()
+    idle = dt * np.clip(1.0 - r / median, 0.0, 1.0) if median > 0 else dt.copy()
     stalled = (r <= rel_threshold * median) | (idle >= np.maximum(min_stall_s, dt / 2.0))
     padded = np.concatenate(([False], stalled, [False])).astype(np.int8)
     edges = np.diff(padded)
@@ -191,16 +185,33 @@ def find_stalls(
 
 
 def stalls_in_window_log(
-    t_ms: Sequence[float], values: Sequence[float], window_ms: int, *, end_ms: float | None = None
+    t_ms: ArrayLike, values: ArrayLike, window_ms: int, *, end_ms: float | None = None
 ) -> dict:
     """find_stalls on a window log's rows (worker.fio.logs.parse_window_log)."""
     found = find_stalls(*window_log_intervals(t_ms, values, window_ms, end_ms=end_ms))
     return {**found, "source": "window log", "window_ms": window_ms}
 
 
-def stalls_in_samples(
-    t_ms: Sequence[float], dt_ms: Sequence[float], amounts: Sequence[float]
-) -> dict:
+def stalls_in_samples(t_ms: ArrayLike, dt_ms: ArrayLike, amounts: ArrayLike) -> dict:
     """find_stalls on status-snapshot samples."""
     found = find_stalls(*sample_intervals(t_ms, dt_ms, amounts))
     return {**found, "source": "status snapshots"}
+
+
+def window_log_points(
+    t_ms: ArrayLike, values: ArrayLike, window_ms: int
+) -> tuple[list[float], list[float]]:
+    """A window log as a chart draws it: (t_s, value) at each row's time, and where fio wrote no
+    row for a while (window_log_intervals) the line at 0 from the gap's start to its end, so a
+    stall is drawn as the time at 0 that the analysis counts, not as a slope between rows."""
+    starts, ends, rates = window_log_intervals(t_ms, values, window_ms)
+    xs: list[float] = []
+    ys: list[float] = []
+    for s, e, r in zip(starts, ends, rates, strict=True):
+        if r == 0 and e - s > 0:
+            xs += [float(s), float(e)]
+            ys += [0.0, 0.0]
+        else:
+            xs.append(float(e))
+            ys.append(float(r))
+    return xs, ys

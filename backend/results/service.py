@@ -123,9 +123,7 @@ def _stalls(session: Session, step: Step) -> tuple[list[Metric], dict[str, Any]]
     direction = _direction(step)
     values = bw.get(direction)
     if window and values:
-        found = stalls_in_window_log(
-            bw["t_ms"], values, window, end_ms=_job_runtime_ms(step)
-        )
+        found = stalls_in_window_log(bw["t_ms"], values, window, end_ms=_job_runtime_ms(step))
     else:
         samples = step_samples(session, step.id)
         if len(samples) < 2:

@@ -65,9 +65,7 @@ def requirements(tmpfs: Path = TMPFS) -> list[str]:
 def read_counters(name: str) -> Counters:
     fields = Path(f"/sys/block/{name}/stat").read_text().split()
     discarded = int(fields[13]) * SECTOR if len(fields) > 13 else 0
-    return Counters(
-        written=int(fields[6]) * SECTOR, write_ios=int(fields[4]), discarded=discarded
-    )
+    return Counters(written=int(fields[6]) * SECTOR, write_ios=int(fields[4]), discarded=discarded)
 
 
 def _losetup(*args: str) -> str:
@@ -257,8 +255,8 @@ def serve(
 class SimDrive:
     """A simulated drive run by a controller child process, for as long as the `with` block:
 
-        with SimDrive("slc-cache", 512 * 2**20, tmp_path) as sim:
-            sim.device, sim.events()
+    with SimDrive("slc-cache", 512 * 2**20, tmp_path) as sim:
+        sim.device, sim.events()
     """
 
     def __init__(self, profile: str | Profile, size_bytes: int, workdir: Path, label: str = ""):

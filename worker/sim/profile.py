@@ -133,9 +133,7 @@ class Profile:
             start = lv.until_pct
         if self.bw_jitter:
             lines.append(f"write speed varies within +-{self.bw_jitter * 100:g}% (noise)")
-        lines.append(
-            f"reads at {self.read_mbps:g} MB/s" if self.read_mbps else "reads unthrottled"
-        )
+        lines.append(f"reads at {self.read_mbps:g} MB/s" if self.read_mbps else "reads unthrottled")
         if self.cliff:
             c = self.cliff
             lines.append(

@@ -23,7 +23,7 @@ class ThrottleUnavailable(Exception):
 
 
 def _mounts(kind: str) -> list[tuple[Path, set[str]]]:
-    out = []
+    out: list[tuple[Path, set[str]]] = []
     try:
         text = PROC_MOUNTS.read_text()
     except OSError:

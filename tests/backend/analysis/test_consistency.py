@@ -59,7 +59,12 @@ def test_a_constant_window_has_no_mean_over_stddev_and_missing_samples_are_skipp
 
 
 def cliff_intervals(
-    at_s: float, *, fob: float = 3000.0, steady: float = 800.0, jitter: float = 0.2, seed: int = 1,
+    at_s: float,
+    *,
+    fob: float = 3000.0,
+    steady: float = 800.0,
+    jitter: float = 0.2,
+    seed: int = 1,
     seconds: int = 60,
 ) -> tuple[np.ndarray, np.ndarray]:
     """One-second intervals of a run whose IOPS fall from `fob` to `steady` at `at_s` (inside a

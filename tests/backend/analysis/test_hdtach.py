@@ -184,9 +184,7 @@ BIG = 60_000_000_000  # 60 GB: a 10% level at 3000 MB/s lasts 2 s, 10 to 20 snap
 
 
 def test_two_steps_and_a_recovery() -> None:
-    dt, nbytes = noisy_pass(
-        [(10, 3000e6), (40, 1500e6), (100, 600e6)], seed=2, noise=0.0, span=BIG
-    )
+    dt, nbytes = noisy_pass([(10, 3000e6), (40, 1500e6), (100, 600e6)], seed=2, noise=0.0, span=BIG)
     steps = step_downs(dt, nbytes, BIG)["step_downs"]
     assert [round(s["at_pct"], 1) for s in steps] == [10.0, 40.0]
     assert [(round(s["from_mbps"]), round(s["to_mbps"])) for s in steps] == [
