@@ -498,8 +498,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_prices_export)
 
     from backend.demo import add_parser as add_demo_parser
+    from worker.sim.cli import add_parser as add_sim_parser
 
     add_demo_parser(sub)
+    add_sim_parser(sub)
     return parser
 
 

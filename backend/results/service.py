@@ -13,7 +13,12 @@ from sqlalchemy.orm import Session
 from backend.analysis.consistency import dropoff, iops_stats
 from backend.analysis.hdtach import step_downs, throughput_vs_position
 from backend.analysis.intervals import fold_short_tail
-from backend.analysis.stalls import stalls_in_samples, stalls_in_window_log
+from backend.analysis.stalls import (
+    confirm_with_samples,
+    sample_intervals,
+    stalls_in_samples,
+    stalls_in_window_log,
+)
 from backend.analysis.trace import replay_metrics, size_breakdown
 from backend.runs.models import Sample, Step
 from backend.traces.models import Trace
@@ -122,17 +127,20 @@ def _stalls(session: Session, step: Step) -> tuple[list[Metric], dict[str, Any]]
     window = int(logs.get("window_ms") or bw.get("window_ms") or 0)
     direction = _direction(step)
     values = bw.get(direction)
-    if window and values:
+    samples = step_samples(session, step.id)
+    snapshots = (
+        [s.t_ms for s in samples],
+        [s.dt_ms for s in samples],
+        [s.read_bytes if direction == "read" else s.write_bytes for s in samples],
+    )
+    if window and values and bw.get("t_ms"):
         found = stalls_in_window_log(bw["t_ms"], values, window, end_ms=_job_runtime_ms(step))
+        if len(samples) >= 2:
+            found = confirm_with_samples(found, sample_intervals(*snapshots))
+    elif len(samples) >= 2:
+        found = stalls_in_samples(*snapshots)
     else:
-        samples = step_samples(session, step.id)
-        if len(samples) < 2:
-            return [], {}
-        found = stalls_in_samples(
-            [s.t_ms for s in samples],
-            [s.dt_ms for s in samples],
-            [s.read_bytes if direction == "read" else s.write_bytes for s in samples],
-        )
+        return [], {}
     metrics: list[Metric] = [
         ("stall_count", found["count"], "stalls"),
         ("stall_longest_s", found["longest_s"], "s"),

@@ -68,6 +68,11 @@ class StallsFindings(BaseModel):
     median: float = Field(description="The reference rate, B/s: the median of the series.")
     rel_threshold: float
     min_stall_s: float
+    unconfirmed: int = Field(
+        0,
+        description="Window-log stalls left out because fio's status snapshots show no time "
+        "without completions there (fio's sampler ran late on a busy host).",
+    )
     stalls: list[StallOut]
 
 

@@ -134,7 +134,9 @@ class Profile:
         if self.bw_jitter:
             lines.append(f"write speed varies within +-{self.bw_jitter * 100:g}% (noise)")
         lines.append(f"reads at {self.read_mbps:g} MB/s" if self.read_mbps else "reads unthrottled")
-        if self.cliff:
+        if self.cliff and self.cliff.fob_iops == self.cliff.steady_iops:
+            lines.append(f"writes at most {self.cliff.fob_iops:g} IOPS")
+        elif self.cliff:
             c = self.cliff
             lines.append(
                 f"random writes at {c.fob_iops:g} IOPS, {c.steady_iops:g} IOPS after "
