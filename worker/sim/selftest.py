@@ -209,7 +209,13 @@ def check_stalls(client: httpx.Client, case: Case, role: str, label: str) -> lis
         found = (step.get("findings") or {}).get("stalls") or {}
         got = found.get("stalls") or []
         name = f"{label} ({step['name']})"
-        checks.append(Check(case.name, f"{name}: stalls", str(len(want)), str(len(got)),
+
+        def listed(stalls: list[dict[str, Any]]) -> str:
+            return f"{len(stalls)}: " + ", ".join(
+                f"{x['start_s']:.2f} s for {x['duration_s']:.2f} s" for x in stalls
+            )
+
+        checks.append(Check(case.name, f"{name}: stalls", listed(want), listed(got),
                             len(got) == len(want)))  # fmt: skip
         for w, g in zip(want, got, strict=False):
             checks.append(

@@ -74,11 +74,14 @@ def test_threshold_semantics() -> None:
     v[5] = 5.0  # 5% of the median: stalled
     v[10] = 20.0  # 20%: slow, not stalled
     v[15] = 10.0  # exactly 10%: stalled (0 MB/s or below 10%, within rounding)
-    result = find_stalls(edges[:-1], edges[1:], v)
+    result = find_stalls(edges[:-1], edges[1:], v, min_stall_s=0.05)
     assert result["median"] == 100.0 and result["threshold"] == 10.0
     assert [s["start_s"] for s in result["stalls"]] == [0.5, 1.5]
     assert result["stalls"][0]["duration_s"] == pytest.approx(0.095)
-    assert find_stalls(edges[:-1], edges[1:], v, rel_threshold=0.25)["count"] == 3
+    assert find_stalls(edges[:-1], edges[1:], v, rel_threshold=0.25, min_stall_s=0.05)["count"] == 3
+    # By default a stall lasts 0.3 s: single windows are counted apart.
+    default = find_stalls(edges[:-1], edges[1:], v)
+    assert default["count"] == 0 and default["short_count"] == 2
 
 
 def test_a_stall_across_one_second_snapshots_adds_up() -> None:
