@@ -262,6 +262,14 @@ def levels(
             k = min(thin, key=lambda j: float(a[starts[j] : starts[j + 1]].sum()))
             del starts[1 if k == 0 else k]
             continue
+        # Levels that the fitted lines put closer than min_rel_change are one level.
+        weak = [
+            (abs(np.log(max(lines[k + 1][1], 1e-300) / max(lines[k][1], 1e-300))), k)
+            for k in range(len(lines) - 1)
+        ]
+        if weak and min(weak)[0] < -np.log(1.0 - min_rel_change):
+            del starts[min(weak)[1] + 1]
+            continue
         dull = []
         for k, x in enumerate(crossings):
             rate_here = max(lines[k][1], lines[k + 1][1], 1e-300)

@@ -91,7 +91,11 @@ def _hdtach(session: Session, step: Step) -> tuple[list[Metric], dict[str, Any]]
     dt = [s.dt_ms / 1000 for s in samples]
     nbytes = [s.read_bytes if direction == "read" else s.write_bytes for s in samples]
     curve = throughput_vs_position(dt, nbytes, span, resolution_pct=0.5)
-    found = step_downs(dt, nbytes, span)
+    # Levels from whole intervals: fio's short final one folded into the one before.
+    _t, dt_ms, (folded,) = fold_short_tail(
+        [s.t_ms for s in samples], [s.dt_ms for s in samples], nbytes
+    )
+    found = step_downs([d / 1000 for d in dt_ms], folded, span)
     steps = found["step_downs"]
     metrics: list[Metric] = [
         (f"hdtach_{direction}_avg_mbps", curve["average_mbps"], "MB/s"),

@@ -68,6 +68,8 @@ class StallsFindings(BaseModel):
     median: float = Field(description="The reference rate, B/s: the median of the series.")
     rel_threshold: float
     min_stall_s: float
+    short_count: int = Field(0, description="Stalls shorter than min_stall_s, counted apart.")
+    short_total_s: float = 0.0
     unconfirmed: int = Field(
         0,
         description="Window-log stalls left out because fio's status snapshots show no time "
