@@ -352,3 +352,40 @@ PROFILES: dict[str, Profile] = {
         ),
     )
 }
+
+# The demo's drives (backend/demo.py): each a different SLC cache, consistency cliff and
+# stall pattern, so that the Compare page has step-downs, drop-offs and stalls to show.
+DEMO_PROFILES: dict[str, Profile] = {
+    p.name: p
+    for p in (
+        Profile(
+            "demo-a",
+            "demo drive A: an SLC cache that runs out twice, a cliff after 128 MiB of random "
+            "writes, a 0.6 s stall every 4 s",
+            (Level(25, 80), Level(70, 40), Level(100, 20)),
+            read_mbps=250,
+            cliff=Cliff(after_bytes=128 * 2**20, fob_iops=6000, steady_iops=1500, jitter=0.15),
+            stalls=Stalls(period_s=4.0, duration_s=0.6),
+            trim_stall_s=1.0,
+            seed=11,
+        ),
+        Profile(
+            "demo-b",
+            "demo drive B: a fast mode to 40%, a later and milder cliff, a 1 s stall every 6 s",
+            (Level(40, 60), Level(100, 35)),
+            read_mbps=200,
+            cliff=Cliff(after_bytes=128 * 2**20, fob_iops=5000, steady_iops=2000, jitter=0.1),
+            stalls=Stalls(period_s=6.0, duration_s=1.0),
+            seed=12,
+        ),
+        Profile(
+            "demo-c",
+            "demo drive C: a small cache, a deep cliff, no stalls but 2 s after a TRIM",
+            (Level(15, 100), Level(100, 30)),
+            read_mbps=300,
+            cliff=Cliff(after_bytes=192 * 2**20, fob_iops=8000, steady_iops=1000, jitter=0.25),
+            trim_stall_s=2.0,
+            seed=13,
+        ),
+    )
+}

@@ -6,10 +6,10 @@ tick (trace: wall time, bytes written and write I/Os since the drive started, ab
 second). The profile says where a level should change; the kernel's throttle then carries the
 allowance that fio had not used yet over to the new limit, so the device's speed changes a
 little later (seen: 0.26 s later, 2.1% of the span, at 20 -> 14 MB/s on a busy host). So a
-change's truth is taken from the device's counters: lines fitted to the written bytes (or I/Os)
-against time over the seconds before and after the change, and where they meet. This is the
-device's view at 5 ms resolution, independent of fio, its snapshots and drivelab's analysis
-(which works from fio's view: 100 ms or 1 s snapshots).
+change's truth is taken from the device's counters: lines fitted (Theil-Sen) to the written
+bytes (or I/Os) against time over the 3 s before and after the change, and where they meet.
+This is the device's view at 5 ms resolution, independent of fio, its snapshots and
+drivelab's analysis (which works from fio's view: 100 ms or 1 s snapshots).
 """
 
 from __future__ import annotations
@@ -21,15 +21,19 @@ import numpy as np
 
 # The windows of the line fits: this long before and after the change, leaving out this much
 # right next to it.
-FIT_S = 2.0
+FIT_S = 3.0
 GUARD_S = 0.3
 
 
 def _line(t: np.ndarray, y: np.ndarray) -> tuple[float, float] | None:
+    """(slope, intercept) by Theil-Sen: fio held up for a moment on a busy host, or a burst
+    the throttle lets through, does not tilt it."""
     if t.size < 10 or np.ptp(t) <= 0:
         return None
-    slope, intercept = np.polyfit(t, y, 1)
-    return float(slope), float(intercept)
+    from backend.analysis.changepoints import _fit
+
+    intercept, slope = _fit(t, y)
+    return slope, intercept
 
 
 def effective_change(
