@@ -12,11 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from backend.plans import fio_check
 from worker.client import ApiClient, ApiError, ApiUnreachable
 from worker.devices import DeviceInfo
 from worker.driveinfo import drive_record, smart, unchanged_since, write_fingerprint
+from worker.guard import HeldTarget
 from worker.hostinfo import host_info
-from worker.safety import InterlockError, check_target
+from worker.safety import InterlockError
 from worker.spans import span_refusal
 from worker.step_runner import RUNNERS, StepContext, StepReport
 
@@ -81,12 +83,10 @@ def execute_run(ctx: WorkerContext, run_id: int) -> str:
 def _execute(
     ctx: WorkerContext, spec: dict[str, Any], control: _RunControl
 ) -> tuple[str, str | None]:
-    run_id = spec["run_id"]
     drive = spec["drive"]
     try:
-        info = check_target(
+        target = HeldTarget.acquire(
             drive["target_path"],
-            registered_target=drive["target_path"],
             registered_serial=drive["serial"],
             sandbox=ctx.sandbox,
             data_dir=ctx.data_dir,
@@ -95,6 +95,16 @@ def _execute(
         )
     except InterlockError as exc:
         return "failed", f"safety interlock: {exc.message}"
+    with target:
+        return _execute_held(ctx, spec, control, target)
+
+
+def _execute_held(
+    ctx: WorkerContext, spec: dict[str, Any], control: _RunControl, target: HeldTarget
+) -> tuple[str, str | None]:
+    run_id = spec["run_id"]
+    drive = spec["drive"]
+    info = target.info
     too_far = span_refusal(spec["steps"], info.size_bytes, drive["target_path"])
     if too_far:
         return "failed", too_far
@@ -102,26 +112,47 @@ def _execute(
         refusal = _resume_refusal(spec, info)
         if refusal:
             return "failed", refusal
+    workdir = ctx.data_dir / "runs" / str(run_id)
+    refused = _fio_refusal(ctx, spec, target, workdir)
+    if refused:
+        return "failed", refused
     environment = {
         "drive": drive_record(info),
         "host": host_info(ctx.fio_binary, info),
         "worker": ctx.name,
+        "target": target.record(),
     }
     ctx.client.post(f"/api/worker/runs/{run_id}/environment", {"environment": environment})
-    workdir = ctx.data_dir / "runs" / str(run_id)
     status, error = "done", None
     for step in spec["steps"]:
         if step["status"] != "pending":
             continue
-        status, error = _execute_step(ctx, run_id, step, info, workdir, control)
+        status, error = _execute_step(ctx, run_id, step, target, workdir, control)
         if status != "done":
             break
-    after = smart(info)
+    after = smart(target.info)
     if after is not None:
         ctx.client.post(
             f"/api/worker/runs/{run_id}/environment", {"environment": {"smart_after": after}}
         )
     return status, error
+
+
+def _fio_refusal(
+    ctx: WorkerContext, spec: dict[str, Any], target: HeldTarget, workdir: Path
+) -> str | None:
+    """fio's own verdict on every job file the run still has to run, before anything is
+    written: a parameter fio rejects must not fail the run after the purge and the fill."""
+    job_files = [
+        (step["name"], target.job_file(step["job_file"]))
+        for step in spec["steps"]
+        if step["status"] == "pending" and step.get("job_file")
+    ]
+    workdir.mkdir(parents=True, exist_ok=True)
+    bad = fio_check.rejected(job_files, fio_binary=ctx.fio_binary, workdir=workdir)
+    if bad is None:
+        return None
+    return f"step {bad.step}: fio rejects its job file ({bad.message}); nothing was written"
 
 
 def _resume_refusal(spec: dict[str, Any], info: DeviceInfo) -> str | None:
@@ -145,22 +176,35 @@ def _resume_refusal(spec: dict[str, Any], info: DeviceInfo) -> str | None:
     return None
 
 
+# Steps that write to the drive: the target is verified again immediately before each.
+WRITING_KINDS = frozenset({"fio", "fio-rounds", "purge", "trim"})
+
+
 def _execute_step(
     ctx: WorkerContext,
     run_id: int,
     step: dict[str, Any],
-    info: DeviceInfo,
+    target: HeldTarget,
     workdir: Path,
     control: _RunControl,
 ) -> tuple[str, str | None]:
+    name = step["name"]
+    if step["kind"] in WRITING_KINDS:
+        try:
+            target.verify(f"before step {name}")
+        except InterlockError as exc:
+            return "failed", f"safety interlock: {exc.message}"
+    if step.get("job_file"):
+        step = {**step, "job_file": target.job_file(step["job_file"])}
     reply = ctx.client.post(
-        f"/api/worker/runs/{run_id}/steps/{step['id']}/start", {"command": None}
+        f"/api/worker/runs/{run_id}/steps/{step['id']}/start",
+        {"command": None, "job_file": step.get("job_file")},
     )
     control.update(reply)
     if control.cancel.is_set():
         return "cancelled", None
     if ctx.shutdown.is_set():
-        return "failed", f"the worker stopped before step {step['name']}"
+        return "failed", f"the worker stopped before step {name}"
     runner = RUNNERS.get(step["kind"])
     if runner is None:
         report = StepReport(
@@ -173,22 +217,33 @@ def _execute_step(
             client=ctx.client,
             run_id=run_id,
             step=step,
-            info=info,
+            target=target,
             workdir=workdir,
             spool_dir=ctx.data_dir / "spool",
             should_stop=lambda: control.cancel.is_set() or ctx.shutdown.is_set(),
             on_control=control.update,
             fio_binary=ctx.fio_binary,
         )
-        report = runner(sc)
+        try:
+            report = runner(sc)
+        except InterlockError as exc:
+            report = StepReport("failed", error=f"safety interlock: {exc.message}")
     ctx.client.post(
         f"/api/worker/runs/{run_id}/steps/{step['id']}/finish",
-        report.body(write_fingerprint(info)),
+        report.body(write_fingerprint(target.info)),
     )
     if report.status == "done":
+        if step["kind"] == "idle":
+            # Drives are swapped while a plan idles: say so now, not at the next write.
+            try:
+                target.verify(f"at the end of step {name}")
+            except InterlockError as exc:
+                return "failed", f"safety interlock: {exc.message}"
         return "done", None
     if report.status == "cancelled" or control.cancel.is_set():
         if control.cancel.is_set():
             return "cancelled", None
-        return "failed", f"the worker stopped during step {step['name']}"
-    return "failed", f"step {step['name']}: {report.error}"
+        return "failed", f"the worker stopped during step {name}"
+    if report.error and report.error.startswith("safety interlock: "):
+        return "failed", report.error
+    return "failed", f"step {name}: {report.error}"

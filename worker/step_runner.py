@@ -19,6 +19,7 @@ from worker.devices import DeviceInfo
 from worker.fio.logs import collect_logs
 from worker.fio.runner import FioOutcome, run_fio
 from worker.fio.stream import Sample
+from worker.guard import HeldTarget
 from worker.sim.registry import SimError, cgroup_for
 from worker.steps import StepError, StepStopped, idle, purge, trim
 
@@ -30,12 +31,16 @@ class StepContext:
     client: ApiClient
     run_id: int
     step: dict[str, Any]
-    info: DeviceInfo
+    target: HeldTarget  # held for the run; verified before every write
     workdir: Path
     spool_dir: Path
     should_stop: Callable[[], bool]
     on_control: Callable[[dict[str, Any] | None], None]
     fio_binary: str = "fio"
+
+    @property
+    def info(self) -> DeviceInfo:
+        return self.target.info
 
 
 @dataclass
@@ -106,8 +111,11 @@ def _fio(
             rows.append(row)
         box.add(rows, progress(p))
 
+    # Every fio run writes: the target is verified right before it, and fio is given the path
+    # that was verified.
+    sc.target.verify(f"before {name}")
     return run_fio(
-        job_file,
+        sc.target.job_file(job_file),
         sc.workdir,
         name,
         on_samples=on_samples,
@@ -291,7 +299,7 @@ def with_randseed_offset(job_file: str, k: int) -> str:
 def run_purge_step(sc: StepContext) -> StepReport:
     with _Outbox(sc):
         try:
-            result = purge(sc.info, should_stop=sc.should_stop)
+            result = purge(sc.info, should_stop=sc.should_stop, discard=sc.target.discard)
         except StepStopped:
             return StepReport("cancelled")
         except StepError as exc:
@@ -310,7 +318,9 @@ def run_trim_step(sc: StepContext) -> StepReport:
     p = sc.step["params"]
     with _Outbox(sc):
         try:
-            result = trim(sc.info, int(p.get("offset") or 0), p.get("length"))
+            result = trim(
+                sc.info, int(p.get("offset") or 0), p.get("length"), discard=sc.target.discard
+            )
         except StepError as exc:
             return StepReport("failed", error=f"TRIM: {exc}")
     return StepReport(

@@ -13,6 +13,7 @@ from backend.benches.models import Bench
 from backend.core.db import utcnow
 from backend.core.errors import Conflict, InvalidParams, NotFound
 from backend.drives.models import DriveModel, DriveSample
+from backend.plans.base import target_path_problem
 
 if TYPE_CHECKING:
     from backend.users.models import User
@@ -108,6 +109,18 @@ def get_or_create_model(
     return dm
 
 
+def check_target_path(path: str) -> None:
+    """A drive's target is one canonical absolute path, which the worker's interlock resolves
+    and fio opens as it is (plans.base.target_path_problem)."""
+    problem = target_path_problem(path)
+    if problem:
+        raise InvalidParams(
+            f"target_path {path[:200]!r} cannot be used: {problem}. Register the drive by a "
+            "stable absolute name, /dev/disk/by-id/... for a real drive",
+            field="target_path",
+        )
+
+
 def register_drive(
     session: Session,
     *,
@@ -119,6 +132,7 @@ def register_drive(
     logical_sector: int = 512,
 ) -> DriveSample:
     """Register (or update) the drive at `target_path` on `bench`."""
+    check_target_path(target_path)
     drive = session.scalar(
         select(DriveSample).where(
             DriveSample.bench_id == bench.id, DriveSample.target_path == target_path
@@ -153,6 +167,8 @@ def update_drive(session: Session, drive_id: int, changes: dict[str, Any]) -> Dr
             f"drive {drive_id} is in use by run {busy}: edit it when the run has ended",
             field="drive_id",
         )
+    if changes.get("target_path") is not None:
+        check_target_path(changes["target_path"])
     if changes.get("logical_sector") not in (None, 512, 4096):
         raise InvalidParams("logical_sector is 512 or 4096", field="logical_sector")
     model_id = changes.get("model_id")

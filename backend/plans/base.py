@@ -53,6 +53,68 @@ def human_bytes(n: int) -> str:
     return f"{n} B"
 
 
+# Characters fio's job-file parser does not take literally in a value: `;` and `#` start a
+# comment, `$` starts an expression or an environment variable (`${HOME}`, `$ncpus`) and `\`
+# escapes the next character. `:` separates file names in `filename=` and is escaped there.
+_FIO_UNSAFE = re.compile(r"[;#$\\\x00-\x1f\x7f]")
+
+
+def target_path_problem(path: str) -> str | None:
+    """Why `path` cannot name a drive's target, or None.
+
+    A target is one absolute, normalised path that the interlock resolves and fio opens as is:
+    no relative or `.`/`..` components (fio would read them relative to its working
+    directory), nothing fio's job-file parser would read differently, no surrounding blanks."""
+    if not path:
+        return "it is empty"
+    if path == "/":
+        return "it is the root directory"
+    if path != path.strip():
+        return "it starts or ends with a blank"
+    bad = _FIO_UNSAFE.search(path)
+    if bad:
+        char = bad.group(0)
+        shown = repr(char) if char.isprintable() else f"control character {ord(char):#04x}"
+        return f"it contains {shown}, which fio's job files cannot carry"
+    if not path.startswith("/"):
+        return "it is relative: give the absolute path (e.g. /dev/disk/by-id/...)"
+    parts = path.split("/")[1:]
+    if path != "/" and path.endswith("/"):
+        return "it ends with /"
+    if "" in parts:
+        return "it contains //"
+    if "." in parts or ".." in parts:
+        return "it contains . or .. components: give the path without them"
+    return None
+
+
+def fio_filename(path: str) -> str:
+    """`path` as the value of fio's `filename=`, which splits file names on `:` unless it is
+    escaped (`/dev/disk/by-path/pci-0000\\:00\\:05.0`)."""
+    return path.replace(":", "\\:")
+
+
+def retarget_job_file(job_file: str, path: str) -> str:
+    """The job file with its target (`filename=` and a trace replay's `replay_redirect=`) set to
+    `path`: the worker runs fio on exactly the path its interlock resolved and checked."""
+    lines = []
+    for line in job_file.splitlines():
+        if line.startswith("filename="):
+            line = f"filename={fio_filename(path)}"
+        elif line.startswith("replay_redirect="):
+            line = f"replay_redirect={path}"
+        lines.append(line)
+    return "\n".join(lines) + ("\n" if job_file.endswith("\n") else "")
+
+
+def job_file_target(job_file: str) -> str | None:
+    """The path a job file's `filename=` names (unescaped), None without one."""
+    for line in job_file.splitlines():
+        if line.startswith("filename="):
+            return line.split("=", 1)[1].replace("\\:", ":")
+    return None
+
+
 @dataclass(frozen=True)
 class DriveContext:
     """What a plan needs to know about the target when it compiles."""

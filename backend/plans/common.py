@@ -16,6 +16,7 @@ from backend.plans.base import (
     DriveContext,
     PlanParams,
     StepSpec,
+    fio_filename,
     fio_job_file,
     format_size,
     human_bytes,
@@ -29,7 +30,11 @@ ASSUMED_BPS = 500e6
 ASSUMED_IOPS = 100_000
 PURGE_ESTIMATE_S = 10.0
 TRIM_ESTIMATE_S = 5.0
-SIZE_PATTERN = r"^\d+[kKmMgGtT]?$"
+# ASCII digits only: a pattern's \d also matches other scripts' digits ("４k"), which fio rejects.
+SIZE_PATTERN = r"^[0-9]{1,20}[kKmMgGtT]?$"
+# fio's randseed is an unsigned 64-bit number; steady-state rounds add their round number to
+# it, so leave room.
+RANDSEED_MAX = 2**63 - 1
 
 Pattern = Literal["incompressible", "compressible"]
 SizeText = Annotated[str, Field(pattern=SIZE_PATTERN)]
@@ -53,7 +58,7 @@ INCOMPRESSIBLE = pattern_options("incompressible", 0)
 def common_options(drive: DriveContext, ioengine: str, randseed: int) -> dict[str, Any]:
     """The [global] section of every job file (METHODS.md, Common fio settings)."""
     return {
-        "filename": drive.target_path,
+        "filename": fio_filename(drive.target_path),
         "ioengine": ioengine,
         "direct": True,
         "numjobs": 1,
@@ -80,13 +85,22 @@ def log_window_field(default: int) -> Any:
     )
 
 
+def randseed_field() -> Any:
+    return Field(
+        20261121,
+        ge=0,
+        le=RANDSEED_MAX,
+        description="fio randseed, recorded for repeatability.",
+    )
+
+
 class FioParams(PlanParams):
     """Parameters every fio plan has."""
 
     ioengine: IoEngine = Field(
         "libaio", description="fio ioengine (io_uring where the bench's fio and kernel have it)."
     )
-    randseed: int = Field(20261121, ge=0, description="fio randseed, recorded for repeatability.")
+    randseed: int = randseed_field()
 
 
 def tested_span(span: str | None, drive: DriveContext, name: str = "span") -> int:

@@ -20,7 +20,14 @@ from backend.plans.base import (
     format_size,
     span_bytes,
 )
-from backend.plans.common import IoEngine, Pattern, common_options, pattern_options
+from backend.plans.common import (
+    SIZE_PATTERN,
+    IoEngine,
+    Pattern,
+    common_options,
+    pattern_options,
+    randseed_field,
+)
 
 PATTERNS: tuple[Pattern, ...] = ("incompressible", "compressible")
 
@@ -29,12 +36,12 @@ class FourCornersParams(PlanParams):
     span: str = Field(
         "8g",
         description="LBA span of the random tests and of the pre-write (fio size; 8g = 8 GiB).",
-        pattern=r"^\d+[kKmMgGtT]?$",
+        pattern=SIZE_PATTERN,
     )
     seq_span: str | None = Field(
         None,
         description="Span of the sequential tests; empty means the whole drive.",
-        pattern=r"^\d+[kKmMgGtT]?$",
+        pattern=SIZE_PATTERN,
     )
     runtime_s: int = Field(180, ge=1, le=3600, description="Seconds per 4K random test.")
     seq_runtime_s: int = Field(60, ge=1, le=3600, description="Seconds per 128K sequential test.")
@@ -50,7 +57,7 @@ class FourCornersParams(PlanParams):
     ioengine: IoEngine = Field(
         "libaio", description="fio ioengine (io_uring where the bench's fio and kernel have it)."
     )
-    randseed: int = Field(20261121, ge=0, description="fio randseed, recorded for repeatability.")
+    randseed: int = randseed_field()
 
 
 class FourCorners(Plan):

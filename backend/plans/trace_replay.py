@@ -35,10 +35,12 @@ from backend.plans.common import (
     tested_span,
 )
 
-_BS = r"\d+[kKmM]?/\d{1,3}"
+_BS = r"[0-9]{1,12}[kKmM]?/[0-9]{1,3}"
 _SPLIT = rf"{_BS}(?::{_BS})*"
 BSSPLIT_PATTERN = rf"^{_SPLIT}(?:,{_SPLIT})?$"
 PROFILE_RUNTIME_S = 600
+MiB = 1024**2
+MAX_BLOCK = 128 * MiB
 TRACE_ESTIMATE_S = 1800.0  # a trace's length is unknown until it is replayed
 # A trace replays one I/O at a time by default: measured with fio 3.33 on the recorded fixture
 # (tests/fixtures/traces), replaying an iolog at iodepth 8 moved 28 KiB less than the trace holds
@@ -75,7 +77,10 @@ CUSTOM_FIELDS = ("rwmixread", "bssplit", "percentage_random", "iodepth")
 
 class TraceReplayParams(FioParams):
     trace_id: int | None = Field(
-        None, ge=1, description="An uploaded trace to replay; give this or profile, not both."
+        None,
+        ge=1,
+        le=2**31 - 1,
+        description="An uploaded trace to replay; give this or profile, not both.",
     )
     profile: Literal["heavy", "light", "custom"] | None = Field(
         None,
@@ -136,6 +141,12 @@ def check_bssplit(bssplit: str, drive: DriveContext) -> None:
                 "bssplit", f"the percentages of the {direction} add up to {total}, not 100"
             )
         for bs, _p in entries:
+            if bs > MAX_BLOCK:
+                raise invalid(
+                    "bssplit",
+                    f"a block of {bs} B is larger than {MAX_BLOCK // MiB} MiB: use smaller "
+                    "blocks (fio needs a buffer of each size for every I/O in flight)",
+                )
             if bs < drive.logical_sector or bs % drive.logical_sector:
                 raise invalid(
                     "bssplit",

@@ -324,6 +324,11 @@ class Control(BaseModel):
 
 class StepStart(BaseModel):
     command: str | None = None
+    job_file: str | None = Field(
+        None,
+        description="The job file fio runs: the run's, with its target set to the path the "
+        "worker's interlock resolved and checked. Stored as the step's job file.",
+    )
 
 
 class StepFinish(BaseModel):

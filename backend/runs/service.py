@@ -15,6 +15,7 @@ from backend.core.errors import Conflict, InvalidParams, NotFound
 from backend.core.events import has_listeners, lab_channel, publish, run_channel
 from backend.drives.models import DriveModel, DriveSample
 from backend.drives.service import drive_label, get_drive, not_embargoed, under_embargo
+from backend.plans import fio_check
 from backend.plans.base import DriveContext, Plan, StepSpec, fio_args
 from backend.plans.catalog import compile_plan
 from backend.results.models import Result
@@ -75,6 +76,21 @@ def compile_for_drive(
     return plan, parsed, steps
 
 
+def _check_with_fio(steps: list[StepSpec]) -> None:
+    """fio's own judgement of the job files, when fio is installed here (the worker asks it
+    again before the run's first write in any case)."""
+    fio = fio_check.fio_on_this_host()
+    if fio is None:
+        return
+    bad = fio_check.rejected([(s.name, s.job_file) for s in steps if s.job_file], fio_binary=fio)
+    if bad:
+        raise InvalidParams(
+            f"fio rejects the job file of step {bad.step}: {bad.message}; correct the plan's "
+            "parameters",
+            field="params",
+        )
+
+
 def create_run(session: Session, state: AppState, data: RunCreate, user: User | None) -> Run:
     drive = get_drive(session, data.drive_id)
     plan, params, steps = compile_for_drive(session, data.plan, data.params, drive)
@@ -86,6 +102,7 @@ def create_run(session: Session, state: AppState, data: RunCreate, user: User | 
             f"is on it: confirm_serial {problem}; type the drive's serial to confirm",
             field="confirm_serial",
         )
+    _check_with_fio(steps)
     queue.lock_drive(session, drive.id)
     run = Run(
         plan=plan.key,

@@ -72,7 +72,7 @@ def start_step(
     state: StateDep,
     bench: BenchAuth,
 ) -> Control:
-    return svc.start_step(session, state, bench, run_id, step_id, data.command)
+    return svc.start_step(session, state, bench, run_id, step_id, data)
 
 
 def body_schemas() -> dict[str, Any]:

@@ -26,6 +26,7 @@ from backend.core.deps import AppState, after_commit
 from backend.core.errors import Conflict, Forbidden, InvalidParams, NotFound
 from backend.core.events import has_listeners, publish, run_channel
 from backend.drives.models import DriveSample
+from backend.plans.base import job_file_target, retarget_job_file
 from backend.plans.catalog import get_plan
 from backend.results.models import Result
 from backend.results.service import derive
@@ -38,6 +39,7 @@ from backend.runs.schemas import (
     RunSpec,
     SampleBatch,
     StepFinish,
+    StepStart,
     WorkerDrive,
     WorkerStep,
 )
@@ -180,18 +182,33 @@ def set_environment(session: Session, bench: Bench, run_id: int, environment: di
 
 
 def start_step(
-    session: Session, state: AppState, bench: Bench, run_id: int, step_id: int, command: str | None
+    session: Session, state: AppState, bench: Bench, run_id: int, step_id: int, data: StepStart
 ) -> Control:
     run = _running(session, bench, run_id)
     step = _step(run, step_id)
     if step.status == "pending":
+        if data.job_file is not None:
+            step.job_file = _job_file_run(step, data.job_file)
         step.status = "running"
         step.started_at = utcnow()
-        step.command = command
+        step.command = data.command
         audit.step_started(session, bench, run, step)  # purge and TRIM steps only
     run.heartbeat_at = utcnow()
     publish_run(session, state, run_id)
     return _control(run)
+
+
+def _job_file_run(step: Step, job_file: str) -> str:
+    """The job file the worker runs must be the step's, retargeted to the path its interlock
+    checked: anything else is refused, so the stored job file is always the one that ran."""
+    path = job_file_target(job_file)
+    if step.job_file is None or path is None or retarget_job_file(step.job_file, path) != job_file:
+        raise InvalidParams(
+            f"the job file reported for step {step.id} ({step.name}) differs from the run's in "
+            "more than its target path",
+            field="job_file",
+        )
+    return job_file
 
 
 def store_samples(

@@ -3,6 +3,7 @@ vanished after it was registered (the interlock refuses it before fio starts).""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -25,11 +26,38 @@ PARAMS = {
 }
 
 
+OLDER_FIO = """#!/bin/sh
+# The bench's fio is older than the api host's and does not know buffer_compress_chunk: it
+# refuses job files with that option, as such a fio does, and is the machine's fio otherwise.
+for arg in "$@"; do
+  case "$arg" in
+    *.fio)
+      if grep -q '^buffer_compress_chunk=' "$arg"; then
+        echo "fio: failed parsing buffer_compress_chunk=4096" >&2
+        exit 1
+      fi ;;
+  esac
+done
+exec fio "$@"
+"""
+
+
+def older_fio(directory: Path) -> Path:
+    path = directory / "fio"
+    path.write_text(OLDER_FIO)
+    path.chmod(0o755)
+    return path
+
+
 @pytest.fixture(scope="module")
 def fault_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     """Nothing is killed here: both tests share a private stack."""
-    data_dir = tmp_path_factory.mktemp("fio-fails") / "data"
-    env = {"DRIVELAB_HEARTBEAT_TIMEOUT_S": str(HEARTBEAT_TIMEOUT_S)}
+    base = tmp_path_factory.mktemp("fio-fails")
+    data_dir = base / "data"
+    env = {
+        "DRIVELAB_HEARTBEAT_TIMEOUT_S": str(HEARTBEAT_TIMEOUT_S),
+        "DRIVELAB_FIO_BINARY": str(older_fio(base)),
+    }
     stack = start_stack(data_dir, env, sim_size="256m")
     try:
         yield stack
@@ -87,3 +115,26 @@ def test_a_vanished_target_is_refused_before_fio_with_a_clear_message(
     assert run["status"] == "failed"
     assert run["error"].startswith(f"safety interlock: refusing to write {target}")
     assert all(st["status"] == "skipped" and st["started_at"] is None for st in run["steps"])
+
+
+def test_a_job_file_the_benchs_fio_rejects_fails_the_run_before_any_write(
+    fault_stack: Stack,
+) -> None:
+    """The api's fio accepts the compressible pattern, the bench's does not: the worker asks its
+    own fio before the first write, so the drive is not purged or filled for nothing."""
+    target = fault_stack.data_dir / "targets" / "older-fio.img"
+    with open(target, "wb") as f:
+        f.write(os.urandom(1 << 20))
+        f.truncate(64 << 20)
+    before = hashlib.sha256(target.read_bytes()).hexdigest()
+    drive = fault_stack.add_drive(target, "Drive on a bench with an older fio")
+    params = {**PARAMS, "patterns": ["compressible"]}
+    with fault_stack.client() as c:
+        run = wait_run(c, queue(c, drive, "four-corners", params)["id"], timeout=60)
+    assert run["status"] == "failed", run
+    assert run["error"].startswith("step randwrite-4k-qd3-compressible: fio rejects its job file ")
+    assert "failed parsing buffer_compress_chunk=4096" in run["error"]
+    assert run["error"].endswith("nothing was written")
+    assert all(st["started_at"] is None for st in run["steps"])
+    assert hashlib.sha256(target.read_bytes()).hexdigest() == before
+    target.unlink()

@@ -77,6 +77,13 @@ def _retry(action: Callable[[], object], attempts: int = 20) -> None:
             time.sleep(0.1)
 
 
+def _detach(device: str, file: Path) -> None:
+    """Detach `device` if it is still attached to `file`: a test may have detached it, and the
+    number may since belong to somebody else's file."""
+    if loop_backing_files().get(Path(device).name) == str(file):
+        run("losetup", "-d", device)
+
+
 class Host:
     """Sets up real storage conditions and registers how to undo each one."""
 
@@ -95,7 +102,7 @@ class Host:
         """Attach a loop device to `file`; detached at teardown."""
         args = ["losetup", "-f", "--show", *(["-P"] if partscan else []), str(file)]
         device = run(*args)
-        self._cleanup.callback(_retry, lambda: run("losetup", "-d", device))
+        self._cleanup.callback(_retry, lambda: _detach(device, file))
         return device
 
     def mount(self, device: str, mount_point: Path) -> Path:

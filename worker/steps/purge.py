@@ -7,7 +7,10 @@ hole punched over the whole file for simulated drives. `PurgeResult.method` reco
 and `detail` the exact commands, and why a preferred method was not available.
 
 Every command goes through `runner`, so the NVMe and ATA paths can be tested with canned
-outputs, and so nothing touches a device before `refuse_system_disk` has passed.
+outputs, and so nothing touches a device before `refuse_system_disk` has passed. The fallback
+discard goes through `discard`: during a run, the exclusive descriptor the worker holds on the
+drive (worker.guard), since `blkdiscard`, which opens the device exclusively too, would be
+refused while the run holds it.
 """
 
 from __future__ import annotations
@@ -20,11 +23,12 @@ import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from worker import devices
 from worker.devices import DeviceInfo
 from worker.steps import StepError, StepStopped, block_name_of, refuse_system_disk
-from worker.steps.trim import punch_file
+from worker.steps.trim import Discard, discard_block, punch_file
 
 Runner = Callable[[list[str]], subprocess.CompletedProcess[str]]
 
@@ -70,8 +74,12 @@ def purge(
     *,
     should_stop: Callable[[], bool] = lambda: False,
     runner: Runner = _run,
+    discard: Discard | None = None,
 ) -> PurgeResult:
     """Purge the target that the safety interlock returned as `info`.
+
+    `discard(offset, length)` discards a range of the device and returns the seconds it took;
+    by default the device is opened exclusively for it (`trim.discard_block`).
 
     Raises StepError when the target is the system disk, when the drive refuses (an ATA drive
     that is frozen or already has a password, an NVMe controller whose format or sanitize would
@@ -83,12 +91,12 @@ def purge(
         raise StepStopped(f"stopped before purging {info.path}")
     if info.kind != "block":
         return _punch_whole_file(info)
+    fallback = _Fallback(info, discard or partial(discard_block, info.path))
     if info.transport == "nvme":
-        return _purge_nvme(info, runner, should_stop)
+        return _purge_nvme(info, runner, should_stop, fallback)
     if info.transport == "sata":
-        return _purge_ata(info, runner, should_stop)
-    why = f"{info.transport or 'unknown'} transport: no secure erase command for it"
-    return _blkdiscard(info, runner, why)
+        return _purge_ata(info, runner, should_stop, fallback)
+    return fallback(f"{info.transport or 'unknown'} transport: no secure erase command for it")
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -145,22 +153,41 @@ def _discard_max_bytes(info: DeviceInfo) -> int | None:
         return info.discard_max_bytes
 
 
-def _blkdiscard(info: DeviceInfo, runner: Runner, why: str) -> PurgeResult:
-    """Discard the whole device, the fallback. `why` says why nothing better was used.
+@dataclass(frozen=True)
+class _Fallback:
+    """Discard the whole device, the fallback; called with why nothing better was used."""
 
-    Run without --force: blkdiscard then opens the device exclusively, so the kernel refuses
-    it if it was mounted or claimed since the interlock checked it.
-    """
-    if _discard_max_bytes(info) == 0:
-        raise StepError(
-            f"{info.path} cannot be purged: {why}, and it does not support discard "
-            "(discard_max_bytes is 0)"
+    info: DeviceInfo
+    discard: Discard
+
+    def __call__(self, why: str) -> PurgeResult:
+        info = self.info
+        if _discard_max_bytes(info) == 0:
+            raise StepError(
+                f"{info.path} cannot be purged: {why}, and it does not support discard "
+                "(discard_max_bytes is 0)"
+            )
+        size = _device_size(info)
+        try:
+            seconds = self.discard(0, size)
+        except OSError as exc:
+            raise StepError(
+                f"BLKDISCARD of the whole of {info.path} ({size} bytes) failed: {exc.strerror}"
+            ) from None
+        detail = (
+            f"BLKDISCARD of bytes 0-{size} of {info.path}, as `blkdiscard {info.path}` "
+            f"(fallback: {why})"
         )
-    cmd = ["blkdiscard", info.path]
-    started = time.perf_counter()
-    _check(runner, cmd)
-    seconds = time.perf_counter() - started
-    return PurgeResult("blkdiscard", seconds, f"{shlex.join(cmd)} (fallback: {why})")
+        return PurgeResult("blkdiscard", seconds, detail)
+
+
+def _device_size(info: DeviceInfo) -> int:
+    """The device's size now (sysfs counts 512-byte sectors), or what the interlock saw."""
+    name = block_name_of(info.path) or info.name
+    try:
+        return int((devices.block_dir(name) / "size").read_text()) * 512
+    except (OSError, ValueError):
+        return info.size_bytes
 
 
 # --- NVMe ------------------------------------------------------------------------------------
@@ -191,25 +218,27 @@ def _int(value: object) -> int:
         return 0
 
 
-def _purge_nvme(info: DeviceInfo, runner: Runner, should_stop: Callable[[], bool]) -> PurgeResult:
+def _purge_nvme(
+    info: DeviceInfo, runner: Runner, should_stop: Callable[[], bool], fallback: _Fallback
+) -> PurgeResult:
     controller, namespaces = _nvme_topology(info)
     ctrl_path = f"/dev/{controller}"
     id_cmd = ["nvme", "id-ctrl", ctrl_path, "-o", "json"]
     done = _attempt(runner, id_cmd)
     if done is None:
-        return _blkdiscard(info, runner, "nvme-cli is not installed (apt-get install nvme-cli)")
+        return fallback("nvme-cli is not installed (apt-get install nvme-cli)")
     if done.returncode != 0:
-        return _blkdiscard(info, runner, _failed(id_cmd, done))
+        return fallback(_failed(id_cmd, done))
     try:
         ident = json.loads(done.stdout)
     except json.JSONDecodeError:
-        return _blkdiscard(info, runner, f"`{shlex.join(id_cmd)}` printed no JSON")
+        return fallback(f"`{shlex.join(id_cmd)}` printed no JSON")
     oacs, fna, sanicap = (_int(ident.get(k, 0)) for k in ("oacs", "fna", "sanicap"))
     can_format = bool(oacs & _OACS_FORMAT)
     sanact = 2 if sanicap & _SANICAP_BLOCK else 4 if sanicap & _SANICAP_CRYPTO else None
     if not can_format and sanact is None:
         why = f"{controller} supports neither Format NVM nor a block or crypto erase sanitize"
-        return _blkdiscard(info, runner, why)
+        return fallback(why)
     # A sanitize always erases the whole subsystem, a format all namespaces when FNA bit 0 says
     # so; the interlock vouched for this namespace only.
     whole_controller = not can_format or bool(fna & _FNA_ALL_NAMESPACES)
@@ -345,17 +374,19 @@ def parse_ata_security(identify: str) -> AtaSecurity | None:
     return AtaSecurity(**flags, erase_time=erase_time)
 
 
-def _purge_ata(info: DeviceInfo, runner: Runner, should_stop: Callable[[], bool]) -> PurgeResult:
+def _purge_ata(
+    info: DeviceInfo, runner: Runner, should_stop: Callable[[], bool], fallback: _Fallback
+) -> PurgeResult:
     drive = f"drive {info.path} (serial {info.serial})"
     identify = ["hdparm", "-I", info.path]
     done = _attempt(runner, identify)
     if done is None:
-        return _blkdiscard(info, runner, "hdparm is not installed (apt-get install hdparm)")
+        return fallback("hdparm is not installed (apt-get install hdparm)")
     if done.returncode != 0:
-        return _blkdiscard(info, runner, _failed(identify, done))
+        return fallback(_failed(identify, done))
     security = parse_ata_security(done.stdout)
     if security is None or not security.supported:
-        return _blkdiscard(info, runner, f"{drive} does not support ATA security erase")
+        return fallback(f"{drive} does not support ATA security erase")
     if security.frozen:
         raise StepError(
             f"{drive} is frozen: ATA security erase is refused until it is unfrozen "

@@ -15,7 +15,9 @@ import os
 import stat
 import struct
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from worker import devices
@@ -25,6 +27,9 @@ from worker.steps import StepError, block_name_of, refuse_system_disk
 BLKDISCARD = 0x1277  # _IO(0x12, 119) in linux/fs.h; argument: u64 start, u64 length in bytes
 FALLOC_FL_KEEP_SIZE = 0x01
 FALLOC_FL_PUNCH_HOLE = 0x02
+
+# Discards (offset, length) bytes of a block device; returns the seconds the call took.
+Discard = Callable[[int, int], float]
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _fallocate = _libc.fallocate
@@ -121,11 +126,20 @@ def _align(path: str, geometry: _Geometry, offset: int, length: int | None) -> t
     return start, end - start
 
 
-def trim(info: DeviceInfo, offset: int = 0, length: int | None = None) -> TrimResult:
+def trim(
+    info: DeviceInfo,
+    offset: int = 0,
+    length: int | None = None,
+    *,
+    discard: Discard | None = None,
+) -> TrimResult:
     """Discard `length` bytes from `offset` (None: to the end of the target) and time it.
 
-    `info` must come from the safety interlock. Raises StepError when the target is the
-    system disk, the range is outside it, or it does not support discard.
+    `info` must come from the safety interlock. A block device is discarded through
+    `discard(offset, length)`: during a run, the exclusive descriptor the worker holds
+    (worker.guard); by default the device is opened exclusively for the call. Raises
+    StepError when the target is the system disk, the range is outside it, or it does not
+    support discard.
     """
     refuse_system_disk(info)
     geometry = _geometry(info)
@@ -136,7 +150,13 @@ def trim(info: DeviceInfo, offset: int = 0, length: int | None = None) -> TrimRe
         )
     start, count = _align(info.path, geometry, offset, length)
     if info.kind == "block":
-        seconds = discard_block(info.path, start, count)
+        try:
+            seconds = (discard or partial(discard_block, info.path))(start, count)
+        except OSError as exc:
+            raise StepError(
+                f"BLKDISCARD of {count} bytes at offset {start} on {info.path} failed: "
+                f"{exc.strerror}"
+            ) from None
         return TrimResult(offset=start, length=count, seconds=seconds, method="blkdiscard")
     seconds = punch_file(info.path, start, count)
     return TrimResult(offset=start, length=count, seconds=seconds, method="file-punch")

@@ -80,3 +80,23 @@ def test_bssplit_below_the_logical_sector_is_refused() -> None:
     with pytest.raises(InvalidParams, match="4096 B logical sector") as exc:
         compile_plan("trace-replay", {**CUSTOM, "bssplit": "512/50:4k/50"}, TB2_4KN)
     assert exc.value.field == "params.bssplit"
+
+
+@pytest.mark.parametrize(
+    ("bssplit", "words"),
+    [
+        ("256m/100", "larger than 128 mib"),
+        ("４k/100", "string should match pattern"),
+        ("99999999999999999999k/100", "string should match pattern"),
+    ],
+)
+def test_bssplit_entries_fio_rejects_are_refused(bssplit: str, words: str) -> None:
+    with pytest.raises(InvalidParams) as exc:
+        compile_plan("trace-replay", {**CUSTOM, "bssplit": bssplit}, TB2)
+    assert "bssplit" in str(exc.value.field) and words in exc.value.message.lower()
+
+
+def test_randseed_is_kept_to_fios_range() -> None:
+    with pytest.raises(InvalidParams) as exc:
+        compile_plan("trace-replay", {"profile": "light", "randseed": 2**64}, TB2)
+    assert "randseed" in str(exc.value.field)

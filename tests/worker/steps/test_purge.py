@@ -45,7 +45,10 @@ def test_purge_loop_device_discards_the_whole_device(loop_target: Callable[..., 
     result = purge(target.info)
 
     assert result.method == "blkdiscard"
-    assert result.detail.startswith(f"blkdiscard {target.path} (fallback: loop transport")
+    assert result.detail.startswith(
+        f"BLKDISCARD of bytes 0-{64 * MiB} of {target.path}, as `blkdiscard {target.path}` "
+        "(fallback: loop transport"
+    )
     assert result.seconds > 0
     assert result.as_dict() == {
         "method": "blkdiscard",
@@ -185,6 +188,20 @@ def failed(stderr: str, code: int = 1) -> subprocess.CompletedProcess[str]:
 MISSING = FileNotFoundError(2, "No such file or directory")
 
 
+class FakeDiscard:
+    """Stands in for the BLKDISCARD ioctl on the fake drives; records (offset, length)."""
+
+    def __init__(self, error: OSError | None = None) -> None:
+        self.calls: list[tuple[int, int]] = []
+        self.error = error
+
+    def __call__(self, offset: int, length: int) -> float:
+        self.calls.append((offset, length))
+        if self.error:
+            raise self.error
+        return 0.25
+
+
 def id_ctrl(oacs: int, fna: int = 0, sanicap: int = 0) -> subprocess.CompletedProcess[str]:
     """A trimmed `nvme id-ctrl -o json` (nvme-cli 2.x prints these keys as numbers)."""
     body = {"vid": 5197, "sn": "FAKE0001", "mn": "Fake SSD", "fr": "1.0", "nn": 1}
@@ -306,10 +323,12 @@ def test_nvme_refuses_a_format_that_would_erase_other_namespaces(
 def test_nvme_without_nvme_cli_falls_back_to_blkdiscard_and_says_so(
     guard_calls: list[DeviceInfo],
 ) -> None:
-    runner = FakeRunner({("nvme",): MISSING, ("blkdiscard",): ok()})
-    result = purge(NVME, runner=runner)
-    assert runner.commands[-1] == ["blkdiscard", "/dev/nvme0n1"]
-    assert result.method == "blkdiscard"
+    runner = FakeRunner({("nvme",): MISSING})
+    discard = FakeDiscard()
+    result = purge(NVME, runner=runner, discard=discard)
+    assert runner.commands == [["nvme", "id-ctrl", "/dev/nvme0", "-o", "json"]]
+    assert discard.calls == [(0, NVME.size_bytes)]
+    assert result.method == "blkdiscard" and result.seconds == 0.25
     assert "nvme-cli is not installed" in result.detail
 
 
@@ -412,9 +431,11 @@ def test_failed_ata_erase_removes_the_temporary_password(guard_calls: list[Devic
 def test_sata_without_hdparm_falls_back_to_blkdiscard_and_says_so(
     guard_calls: list[DeviceInfo],
 ) -> None:
-    runner = FakeRunner({("hdparm",): MISSING, ("blkdiscard",): ok()})
-    result = purge(SATA, runner=runner)
-    assert runner.commands == [["hdparm", "-I", "/dev/sdz"], ["blkdiscard", "/dev/sdz"]]
+    runner = FakeRunner({("hdparm",): MISSING})
+    discard = FakeDiscard()
+    result = purge(SATA, runner=runner, discard=discard)
+    assert runner.commands == [["hdparm", "-I", "/dev/sdz"]]
+    assert discard.calls == [(0, SATA.size_bytes)]
     assert result.method == "blkdiscard"
     assert "hdparm is not installed" in result.detail
 
@@ -422,12 +443,18 @@ def test_sata_without_hdparm_falls_back_to_blkdiscard_and_says_so(
 def test_fallback_on_a_drive_without_discard_is_an_error(guard_calls: list[DeviceInfo]) -> None:
     drive = fake_drive("/dev/vdz", "virtio", discard_max_bytes=0)
     runner = FakeRunner({})
+    discard = FakeDiscard()
     with pytest.raises(StepError, match=r"does not support discard \(discard_max_bytes is 0\)"):
-        purge(drive, runner=runner)
-    assert runner.commands == []
+        purge(drive, runner=runner, discard=discard)
+    assert runner.commands == [] and discard.calls == []
 
 
 def test_failed_blkdiscard_is_reported(guard_calls: list[DeviceInfo]) -> None:
-    runner = FakeRunner({("blkdiscard",): failed("blkdiscard: /dev/vdz: BLKDISCARD failed")})
-    with pytest.raises(StepError, match="`blkdiscard /dev/vdz` failed with status 1"):
-        purge(fake_drive("/dev/vdz", "virtio"), runner=runner)
+    discard = FakeDiscard(OSError(5, "Input/output error"))
+    drive = fake_drive("/dev/vdz", "virtio")
+    with pytest.raises(
+        StepError,
+        match=r"BLKDISCARD of the whole of /dev/vdz \(1099511627776 bytes\) failed: Input/output",
+    ):
+        purge(drive, runner=FakeRunner({}), discard=discard)
+    assert discard.calls == [(0, drive.size_bytes)]

@@ -55,6 +55,26 @@ describe("envSections", () => {
     });
   });
 
+  it("shows what the safety interlock held and gave fio", () => {
+    const target = {
+      registered: "/dev/disk/by-id/nvme-X",
+      resolved: "/dev/nvme1n1",
+      kind: "block",
+      device: "259:3",
+      held: "exclusive (O_EXCL)",
+    };
+    const sections = envSections({ ...ENV, target });
+    expect(sections.map((s) => s.title)).toEqual(["Drive", "Safety interlock", "SMART before", "Host"]);
+    const rows = Object.fromEntries(sections[1]!.rows.map((r) => [r.label, r.value]));
+    expect(rows).toEqual({
+      "Registered as": "/dev/disk/by-id/nvme-X",
+      "fio was given": "/dev/nvme1n1",
+      "Device number": "259:3",
+      "Held for the run": "exclusive (O_EXCL)",
+      Checked: "before every write and at the end of every idle step",
+    });
+  });
+
   it("shows SMART before and after, and resumes", () => {
     const smart = { passed: true, temperature_c: 41, power_on_hours: 12, data_written_bytes: 5e9 };
     const sections = envSections({

@@ -66,6 +66,13 @@ const DRIVE_ROWS: RowDef[] = [
   { key: "backing_file", label: "Backing file", mono: true },
 ];
 
+const TARGET_ROWS: RowDef[] = [
+  { key: "registered", label: "Registered as", mono: true },
+  { key: "resolved", label: "fio was given", mono: true },
+  { key: "device", label: "Device number", mono: true },
+  { key: "held", label: "Held for the run" },
+];
+
 const SMART_ROWS: RowDef[] = [
   { key: "passed", label: "Health check passed" },
   { key: "temperature_c", label: "Temperature", format: (v) => `${envValue(v)} °C` },
@@ -115,6 +122,16 @@ export function envSections(environment: unknown): EnvSection[] {
       ? { title: "Drive", rows: rows(drive, DRIVE_ROWS) }
       : { title: "Drive", rows: [], empty: "Recorded when the run starts." },
   );
+  const target = isObj(env.target) ? env.target : null;
+  if (target) {
+    sections.push({
+      title: "Safety interlock",
+      rows: [
+        ...rows(target, TARGET_ROWS),
+        { label: "Checked", value: "before every write and at the end of every idle step" },
+      ],
+    });
+  }
   if (drive) {
     const before = isObj(drive.smart) ? drive.smart : null;
     sections.push(

@@ -1,0 +1,98 @@
+"""Target paths as fio reads them, and fio's own verdict on job files (real fio)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from backend.plans import fio_check
+from backend.plans.base import (
+    fio_filename,
+    job_file_target,
+    retarget_job_file,
+    target_path_problem,
+)
+
+JOB = "; drivelab: t\n[global]\nfilename=/dev/disk/by-id/x\nsize=1m\n\n[write]\nrw=write\n"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/dev/disk/by-id/nvme-Samsung_SSD_990_PRO_2TB_S6XXNX0R123456",
+        "/dev/disk/by-path/pci-0000:00:05.0-nvme-1",
+        "/var/lib/drivelab/targets/sim drive.img",
+        "/dev/sdb",
+    ],
+)
+def test_stable_names_are_accepted(path: str) -> None:
+    assert target_path_problem(path) is None
+
+
+@pytest.mark.parametrize(
+    ("path", "problem"),
+    [
+        ("", "it is empty"),
+        ("/", "it is the root directory"),
+        ("dev/sdb", "it is relative"),
+        ("/dev/sdb/", "it ends with /"),
+        ("/dev/./sdb", ". or .. components"),
+        ("/a#b", "contains '#'"),
+        ("/a\\:b", "contains '\\\\'"),
+        ("/a\tb", "control character 0x09"),
+        ("/dev/sdb ", "starts or ends with a blank"),
+    ],
+)
+def test_names_fio_reads_differently_are_refused(path: str, problem: str) -> None:
+    found = target_path_problem(path)
+    assert found is not None and problem in found, found
+
+
+def test_colons_are_escaped_for_filename_and_read_back() -> None:
+    path = "/dev/disk/by-path/pci-0000:00:05.0"
+    assert fio_filename(path) == "/dev/disk/by-path/pci-0000\\:00\\:05.0"
+    job = retarget_job_file(JOB, path)
+    assert "filename=/dev/disk/by-path/pci-0000\\:00\\:05.0\n" in job
+    assert job_file_target(job) == path
+    assert retarget_job_file(job, path) == job  # the worker's and the api's views agree
+    assert job.replace(fio_filename(path), "/dev/disk/by-id/x") == JOB
+
+
+def test_fio_writes_one_file_for_an_escaped_colon_name(tmp_path: Path) -> None:
+    target = tmp_path / "c:" / "drive.img"
+    target.parent.mkdir()
+    job = retarget_job_file(JOB, str(target))
+    (tmp_path / "j.fio").write_text(job)
+    subprocess.run(
+        ["fio", "--output-format=terse", "j.fio"], cwd=tmp_path, check=True, capture_output=True
+    )
+    assert target.stat().st_size == 1 << 20
+    assert not (tmp_path / "c").exists()
+
+
+def test_fio_check_names_the_step_fio_rejects(tmp_path: Path) -> None:
+    good = retarget_job_file(JOB, str(tmp_path / "t.img"))
+    bad = good.replace("rw=write", "rw=randrw\nbssplit=4k/50:99999999999999999999k/50")
+    assert fio_check.rejected([("fill", good), ("mixed", good)]) is None
+    found = fio_check.rejected([("fill", good), ("mixed", bad), ("read", good)])
+    assert found is not None and found.step == "mixed"
+    assert "failed parsing bssplit" in found.message
+    assert not (tmp_path / "t.img").exists()  # parsing runs no I/O
+
+
+def test_fio_check_remembers_what_a_fio_binary_accepted(tmp_path: Path) -> None:
+    """A second look at the same job files with the same fio runs no fio; another binary (or a
+    changed one) is asked again."""
+    job = retarget_job_file(JOB, str(tmp_path / "remembered.img"))
+    calls = tmp_path / "calls"
+    wrapper = tmp_path / "fio"
+    wrapper.write_text(f'#!/bin/sh\necho x >> {calls}\nexec fio "$@"\n')
+    wrapper.chmod(0o755)
+    assert fio_check.rejected([("a", job)], fio_binary=str(wrapper)) is None
+    assert fio_check.rejected([("a", job)], fio_binary=str(wrapper)) is None
+    assert calls.read_text().count("x") == 1
+    wrapper.write_text(wrapper.read_text() + "# changed\n")
+    assert fio_check.rejected([("a", job)], fio_binary=str(wrapper)) is None
+    assert calls.read_text().count("x") == 2
