@@ -29,8 +29,12 @@ def test_findings_are_said_as_a_reviewer_quotes_them() -> None:
                 "results": [],
                 "findings": {
                     "hdtach": {
-                        "direction": "read", "step_downs": [], "levels": [], "min_drop": 0.2,
-                        "min_span_pct": 2.0, "method": "",
+                        "direction": "read",
+                        "step_downs": [],
+                        "levels": [],
+                        "min_drop": 0.2,
+                        "min_span_pct": 2.0,
+                        "method": "",
                     }
                 },  # fmt: skip
             },
@@ -39,9 +43,15 @@ def test_findings_are_said_as_a_reviewer_quotes_them() -> None:
                 "results": [],
                 "findings": {
                     "stalls": {
-                        "source": "window log", "count": 3, "longest_s": 1.52, "total_s": 4.5,
-                        "period_s": 5.96, "period_regular": True, "min_stall_s": 0.3,
-                        "short_count": 1, "stalls": [],
+                        "source": "window log",
+                        "count": 3,
+                        "longest_s": 1.52,
+                        "total_s": 4.5,
+                        "period_s": 5.96,
+                        "period_regular": True,
+                        "min_stall_s": 0.3,
+                        "short_count": 1,
+                        "stalls": [],
                     }
                 },  # fmt: skip
             },
@@ -53,8 +63,13 @@ def test_findings_are_said_as_a_reviewer_quotes_them() -> None:
                     {"metric": "iops_min_last400", "value": 610.0},
                 ],
                 "findings": {
-                    "dropoff": {"dropoff_s": 11.5, "fob_iops": 3000.0, "after_iops": 801.0,
-                                "ratio": 0.5, "min_time_s": 5.0}
+                    "dropoff": {
+                        "dropoff_s": 11.5,
+                        "fob_iops": 3000.0,
+                        "after_iops": 801.0,
+                        "ratio": 0.5,
+                        "min_time_s": 5.0,
+                    }
                 },  # fmt: skip
             },
             {

@@ -152,6 +152,13 @@ def cmd_selftest(args: argparse.Namespace) -> int:
                   f"{check.truth}, found {check.found}")  # fmt: skip
     total = sum(len(c.checks) for c in done)
     print(f"{total - failed} of {total} checks passed")
+    worst = done[0].host_worst_s if done else 0.0
+    print(f"the host held a process up for {worst:.3f} s at most during the runs", end="")
+    if worst > 0.3:
+        print(": more than the 0.3 s the analysis can tell from a drive's stall (other work on "
+              "this machine); run the self-test on a quiet bench")  # fmt: skip
+    else:
+        print()
     return 0 if failed == 0 else 1
 
 

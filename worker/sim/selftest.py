@@ -11,6 +11,7 @@ Tolerances a reviewer can print: step-down positions within 1% of the span and l
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -54,6 +55,7 @@ class Case:
     drive: dict[str, Any] | None = None
     run: dict[str, Any] | None = None
     checks: list[Check] = field(default_factory=list)
+    host_worst_s: float = 0.0  # the longest the host held a process up during the runs
 
 
 def cases() -> list[Case]:
@@ -277,6 +279,32 @@ CHECKS: dict[str, Callable[[httpx.Client, Case], list[Check]]] = {
 }
 
 
+class HostWatch:
+    """How long this host holds a runnable process up: a thread that sleeps 5 ms at a time
+    and records how much later than asked it wakes. Over MIN_STALL_S (0.3 s), the host held
+    processes up as long as the shortest stall the analysis reports: fio may have been held up
+    as long, and no fio output tells that from the drive."""
+
+    def __init__(self) -> None:
+        self.worst_s = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self) -> None:
+        while not self._stop.is_set():
+            t = time.monotonic()
+            time.sleep(0.005)
+            self.worst_s = max(self.worst_s, time.monotonic() - t - 0.005)
+
+    def __enter__(self) -> HostWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(1)
+
+
 def run_selftest(
     client: httpx.Client,
     bench: str,
@@ -290,6 +318,7 @@ def run_selftest(
     once: the bench runs different drives at the same time), wait, check. The drives stop at
     the end; their runs stay, labelled simulated."""
     todo = selected if selected is not None else cases()
+    watch = HostWatch().__enter__()
     try:
         for case in todo:
             case.sim = SimDrive(case.profile, case.size, workdir, label=case.name).start()
@@ -325,7 +354,10 @@ def run_selftest(
                 continue
             case.checks = CHECKS[case.plan](client, case)
     finally:
+        watch.__exit__()
         for case in todo:
             if case.sim is not None:
                 case.sim.stop()
+    for case in todo:
+        case.host_worst_s = watch.worst_s
     return todo
