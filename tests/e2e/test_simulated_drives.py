@@ -58,7 +58,7 @@ def _failed(case: Case) -> list[Check]:
     """The failed checks; a skip when the host held processes up longer than the shortest
     stall the analysis reports (other work on the machine far beyond the test's own load):
     fio was then held up as long, and no fio output tells that from the drive."""
-    failed = _failed(case)
+    failed = [c for c in case.checks if not c.ok]
     if failed and case.host_worst_s > MIN_STALL_S:
         pytest.skip(
             f"the host held processes up for {case.host_worst_s:.2f} s (more than the "
