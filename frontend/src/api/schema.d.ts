@@ -687,6 +687,7 @@ export interface paths {
         /**
          * Cancel Run
          * @description Cancel a queued run, or stop a running one (fio stops within 2 s; samples are kept).
+         *     Recorded in the audit log (`run.cancelled`).
          */
         post: operations["cancel_run_api_runs__run_id__cancel_post"];
         delete?: never;
@@ -907,6 +908,68 @@ export interface paths {
          * @description Revoke a share by its token or its id: the link answers 404 from now on.
          */
         delete: operations["revoke_share_api_shares__token__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/shares/{token}/prices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Share Prices
+         * @description The review's price table by capacity class (models under embargo left out), for the
+         *     shared comparison's readers.
+         */
+        get: operations["read_share_prices_api_shares__token__prices_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/shares/{token}/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Share Series
+         * @description A chart of the shared comparison (HD Tach, consistency, transfer size, stalls), as
+         *     GET /api/compare/series gives it for the share's drives, without signing in.
+         */
+        get: operations["read_share_series_api_shares__token__series_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/shares/{token}/value": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Share Value
+         * @description Performance per dollar of the shared comparison's drives, without signing in.
+         */
+        get: operations["read_share_value_api_shares__token__value_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1334,16 +1397,34 @@ export interface components {
         };
         /** CompareMetric */
         CompareMetric: {
+            /**
+             * Conditions
+             * @description The conditions every row shares.
+             */
+            conditions: {
+                [key: string]: string | null;
+            };
+            /**
+             * Differing
+             * @description The conditions the rows differ in.
+             */
+            differing: string[];
             /** Lower Is Better */
             lower_is_better: boolean;
             /**
              * Metric
-             * @description plan:step:metric
+             * @description plan:step:metric, the step with its variant (@op25)
              */
             metric: string;
+            names: components["schemas"]["MetricNames"];
+            /**
+             * Performance
+             * @description Whether it says how good a drive is (not a runtime or bytes moved).
+             */
+            performance: boolean;
             /**
              * Rows
-             * @description One per drive, best first.
+             * @description One per drive, best first; the rows set apart last.
              */
             rows: components["schemas"]["CompareRow"][];
             /** Unit */
@@ -1353,6 +1434,13 @@ export interface components {
         };
         /** CompareRow */
         CompareRow: {
+            /**
+             * Conditions
+             * @description What the value was measured under: span, block size, queue depth, runtime, data pattern, OP, drive state before, fio version, ioengine, firmware, drive (simulated or real).
+             */
+            conditions: {
+                [key: string]: string | null;
+            };
             /** Drive Id */
             drive_id: number;
             /** Embargoed */
@@ -1366,9 +1454,35 @@ export interface components {
              * @description Of the latest run: the chart's provenance.
              */
             firmware: string | null;
+            /**
+             * Job Sha256
+             * @description sha256 of the fio job file of the latest run.
+             */
+            job_sha256: string | null;
             /** Label */
             label: string;
+            /**
+             * Other Runs
+             * @description Runs of this metric under other conditions, not pooled.
+             */
+            other_runs: number;
+            /**
+             * Run Id
+             * @description The latest run: where the value comes from.
+             */
+            run_id: number;
+            /** @description Run-to-run variation of the drive's runs measured under the same conditions as its latest (only those are pooled). */
             runs: components["schemas"]["Variation"];
+            /**
+             * Set Apart
+             * @description Why this row is not ranked with the others (measured over another span or block size than the drive under review, or than most drives); such rows come after the ranked ones. None: ranked.
+             */
+            set_apart: string | null;
+            /**
+             * Short Name
+             * @description What charts call the drive, when set.
+             */
+            short_name: string | null;
             /** Simulated */
             simulated: boolean;
             /** Under Review */
@@ -1394,6 +1508,11 @@ export interface components {
             op_percent: number | null;
             /** Plan */
             plan: string;
+            /**
+             * Warnings
+             * @description Conditions the drives' runs differ in.
+             */
+            warnings: string[];
         };
         /** Comparison */
         Comparison: {
@@ -1467,6 +1586,11 @@ export interface components {
             /** Serial */
             serial: string;
             /**
+             * Short Name
+             * @description What charts and exports call the drive.
+             */
+            short_name?: string | null;
+            /**
              * Simulated
              * @default false
              */
@@ -1520,6 +1644,11 @@ export interface components {
             model: components["schemas"]["DriveModelOut"];
             /** Serial */
             serial: string;
+            /**
+             * Short Name
+             * @description What charts and exports call the drive, when a reviewer set one.
+             */
+            short_name?: string | null;
             /** Simulated */
             simulated: boolean;
             /** Target Path */
@@ -1541,6 +1670,8 @@ export interface components {
             run_id: number;
             /** Series */
             series: components["schemas"]["StepSeries"][];
+            /** Short Name */
+            short_name: string | null;
             /** Simulated */
             simulated: boolean;
         };
@@ -1561,6 +1692,11 @@ export interface components {
             model_id?: number | null;
             /** Serial */
             serial?: string | null;
+            /**
+             * Short Name
+             * @description A short name for charts and exports (e.g. '990 PRO 2TB'); empty or null clears it. Can be set while the drive runs.
+             */
+            short_name?: string | null;
             /** Target Path */
             target_path?: string | null;
         };
@@ -1756,6 +1892,32 @@ export interface components {
              */
             via: "session" | "token";
         };
+        /**
+         * MetricNames
+         * @description A metric in words, for people: raw ids stay in the api and CSV files.
+         */
+        MetricNames: {
+            /**
+             * Measure
+             * @description e.g. IOPS
+             */
+            measure: string;
+            /**
+             * Plan
+             * @description e.g. Four corners
+             */
+            plan: string;
+            /**
+             * Test
+             * @description e.g. 4K random write QD32, incompressible
+             */
+            test: string;
+            /**
+             * Title
+             * @description test: measure, unique within a comparison
+             */
+            title: string;
+        };
         /** MissingSeries */
         MissingSeries: {
             /** Drive Id */
@@ -1764,6 +1926,8 @@ export interface components {
             label: string;
             /** Reason */
             reason: string;
+            /** Short Name */
+            short_name: string | null;
         };
         /** ModelCreate */
         ModelCreate: {
@@ -1936,6 +2100,10 @@ export interface components {
             drive_id: number;
             /** Label */
             label: string;
+            /** Short Name */
+            short_name: string | null;
+            /** Simulated */
+            simulated: boolean;
         };
         /** PairMetric */
         PairMetric: {
@@ -1944,14 +2112,37 @@ export interface components {
             /** B */
             b: number;
             /**
+             * Conditions
+             * @description The conditions both share.
+             */
+            conditions: {
+                [key: string]: string | null;
+            };
+            /**
              * Diff Pct
              * @description (b - a) / |a| x 100; None when a is 0.
              */
             diff_pct: number | null;
+            /**
+             * Differing
+             * @description The conditions A and B were measured under where they differ: (A, B).
+             */
+            differing: {
+                [key: string]: [
+                    string | null,
+                    string | null
+                ];
+            };
             /** Lower Is Better */
             lower_is_better: boolean;
             /** Metric */
             metric: string;
+            names: components["schemas"]["MetricNames"];
+            /**
+             * Performance
+             * @description Only performance metrics are better or worse.
+             */
+            performance: boolean;
             /** Unit */
             unit: string;
             /** Warnings */
@@ -2107,6 +2298,12 @@ export interface components {
         ResultOut: {
             /** Metric */
             metric: string;
+            /**
+             * Name
+             * @description The metric in words, e.g. '99th percentile latency'.
+             * @default
+             */
+            name: string;
             /** Unit */
             unit: string;
             /** Value */
@@ -2117,6 +2314,13 @@ export interface components {
          * @description What an exported chart states about how the numbers were measured.
          */
         RunConditions: {
+            /**
+             * Compared
+             * @description The conditions a comparison compares, as GET /api/compare states them (of the run's first charted step).
+             */
+            compared: {
+                [key: string]: string | null;
+            };
             /** Finished At */
             finished_at: string | null;
             /** Fio Version */
@@ -2500,10 +2704,26 @@ export interface components {
              * Format: date-time
              */
             created_at: string;
+            /**
+             * Drives
+             * @description The drives compared, in the order chosen, without those under embargo.
+             */
+            drives?: components["schemas"]["SharedDrive"][];
             /** Title */
             title: string;
             /** Under Review */
             under_review: number | null;
+        };
+        /** SharedDrive */
+        SharedDrive: {
+            /** Id */
+            id: number;
+            /** Label */
+            label: string;
+            /** Short Name */
+            short_name: string | null;
+            /** Simulated */
+            simulated: boolean;
         };
         /** Stall */
         Stall: {
@@ -2925,6 +3145,13 @@ export interface components {
         };
         /** ValueRow */
         ValueRow: {
+            /**
+             * Conditions
+             * @description What the value was measured under: span, block size, queue depth, runtime, data pattern, OP, drive state before, fio version, ioengine, firmware, drive (simulated or real).
+             */
+            conditions: {
+                [key: string]: string | null;
+            };
             /** Currency */
             currency: string;
             /** Drive Id */
@@ -2940,8 +3167,18 @@ export interface components {
              * @description Of the latest run: the chart's provenance.
              */
             firmware: string | null;
+            /**
+             * Job Sha256
+             * @description sha256 of the fio job file of the latest run.
+             */
+            job_sha256: string | null;
             /** Label */
             label: string;
+            /**
+             * Other Runs
+             * @description Runs of this metric under other conditions, not pooled.
+             */
+            other_runs: number;
             /** Per Unit Price */
             per_unit_price: number;
             /** Price */
@@ -2950,7 +3187,23 @@ export interface components {
             price_date: string;
             /** Price Source */
             price_source: string | null;
+            /**
+             * Run Id
+             * @description The latest run: where the value comes from.
+             */
+            run_id: number;
+            /** @description Run-to-run variation of the drive's runs measured under the same conditions as its latest (only those are pooled). */
             runs: components["schemas"]["Variation"];
+            /**
+             * Set Apart
+             * @description Why this row is not ranked with the others (measured over another span or block size than the drive under review, or than most drives); such rows come after the ranked ones. None: ranked.
+             */
+            set_apart: string | null;
+            /**
+             * Short Name
+             * @description What charts call the drive, when set.
+             */
+            short_name: string | null;
             /** Simulated */
             simulated: boolean;
             /** Under Review */
@@ -4662,6 +4915,111 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_share_prices_api_shares__token__prices_get: {
+        parameters: {
+            query?: {
+                currency?: string;
+            };
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PriceTable"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_share_series_api_shares__token__series_get: {
+        parameters: {
+            query: {
+                /** @description consistency, hdtach, trim-validation, write-hitching, trim-performance, transfer-size */
+                plan: string;
+                metric?: string | null;
+                points?: number;
+                op_percent?: number | null;
+            };
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompareSeries"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_share_value_api_shares__token__value_get: {
+        parameters: {
+            query: {
+                /** @description plan:step:metric */
+                metric: string;
+                currency?: string;
+            };
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValueComparison"];
+                };
             };
             /** @description Validation Error */
             422: {

@@ -20,6 +20,9 @@ const ComparePage = lazy(() =>
 const SideBySidePage = lazy(() =>
   import("../pages/side-by-side/side-by-side-page").then((m) => ({ default: m.SideBySidePage })),
 );
+const ReportPage = lazy(() =>
+  import("../pages/report/report-page").then((m) => ({ default: m.ReportPage })),
+);
 const AdminPage = lazy(() =>
   import("../pages/admin/admin-page").then((m) => ({ default: m.AdminPage })),
 );
@@ -49,6 +52,7 @@ export const router = createBrowserRouter([
       { path: "runs/:id", element: suspended(<RunPage />) },
       { path: "compare", element: suspended(<ComparePage />) },
       { path: "compare/pair", element: suspended(<SideBySidePage />) },
+      { path: "report", element: suspended(<ReportPage />) },
       { path: "catalog", element: suspended(<CatalogPage />) },
       { path: "plans", element: <PlansPage /> },
       { path: "admin", element: suspended(<AdminPage />) },
