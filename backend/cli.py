@@ -261,6 +261,82 @@ def print_results(run: dict[str, Any]) -> None:
                 )
     if rows:
         _table(rows, ["TEST", "DIR", "MB/s", "IOPS", "LAT MEAN µs", "LAT P99 µs"])
+    lines = findings_lines(run)
+    if lines:
+        print("findings:")
+        for line in lines:
+            print(f"  {line}")
+
+
+def findings_lines(run: dict[str, Any]) -> list[str]:
+    """Each step's headline findings (step-downs, stalls, drop-off, steady state), as the
+    reviewer quotes them, from GET /api/runs/{id}."""
+    out = []
+    for s in run["steps"]:
+        f = s.get("findings") or {}
+        by = {r["metric"]: r["value"] for r in s["results"]}
+        said = []
+        hd = f.get("hdtach")
+        if hd:
+            avg = by.get(f"hdtach_{hd['direction']}_avg_mbps")
+            head = f"{avg:.1f} MB/s average; " if avg is not None else ""
+            if hd["step_downs"]:
+                said.append(
+                    head
+                    + "steps down "
+                    + ", ".join(
+                        f"{d['from_mbps']:.1f} -> {d['to_mbps']:.1f} MB/s at {d['at_pct']:.1f}% "
+                        f"({d['at_gb']:.2f} GB)"
+                        for d in hd["step_downs"]
+                    )
+                )
+            else:
+                said.append(
+                    f"{head}no step-down (a drop of at least {hd['min_drop'] * 100:.0f}% "
+                    f"between levels of at least {hd['min_span_pct']:g}% of the span)"
+                )
+        st = f.get("stalls")
+        if st:
+            if st["count"]:
+                cadence = (
+                    f", one every {st['period_s']:.2f} s"
+                    + (" (regular)" if st["period_regular"] else " (irregular)")
+                    if st["period_s"]
+                    else ""
+                )
+                text = (
+                    f"{st['count']} stall{'s' if st['count'] != 1 else ''} of at least "
+                    f"{st['min_stall_s']:g} s: longest {st['longest_s']:.2f} s, total "
+                    f"{st['total_s']:.2f} s{cadence}"
+                )
+            else:
+                text = f"no stall of {st['min_stall_s']:g} s or more"
+            if st.get("short_count"):
+                text += f"; {st['short_count']} shorter"
+            said.append(f"{text} (from the {st['source']})")
+        drop = f.get("dropoff")
+        if drop and drop["dropoff_s"] is not None:
+            said.append(
+                f"drop-off at {drop['dropoff_s']:.1f} s: {drop['fob_iops']:.0f} -> "
+                f"{drop['after_iops']:.0f} IOPS"
+            )
+        elif drop:
+            said.append("no drop-off below half the fresh-out-of-box level")
+        if "iops_mean_last400" in by:
+            said.append(
+                f"last 400 s: {by['iops_mean_last400']:.0f} IOPS mean, "
+                f"{by.get('iops_stddev_last400', 0):.0f} stddev, "
+                f"{by.get('iops_min_last400', 0):.0f} minimum"
+            )
+        if "ss_steady" in by:
+            rounds = int(by.get("ss_rounds", 0))
+            said.append(
+                f"steady state reached at round {int(by['ss_round'])} of {rounds}"
+                if by["ss_steady"] and "ss_round" in by
+                else f"steady state not reached in {rounds} rounds"
+            )
+        out += [f"{s['label']}: {line}" for line in said]
+    return out
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -605,8 +681,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_prices_export)
 
     from backend.demo import add_parser as add_demo_parser
+    from worker.sim.cli import add_parser as add_sim_parser
 
     add_demo_parser(sub)
+    add_sim_parser(sub)
     return parser
 
 

@@ -4,16 +4,21 @@
    review price tables (backend/demo_data/catalog.csv, the columns of POST /api/prices/import).
    Every price carries its source, the page's URL and title, and the date the page states;
    backend/demo_data/README.md says what each figure is (street price, MSRP, launch price).
-2. Simulated drives: sparse files `demo-a-1g.img`, `demo-b-1g.img`, ... (the size in the
-   name) in the local bench's sandbox (DATA_DIR/targets), registered through the api as
+2. Simulated drives (worker.sim, `drivelab sim`): loop devices over tmpfs files whose speed
+   the kernel's block throttle shapes, each with an SLC cache that runs out, a consistency
+   cliff and write stalls of its own (profiles demo-a, -b, -c), registered through the api as
    simulated drives of vendor "drivelab" ("Simulated drive A", ...), each with shortened
    four-corners, consistency (default and 25% over-provisioning), hdtach, transfer-size,
    write-hitching, trim-validation and trim-performance runs queued, so every chart of the
-   Compare page has something to show. Their models are simulated ones of their own: their
-   results are never attached to a catalog product.
+   Compare page has step-downs, drop-offs and stalls to show. They live as long as the
+   command, which waits for the runs. Without root or cgroups (or with --sparse), sparse
+   files `demo-a-1g.img`, ... in the local bench's sandbox (DATA_DIR/targets) instead, and the
+   demo says so. Their models are simulated ones of their own: their results are never
+   attached to a catalog product.
 
-Everything goes through the api with the CLI's credentials; only the sparse files are created
-directly, which is why the demo runs on the machine where `drivelab up` runs.
+Everything goes through the api with the CLI's credentials; only the simulated drives (or
+sparse files) are created directly, which is why the demo runs on the machine where
+`drivelab up` runs.
 """
 
 from __future__ import annotations
@@ -36,11 +41,13 @@ DATA = Path(__file__).resolve().parent / "demo_data"
 MODELS_CSV = DATA / "models.csv"
 CATALOG_CSV = DATA / "catalog.csv"
 # (plan, parameters of this run on top of the profile's for the plan): every chart's data.
+# hdtach first: on a fresh drive, so that a simulated drive's SLC cache is there to run out
+# (the other plans fill the drive; only a purge or a whole-span TRIM frees it again).
 RUNS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("hdtach", {}),
     ("four-corners", {}),
     ("consistency", {}),
     ("consistency", {"op_percent": 25}),
-    ("hdtach", {}),
     ("transfer-size", {}),
     ("write-hitching", {}),
     ("trim-validation", {}),
@@ -72,21 +79,22 @@ STANDARD = Profile(
         "trim-performance": {"span": "256m", "amounts": ["64m"], "followup_s": 20},
     },
 )
-# The smallest that still gives every chart data: seconds per test, 256 MiB targets.
+# The smallest that still gives every chart data, 256 MiB drives: a second or two per test,
+# and long enough for the simulated drives' cliff (about 6 s in) and stalls (every 4-6 s).
 QUICK = Profile(
     "256m",
     {
         "four-corners": {"span": "32m", "runtime_s": 1, "seq_runtime_s": 1},
-        "consistency": {"runtime_s": 3},
+        "consistency": {"runtime_s": 15},
         "hdtach": {},
         "transfer-size": {
             "span": "8m",
             "sizes": ["4k", "16k", "64k", "256k", "1m", "4m"],
             "runtime_s": 1,
         },
-        "write-hitching": {"runtime_s": 2, "span": "32m"},
+        "write-hitching": {"runtime_s": 10, "span": "32m"},
         "trim-validation": {"span": "32m", "torture_runtime_s": 1},
-        "trim-performance": {"span": "32m", "amounts": ["8m"], "followup_s": 2},
+        "trim-performance": {"span": "32m", "amounts": ["8m"], "followup_s": 6},
     },
 )
 
@@ -173,52 +181,95 @@ def create_target(path: Path, size: int) -> Path:
     return path
 
 
+def _check_name(products: list[dict[str, Any]], name: str) -> None:
+    clash = [
+        m
+        for m in products
+        if (m["vendor"].lower(), m["model"].lower()) == (SIM_VENDOR, name.lower())
+    ]
+    if clash:
+        raise CliError(
+            f"the catalog has a real product named {SIM_VENDOR} {name} (model "
+            f"{clash[0]['id']}): rename it, the demo's simulated drives use that name"
+        )
+
+
+def _register(
+    client: httpx.Client, bench: str, name: str, target: str, info: Any, interface: str
+) -> dict[str, Any]:
+    drive = call(
+        client,
+        "POST",
+        "/api/drives",
+        {
+            "bench": bench,
+            "target_path": target,
+            "serial": info.serial,
+            "vendor": SIM_VENDOR,
+            "model": name,
+            "capacity_bytes": info.size_bytes,
+            "firmware": "sim",
+            "interface": interface,
+            "simulated": True,
+        },
+    )
+    if not drive["simulated"]:
+        raise CliError(
+            f"drive {drive['id']} was registered under model {drive['model']['id']}, which "
+            "is not a simulated one: its results would count for a real product"
+        )
+    return dict(drive)
+
+
 def register_drives(
     client: httpx.Client, bench: str, sandbox: Path, count: int, size: int
 ) -> list[dict[str, Any]]:
+    """Sparse files in the sandbox, where simulated drives cannot run (no root or cgroups)."""
     from worker.devices import identify_file
 
     products = call(client, "GET", "/api/models?simulated=false")
     drives = []
     for letter in LETTERS[:count]:
         name = f"Simulated drive {letter}"
-        clash = [
-            m
-            for m in products
-            if (m["vendor"].lower(), m["model"].lower()) == (SIM_VENDOR, name.lower())
-        ]
-        if clash:
-            raise CliError(
-                f"the catalog has a real product named {SIM_VENDOR} {name} (model "
-                f"{clash[0]['id']}): rename it, the demo's simulated drives use that name"
-            )
+        _check_name(products, name)
         # The size is in the name: another size is another drive, with a history of its own.
         path = sandbox / f"demo-{letter.lower()}-{format_size(size)}.img"
         target = create_target(path, size)
         info = identify_file(str(target))
-        drive = call(
-            client,
-            "POST",
-            "/api/drives",
-            {
-                "bench": bench,
-                "target_path": str(target),
-                "serial": info.serial,
-                "vendor": SIM_VENDOR,
-                "model": name,
-                "capacity_bytes": info.size_bytes,
-                "firmware": "sim",
-                "interface": "file",
-                "simulated": True,
-            },
-        )
-        if not drive["simulated"]:
-            raise CliError(
-                f"drive {drive['id']} was registered under model {drive['model']['id']}, which "
-                "is not a simulated one: its results would count for a real product"
-            )
-        drives.append(drive)
+        drives.append(_register(client, bench, name, str(target), info, "file"))
     return drives
+
+
+def start_sim_drives(
+    client: httpx.Client, bench: str, count: int, size: int, workdir: Path
+) -> tuple[list[dict[str, Any]], list[Any]]:
+    """Simulated drives (worker.sim: loop devices over tmpfs files shaped by the kernel's block
+    throttle), each with its own SLC cache, consistency cliff and stalls; they run until
+    `stop_sim_drives`."""
+    from worker.devices import identify
+    from worker.sim.controller import SimDrive
+    from worker.sim.profile import DEMO_PROFILES
+
+    products = call(client, "GET", "/api/models?simulated=false")
+    drives, sims = [], []
+    try:
+        for letter in LETTERS[:count]:
+            name = f"Simulated drive {letter}"
+            _check_name(products, name)
+            profile = DEMO_PROFILES[f"demo-{letter.lower()}"]
+            sim = SimDrive(profile, size, workdir, label=name).start()
+            sims.append(sim)
+            info = identify(sim.device)
+            drives.append(_register(client, bench, name, sim.device, info, "loop"))
+    except BaseException:
+        stop_sim_drives(sims)
+        raise
+    return drives, sims
+
+
+def stop_sim_drives(sims: list[Any]) -> None:
+    for sim in sims:
+        sim.stop()
 
 
 def plan_params(plan: dict[str, Any], wanted: dict[str, Any]) -> dict[str, Any]:
@@ -318,27 +369,60 @@ def cmd_demo(args: argparse.Namespace) -> int:
                 f"bench {args.bench} {state}: start `drivelab up` (it runs the local worker), "
                 "or pass --no-runs for the catalog only"
             )
-        if not sandbox.is_dir():
-            raise CliError(
-                f"no sandbox directory {sandbox}: run the demo on the machine where "
-                "`drivelab up` runs (same --data-dir), or pass the worker's --sandbox"
-            )
-        drives = register_drives(client, args.bench, sandbox, args.drives, size)
-        runs = queue_runs(client, drives, profile)
-        for d in drives:
+        from worker.sim.controller import requirements
+
+        missing = [] if args.sparse else requirements()
+        sims: list[Any] = []
+        if args.sparse or missing:
+            if missing:
+                print(
+                    "demo: no simulated drives here (missing: " + "; ".join(missing) + "): "
+                    "sparse files instead, whose charts show no step-downs, stalls or "
+                    "drop-off (`drivelab sim check` says more)",
+                    flush=True,
+                )
+            if not sandbox.is_dir():
+                raise CliError(
+                    f"no sandbox directory {sandbox}: run the demo on the machine where "
+                    "`drivelab up` runs (same --data-dir), or pass the worker's --sandbox"
+                )
+            drives = register_drives(client, args.bench, sandbox, args.drives, size)
+            kind = "sparse file"
+        else:
+            workdir = _data_dir(args) / "sim"
+            workdir.mkdir(parents=True, exist_ok=True)
+            drives, sims = start_sim_drives(client, args.bench, args.drives, size, workdir)
+            kind = "simulated drive: a loop device shaped by the kernel's block throttle"
+        try:
+            runs = queue_runs(client, drives, profile)
+            for d in drives:
+                print(
+                    f"simulated drive {d['id']}: {d['label']} at {d['target_path']} "
+                    f"({human_bytes(d['model']['capacity_bytes'])} {kind})"
+                )
+            ids = [r["id"] for r in runs]
             print(
-                f"simulated drive {d['id']}: {d['label']} at {d['target_path']} "
-                f"({human_bytes(d['model']['capacity_bytes'])} sparse file)"
+                f"queued {len(ids)} runs ({', '.join(dict.fromkeys(PLANS))} on each): "
+                f"{ids[0]}..{ids[-1]}",
+                flush=True,
             )
-        ids = [r["id"] for r in runs]
-        print(
-            f"queued {len(ids)} runs ({', '.join(dict.fromkeys(PLANS))} on each): "
-            f"{ids[0]}..{ids[-1]}"
-        )
-        if not args.wait:
-            print(f"watch them at {client.base_url}/ or rerun with --wait")
-            return 0
-        final = wait_runs(client, ids, timeout=args.timeout)
+            if sims:
+                print(
+                    "the simulated drives run as long as this command: waiting for the runs "
+                    "(Ctrl-C cancels them)",
+                    flush=True,
+                )
+            elif not args.wait:
+                print(f"watch them at {client.base_url}/ or rerun with --wait")
+                return 0
+            try:
+                final = wait_runs(client, ids, timeout=args.timeout)
+            except KeyboardInterrupt:
+                for i in ids:
+                    request(client, "POST", f"/api/runs/{i}/cancel", ok=(409,))
+                raise
+        finally:
+            stop_sim_drives(sims)
     _table(
         [[str(r["id"]), r["drive_label"], r["plan"], r["status"], r["error"] or ""] for r in final],
         ["RUN", "DRIVE", "PLAN", "STATUS", "ERROR"],
@@ -372,7 +456,16 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--size", help="size of each simulated drive in fio syntax (default 1g; 256m with --quick)"
     )
-    p.add_argument("--wait", action="store_true", help="wait for the runs, with a progress line")
+    p.add_argument(
+        "--wait",
+        action="store_true",
+        help="wait for the runs, with a progress line (always, with simulated drives)",
+    )
+    p.add_argument(
+        "--sparse",
+        action="store_true",
+        help="use sparse files even where simulated drives can run (no root or cgroups needed)",
+    )
     p.add_argument(
         "--timeout", type=float, default=1800, help="seconds --wait waits at most (1800)"
     )

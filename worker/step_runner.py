@@ -22,6 +22,7 @@ from worker.fio.logs import collect_logs
 from worker.fio.runner import FioOutcome, run_fio
 from worker.fio.stream import Sample
 from worker.guard import HeldTarget
+from worker.sim.registry import SimError, cgroup_for
 from worker.steps import StepError, StepStopped, idle, purge, trim
 from worker.steps.write_cache import set_write_cache
 
@@ -124,7 +125,16 @@ def _fio(
         should_stop=lambda: sc.should_stop() or box.error is not None,
         fio_binary=sc.fio_binary,
         status_interval_ms=int(sc.step["params"].get("status_interval_ms") or 1000),
+        cgroup_procs=sim_cgroup(sc.info),
     )
+
+
+def sim_cgroup(info: DeviceInfo) -> Path | None:
+    """The cgroup of the simulated drive that `info` is (worker.sim), None for any other
+    target. SimError when it is one whose controller has stopped."""
+    if info.transport != "loop":
+        return None
+    return cgroup_for(info.name, info.backing_file)
 
 
 def stderr_summary(stderr: str, kinds: int = 5) -> str:
@@ -155,6 +165,10 @@ def run_fio_step(sc: StepContext) -> StepReport:
     step = sc.step
     name = f"{step['idx']:02d}-{step['name']}"
     fetch_trace(sc)
+    try:
+        sim_cgroup(sc.info)
+    except SimError as exc:
+        return StepReport("failed", error=str(exc))
     with _Outbox(sc) as box:
         outcome = _fio(sc, box, step["job_file"], name)
     if not outcome.ok:
@@ -218,6 +232,10 @@ def run_rounds_step(sc: StepContext) -> StepReport:
     def clock_ms() -> int:
         return int((time.monotonic() - started) * 1000)
 
+    try:
+        sim_cgroup(sc.info)
+    except SimError as exc:
+        return StepReport("failed", error=str(exc))
     with _Outbox(sc) as box:
         for r in range(max_rounds):
             job = sc.step["job_file"]

@@ -12,6 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
+
+from backend.analysis import changepoints
 
 PERCENTILES = (1, 5, 50, 95, 99)
 
@@ -78,48 +81,46 @@ def iops_stats(t_s: Sequence[float], iops: Sequence[float], *, last_s: float = 4
     }
 
 
-def dropoff_time(
-    t_s: Sequence[float],
-    iops: Sequence[float],
+def dropoff(
+    dt_s: ArrayLike,
+    ios: ArrayLike,
     *,
-    fob_s: float = 10.0,
     ratio: float = 0.5,
-    hold_s: float = 5.0,
-) -> float | None:
+    min_time_s: float = 5.0,
+    min_rel_change: float = 0.2,
+) -> dict:
     """When the drive leaves its fresh-out-of-box (FOB) level: the "cliff" of a consistency run,
     where the free blocks run out and garbage collection starts to throttle the writes.
 
-    - FOB level: the median IOPS of the samples in the first `fob_s` seconds
-      (t < t_first + fob_s); a median, so one slow first second does not lower it.
-    - The drop-off is the first sample that is below `ratio` x FOB AND from which the median of
-      the following `hold_s` seconds (the samples with t in [t, t + hold_s)) is also below it.
-      The median makes a single slow second (a GC hiccup) not count, while a drop that holds
-      for hold_s is found at its first second, not hold_s / 2 earlier or later as a centred
-      or trailing rolling median would place it.
-    - Only windows that fit in the series are considered (t + hold_s <= last t + one sample
-      spacing), so a short final interval cannot produce a drop-off.
+    The levels come from backend.analysis.changepoints on the run's intervals (duration, I/Os
+    completed): levels closer than `min_rel_change` are one, and a level must hold for
+    `min_time_s` (a GC hiccup of a second is not a level). The FOB level is the first one; the
+    drop-off is the first change to a level at most `ratio` x FOB, placed where the lines of
+    cumulative I/Os against time of the two levels meet, finer than one interval (a 1 s series
+    places a drop at 13.65 s, not at 13 or 14).
 
-    Returns the drop-off time in the series' own time base, or None when the series never
-    drops, is empty, or has a FOB level <= 0.
+    Returns `dropoff_s` (seconds from the run's start, None when it never drops), `fob_iops`,
+    `after_iops` and `levels` ([{"start_s", "end_s", "iops"}]).
     """
-    if fob_s <= 0 or hold_s <= 0:
-        raise ValueError("fob_s and hold_s must be positive")
-    t, y = _pairs(t_s, iops)
-    if t.size == 0:
-        return None
-    fob = y[t < t[0] + fob_s]
-    level = float(np.median(fob))
-    if not level > 0:
-        return None
-    threshold = ratio * level
-    spacing = float(np.median(np.diff(t))) if t.size > 1 else 0.0
-    last = float(t[-1]) + spacing
-    below = y < threshold
-    # The hold window of sample i is [t_i, t_i + hold_s): indices i .. ends[i] - 1.
-    ends = np.searchsorted(t, t + hold_s, side="left")
-    for i in np.flatnonzero(below):
-        if t[i] + hold_s > last + 1e-9 * max(1.0, abs(last)):
+    found = changepoints.levels(dt_s, ios, min_rel_change=min_rel_change, min_time_s=min_time_s)
+    segments = found["segments"]
+    out: dict = {
+        "dropoff_s": None,
+        "fob_iops": segments[0]["rate"] if segments else None,
+        "after_iops": None,
+        "levels": [
+            {"start_s": seg["start_s"], "end_s": seg["end_s"], "iops": seg["rate"]}
+            for seg in segments
+        ],
+        "ratio": ratio,
+        "min_time_s": min_time_s,
+    }
+    if not segments or not segments[0]["rate"] > 0:
+        return out
+    fob = segments[0]["rate"]
+    for change in found["changes"]:
+        if change["after"] <= ratio * fob:
+            out["dropoff_s"] = change["t_s"]
+            out["after_iops"] = change["after"]
             break
-        if np.median(y[i : ends[i]]) < threshold:
-            return float(t[i])
-    return None
+    return out

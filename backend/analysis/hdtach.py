@@ -14,6 +14,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from backend.analysis import changepoints
+
 
 def _levels(dt_s: Sequence[float], nbytes: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
     dt = np.asarray(dt_s, dtype=float)
@@ -100,140 +102,68 @@ def throughput_vs_position(
     return out
 
 
-def _medians(part: np.ndarray) -> tuple[float, float]:
-    """The median and the upper median (the higher middle value; equal for an odd count)."""
-    ordered = np.sort(part)
-    n = ordered.size
-    upper = float(ordered[n // 2])
-    return (upper if n % 2 else float(ordered[n // 2 - 1] + upper) / 2.0), upper
+# A step-down is a sustained drop: the speed falls by at least MIN_DROP (20%) and both levels
+# last at least MIN_SPAN_PCT (2%) of the span.
+MIN_DROP = 0.2
+MIN_SPAN_PCT = 2.0
 
 
 def step_downs(
-    position_pct: Sequence[float],
-    mbps: Sequence[float],
+    dt_s: Sequence[float],
+    nbytes: Sequence[float],
+    span_bytes: int,
     *,
-    min_drop: float = 0.25,
-    min_span_pct: float = 2.0,
-) -> list[dict]:
-    """Where the sustained speed steps down, e.g. the end of an SLC write cache: a write pass at
-    1000 MB/s that drops to ~200 MB/s after 25% filled gives [{"at_pct": 25.0, "from_mbps":
-    ~1000, "to_mbps": ~200}].
+    min_drop: float = MIN_DROP,
+    min_span_pct: float = MIN_SPAN_PCT,
+) -> dict:
+    """Where the sustained speed of a sequential pass steps down, e.g. an SLC write cache that
+    runs out: a pass at 1000 MB/s that drops to ~200 MB/s after 25% gives a step-down at 25%.
 
-    Method (medians throughout, so noise and single slow bins do not make steps):
-    1. At each point, the median of the `min_span_pct` % before it and of the `min_span_pct` %
-       from it on (clipped at the ends of the data, down to half that width).
-    2. A candidate down step where after <= (1 - min_drop) x before; a candidate up step where
-       the reverse holds (up steps are found only to delimit the levels, never reported).
-       With an even count the window on the lower side uses its upper median, so a strict
-       majority of it must be low: slow bins, or a dip over no more than half the window,
-       make no candidate.
-    3. Each run of consecutive candidates is one change, placed by a robust change-point fit:
-       with the levels before and after the run (the medians of the windows outside it), the
-       split within the run that minimises the points' distances to the level of their side,
-       each capped at half the step, i.e. beyond the midpoint a point counts as misplaced,
-       however far: a stalled bin next to the step cannot drag the step onto itself. It is
-       reported as the boundary between two bins (the midpoint of their centres), so a step
-       at a bin edge is found exactly.
-    4. Changes closer than `min_span_pct` keep the larger one. The levels are the medians of the
-       whole segments between changes. A down step is reported when both segments around it
-       span at least `min_span_pct` (a level must last that long to be sustained: pass a
-       smaller value for a very small cache) and the segment after is still at most
-       (1 - min_drop) x the segment before; those medians are from/to.
-    A flat series (noise well within min_drop) or a gradual ramp (under min_drop per
-    min_span_pct) gives no step.
+    The levels and changes come from backend.analysis.changepoints on the pass's intervals
+    (duration, bytes), whose cumulative bytes give the position: each level is the speed while
+    data moved (stalls left out), each change is where the lines of cumulative bytes against
+    time of the two levels meet, finer than one interval. Levels closer than `min_drop` are one
+    level, and a level must last `min_span_pct` % of the span; a step-down is a change to a
+    level at most (1 - min_drop) x the one before. Up-steps delimit levels and are not
+    reported; a flat series (noise well within min_drop) or a gradual ramp gives none.
+
+    Returns `step_downs` ([{"at_pct", "at_gb", "from_mbps", "to_mbps"}]: position in % of the
+    span and in GB (10^9 B) written from the pass's start), `levels` ([{"from_pct", "to_pct",
+    "mbps"}]) and the rule (`min_drop`, `min_span_pct`, `method`).
     """
+    if span_bytes <= 0:
+        raise ValueError("span_bytes must be positive")
     if not 0 < min_drop < 1:
         raise ValueError("min_drop must be between 0 and 1")
     if not min_span_pct > 0:
         raise ValueError("min_span_pct must be positive")
-    pos = np.asarray(position_pct, dtype=float)
-    y = np.asarray(mbps, dtype=float)
-    if pos.shape != y.shape:
-        raise ValueError("position_pct and mbps differ in length")
-    keep = np.isfinite(pos) & np.isfinite(y)
-    pos, y = pos[keep], y[keep]
-    order = np.argsort(pos, kind="stable")
-    pos, y = pos[order], y[order]
-    if pos.size < 4:
-        return []
-    h = min_span_pct
-    half = float(np.median(np.diff(pos))) / 2.0
-    keep_ratio = 1.0 - min_drop
-
-    # 1-2: candidate changes, +1 up, -1 down, 0 none. Window before i: y[starts[i]:i],
-    # after: y[i:stops[i]].
-    starts = np.searchsorted(pos, pos - h, side="left")
-    stops = np.searchsorted(pos, pos + h, side="left")
-    kind = np.zeros(pos.size, dtype=int)
-    for i in range(1, pos.size):
-        if pos[i] - (pos[0] - half) < h / 2 or pos[-1] + half - pos[i] < h / 2:
-            continue
-        if starts[i] >= i:
-            continue  # a gap wider than the window (bins without data)
-        m_before = _medians(y[starts[i] : i])
-        m_after = _medians(y[i : stops[i]])
-        # The lower side's upper median: a strict majority of that window must be low, so a
-        # dip over half a window is not a step. Stalls on the higher side can only lower its
-        # median, which makes a step harder to find, never a false one.
-        if m_before[0] > 0 and m_after[1] <= keep_ratio * m_before[0]:
-            kind[i] = -1
-        elif m_after[0] > 0 and m_before[1] <= keep_ratio * m_after[0]:
-            kind[i] = 1
-
-    # 3: one change per run of candidates, placed by a capped-distance fit.
-    changes: list[tuple[int, float]] = []  # (index of the first point after, contrast)
-    i = 1
-    while i < pos.size:
-        if kind[i] == 0:
-            i += 1
-            continue
-        a = i
-        while i + 1 < pos.size and kind[i + 1] == kind[a]:
-            i += 1
-        b = i
-        i += 1
-        level_before = _medians(y[starts[a] : a])[0]
-        level_after = _medians(y[b : stops[b]])[0]
-        cap = abs(level_before - level_after) / 2.0
-        # Only the points between the candidate splits change sides: the cost of a split is
-        # theirs, each the capped distance to the level of the side it falls on.
-        between = y[a : b + 1]
-        cost_before = np.minimum(np.abs(between - level_before), cap)
-        cost_after = np.minimum(np.abs(between - level_after), cap)
-        costs = [
-            float(cost_before[: s - a].sum() + cost_after[s - a :].sum()) for s in range(a, b + 2)
-        ]
-        best = a + int(np.argmin(costs))
-        if best >= pos.size:
-            best = pos.size - 1
-        contrast = max(level_before, level_after) / max(min(level_before, level_after), 1e-12)
-        changes.append((best, contrast))
-
-    # 4: changes closer than min_span_pct keep the larger one.
-    kept: list[tuple[int, float]] = []
-    for change in changes:
-        if kept and pos[change[0]] - pos[kept[-1][0]] < h:
-            if change[1] > kept[-1][1]:
-                kept[-1] = change
-            continue
-        kept.append(change)
-
-    bounds = [0] + [c[0] for c in kept] + [pos.size]
-    # Position of the boundary before point i (the data's ends for 0 and n).
-    mids = np.concatenate(([pos[0] - half], (pos[:-1] + pos[1:]) / 2.0, [pos[-1] + half]))
-    steps: list[dict] = []
-    for n, (idx, _) in enumerate(kept, start=1):
-        start, end = bounds[n - 1], bounds[n + 1]
-        if min(mids[idx] - mids[start], mids[end] - mids[idx]) < h - 1e-9:
-            continue
-        before = float(np.median(y[start:idx]))
-        after = float(np.median(y[idx:end]))
-        if before > 0 and after <= keep_ratio * before:
-            steps.append(
-                {
-                    "at_pct": float(mids[idx]),
-                    "from_mbps": before,
-                    "to_mbps": after,
-                }
-            )
-    return steps
+    dt, b = _levels(dt_s, nbytes)
+    found = changepoints.levels(
+        dt, b, min_rel_change=min_drop, min_amount=span_bytes * min_span_pct / 100.0
+    )
+    pct = 100.0 / span_bytes
+    steps = [
+        {
+            "at_pct": c["amount"] * pct,
+            "at_gb": c["amount"] / 1e9,
+            "from_mbps": c["before"] / 1e6,
+            "to_mbps": c["after"] / 1e6,
+        }
+        for c in found["changes"]
+        if c["before"] > 0 and c["after"] <= (1.0 - min_drop) * c["before"]
+    ]
+    levels = [
+        {
+            "from_pct": seg["start_amount"] * pct,
+            "to_pct": seg["end_amount"] * pct,
+            "mbps": seg["rate"] / 1e6,
+        }
+        for seg in found["segments"]
+    ]
+    return {
+        "step_downs": steps,
+        "levels": levels,
+        "min_drop": min_drop,
+        "min_span_pct": min_span_pct,
+        "method": found["method"],
+    }

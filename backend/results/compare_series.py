@@ -16,6 +16,8 @@ from sqlalchemy.dialects.postgresql import aggregate_order_by, distinct_on
 from sqlalchemy.orm import Session, load_only
 
 from backend.analysis.downsample import minmax_downsample
+from backend.analysis.intervals import fold_short_tail
+from backend.analysis.stalls import window_log_points
 from backend.core.errors import InvalidParams
 from backend.drives.service import drive_label
 from backend.plans.base import parse_size
@@ -170,11 +172,21 @@ def _time_series(
             Sample.step_id,
             func.array_agg(aggregate_order_by(t_s, order)),
             func.array_agg(aggregate_order_by(value, order)),
+            # The last two intervals, to fold a short last one (fio's final summary) into the
+            # one before, as every chart and metric of a step does (analysis.intervals).
+            func.array_agg(aggregate_order_by(Sample.dt_ms, Sample.t_ms.desc()))[1:2],
+            func.array_agg(aggregate_order_by(count, Sample.t_ms.desc()))[1:2],
         )
         .where(Sample.step_id.in_([s.id for s in steps]), Sample.dt_ms > 0)
         .group_by(Sample.step_id)
     )
-    arrays: dict[int, tuple[Any, Any]] = {step_id: (xs, ys) for step_id, xs, ys in rows}
+    arrays: dict[int, tuple[Any, Any]] = {}
+    for step_id, xs, ys, last_dt, last_count in rows:
+        if len(xs) >= 3:
+            t, dt, (n,) = fold_short_tail(xs[-2:], last_dt[::-1], last_count[::-1])
+            if len(t) == 1:  # folded: one point at the job's end for the last two intervals
+                xs, ys = xs[:-2] + t, ys[:-2] + [n[0] / dt[0] * factor]
+        arrays[step_id] = (xs, ys)
     return {s.id: _downsampled(*arrays.get(s.id, ([], [])), points) for s in steps}
 
 
@@ -206,17 +218,20 @@ def _step_series(
         if not curve:
             return None
         pts, total, down = _downsampled(curve["position_pct"], curve["mbps"], points)
+        step_downs = (step.analysis or {}).get("step_downs") or []
         return {**base, "unit": "MB/s", "x": "position_pct", "total_points": total,
-                "downsampled": down, "points": pts}  # fmt: skip
+                "downsampled": down, "points": pts, "step_downs": step_downs}  # fmt: skip
     if kind == "stalls":
         logs = step.logs or {}
         window = int(logs.get("window_ms") or 0)
         values = ((logs.get("bw") or {}).get(_direction(step))) or []
         if not window or not values:
             return None
-        # fio's bandwidth log is in bytes/s per window; MB/s is 10^6 bytes/s.
-        xs = [i * window / 1000 for i in range(len(values))]
-        ys = [float(v or 0) * 1e-6 for v in values]
+        # fio's bandwidth log is in bytes/s per window; MB/s is 10^6 bytes/s. Rows at their own
+        # times, the time without a row drawn at 0 (analysis.stalls.window_log_points).
+        t_ms = (logs.get("bw") or {}).get("t_ms") or [i * window for i in range(len(values))]
+        xs, ys = window_log_points(t_ms, [float(v or 0) for v in values], window)
+        ys = [y * 1e-6 for y in ys]
         pts, total, down = _downsampled(xs, ys, points)
         stalls = ((step.analysis or {}).get("stalls") or {}).get("stalls") or []
         return {**base, "unit": "MB/s", "x": "t_s", "total_points": total, "downsampled": down,

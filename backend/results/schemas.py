@@ -132,6 +132,13 @@ class Stall(BaseModel):
     duration_s: float
 
 
+class StepDown(BaseModel):
+    at_pct: float
+    at_gb: float
+    from_mbps: float
+    to_mbps: float
+
+
 class StepSeries(BaseModel):
     """One line of a chart: a step's series, downsampled with min/max per bucket."""
 
@@ -146,6 +153,9 @@ class StepSeries(BaseModel):
     points: list[tuple[float, float]]
     stalls: list[Stall] | None = Field(
         None, description="Stalls found in this series (write hitching, writes after TRIM)."
+    )
+    step_downs: list[StepDown] | None = Field(
+        None, description="Step-downs found in this HD Tach pass, at their position in the span."
     )
 
 

@@ -9,18 +9,24 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from backend.analysis.downsample import minmax_downsample
+from backend.analysis.intervals import fold_short_tail
+from backend.analysis.stalls import window_log_points
 from backend.core.errors import InvalidParams, NotFound
 from backend.runs.models import SAMPLE_COLUMNS, Sample, Step
 from backend.runs.service import get_run, run_step
 
 DEFAULT_POINTS = 650
 
+# rate metric -> (unit, the sample column counted, factor): value = count / dt_ms x factor
+RATE_METRICS: dict[str, tuple[str, str, float]] = {
+    "read_mbps": ("MB/s", "read_bytes", 1e-3),
+    "write_mbps": ("MB/s", "write_bytes", 1e-3),
+    "read_iops": ("IOPS", "read_ios", 1e3),
+    "write_iops": ("IOPS", "write_ios", 1e3),
+}
 # metric -> (unit, value of one stored interval)
 SAMPLE_METRICS: dict[str, tuple[str, Any]] = {
-    "read_mbps": ("MB/s", lambda s: s.read_bytes / s.dt_ms / 1000),
-    "write_mbps": ("MB/s", lambda s: s.write_bytes / s.dt_ms / 1000),
-    "read_iops": ("IOPS", lambda s: s.read_ios / s.dt_ms * 1000),
-    "write_iops": ("IOPS", lambda s: s.write_ios / s.dt_ms * 1000),
+    **{name: (unit, None) for name, (unit, _c, _f) in RATE_METRICS.items()},
     "read_lat_mean_us": ("µs", lambda s: s.read_lat_mean_us),
     "write_lat_mean_us": ("µs", lambda s: s.write_lat_mean_us),
     "read_lat_p99_us": ("µs", lambda s: s.read_lat_p99_us),
@@ -62,19 +68,36 @@ def series(
             )
         xs, ys, unit = curve["position_pct"], curve["mbps"], "MB/s"
         metric = f"{(step.analysis or {}).get('direction', 'write')}_mbps"
+    elif metric in RATE_METRICS:
+        # The last interval, when short (fio's final summary), folded into the one before.
+        unit, column, factor = RATE_METRICS[metric]
+        rows = _sample_rows(session, step.id)
+        t_ms, dt_ms, (counts,) = fold_short_tail(
+            [r.t_ms for r in rows], [r.dt_ms for r in rows], [getattr(r, column) for r in rows]
+        )
+        xs = [t / 1000 for t in t_ms]
+        ys = [c / d * factor for c, d in zip(counts, dt_ms, strict=True)]
     elif metric in SAMPLE_METRICS:
         unit, fn = SAMPLE_METRICS[metric]
-        rows = [(s.t_ms / 1000, fn(s)) for s in _sample_rows(session, step.id)]
-        xs = [t for t, v in rows if v is not None]
-        ys = [v for _t, v in rows if v is not None]
+        rows = _sample_rows(session, step.id)
+        kept, _dt, _ = fold_short_tail([r.t_ms for r in rows], [r.dt_ms for r in rows])
+        # A short last interval's latency is left out: it cannot be weighted into the one before.
+        pairs = [(r.t_ms / 1000, fn(r)) for r in rows[: len(kept)]]
+        xs = [t for t, v in pairs if v is not None]
+        ys = [v for _t, v in pairs if v is not None]
     elif metric.split(":")[0] in LOG_METRICS:
         kind, unit, scale = LOG_METRICS[metric.split(":")[0]]
         direction = metric.split(":")[1] if ":" in metric else "write"
         log = ((step.logs or {}).get(kind)) or {}
         if not log:
             raise NotFound(f"step {step.name} has no {kind} log", field="metric")
-        xs = [t / 1000 for t in log["t_ms"]]
-        ys = [v * scale for v in log.get(direction, [])]
+        window = int((step.logs or {}).get("window_ms") or log.get("window_ms") or 0)
+        values = log.get(direction, [])
+        if window > 0:
+            xs, ys = window_log_points(log["t_ms"], values, window)
+        else:
+            xs, ys = [t / 1000 for t in log["t_ms"]], list(values)
+        ys = [v * scale for v in ys]
     else:
         choices = ", ".join([*SAMPLE_METRICS, "log_bw:write", "log_iops:write"])
         raise InvalidParams(f"unknown metric {metric!r}: choose one of {choices}", field="metric")

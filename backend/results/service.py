@@ -4,14 +4,21 @@ in backend.analysis when a step ends."""
 from __future__ import annotations
 
 import contextlib
+import json
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from backend.analysis.consistency import dropoff_time, iops_stats
+from backend.analysis.consistency import dropoff, iops_stats
 from backend.analysis.hdtach import step_downs, throughput_vs_position
-from backend.analysis.stalls import find_stalls
+from backend.analysis.intervals import fold_short_tail
+from backend.analysis.stalls import (
+    confirm_with_samples,
+    sample_intervals,
+    stalls_in_samples,
+    stalls_in_window_log,
+)
 from backend.analysis.trace import replay_metrics, size_breakdown
 from backend.pts.derive import derive_rounds
 from backend.pts.service import ROUNDS_ROLES
@@ -44,7 +51,7 @@ def derive(
     if role.startswith("hdtach"):
         return _hdtach(session, step)
     if role in STALL_ROLES:
-        return _stalls(step)
+        return _stalls(session, step)
     if role in ("trace-replay", "trace-profile") and final is not None:
         return _trace(session, step, final)
     if role in ROUNDS_ROLES and step.params.get("track"):
@@ -56,10 +63,13 @@ def _consistency(session: Session, step: Step) -> tuple[list[Metric], dict[str, 
     samples = step_samples(session, step.id)
     if len(samples) < 2:
         return [], {}
-    t = [s.t_ms / 1000 for s in samples]
-    iops = [s.write_ios / (s.dt_ms / 1000) for s in samples]
+    t_ms, dt_ms, (ios,) = fold_short_tail(
+        [s.t_ms for s in samples], [s.dt_ms for s in samples], [s.write_ios for s in samples]
+    )
+    t = [x / 1000 for x in t_ms]
+    iops = [n / (d / 1000) for n, d in zip(ios, dt_ms, strict=True)]
     stats = iops_stats(t, iops, last_s=400.0)
-    drop = dropoff_time(t, iops)
+    drop = dropoff([d / 1000 for d in dt_ms], ios)
     metrics: list[Metric] = [
         ("iops_mean_last400", stats["mean"], "IOPS"),
         ("iops_stddev_last400", stats["stddev"], "IOPS"),
@@ -69,9 +79,11 @@ def _consistency(session: Session, step: Step) -> tuple[list[Metric], dict[str, 
     ]
     if stats["mean_over_stddev"] is not None:
         metrics.append(("iops_mean_over_stddev_last400", stats["mean_over_stddev"], "ratio"))
-    if drop is not None:
-        metrics.append(("dropoff_s", drop, "s"))
-    return metrics, {"consistency": stats, "dropoff_s": drop}
+    if drop["dropoff_s"] is not None:
+        metrics.append(("dropoff_s", drop["dropoff_s"], "s"))
+    if drop["fob_iops"] is not None:
+        metrics.append(("fob_iops", drop["fob_iops"], "IOPS"))
+    return metrics, {"consistency": stats, "dropoff_s": drop["dropoff_s"], "dropoff": drop}
 
 
 def _hdtach(session: Session, step: Step) -> tuple[list[Metric], dict[str, Any]]:
@@ -83,28 +95,60 @@ def _hdtach(session: Session, step: Step) -> tuple[list[Metric], dict[str, Any]]
     dt = [s.dt_ms / 1000 for s in samples]
     nbytes = [s.read_bytes if direction == "read" else s.write_bytes for s in samples]
     curve = throughput_vs_position(dt, nbytes, span, resolution_pct=0.5)
-    steps = step_downs(curve["position_pct"], curve["mbps"])
+    # Levels from whole intervals: fio's short final one folded into the one before.
+    _t, dt_ms, (folded,) = fold_short_tail(
+        [s.t_ms for s in samples], [s.dt_ms for s in samples], nbytes
+    )
+    found = step_downs([d / 1000 for d in dt_ms], folded, span)
+    steps = found["step_downs"]
     metrics: list[Metric] = [
         (f"hdtach_{direction}_avg_mbps", curve["average_mbps"], "MB/s"),
         ("hdtach_coverage_pct", curve["coverage_pct"], "%"),
+        (f"hdtach_{direction}_step_downs", len(steps), "step-downs"),
     ]
     if steps:
         first = steps[0]
         metrics += [
-            ("hdtach_first_step_down_pct", first["at_pct"], "%"),
-            ("hdtach_after_step_down_mbps", first["to_mbps"], "MB/s"),
+            (f"hdtach_{direction}_first_step_down_pct", first["at_pct"], "%"),
+            (f"hdtach_{direction}_first_step_down_gb", first["at_gb"], "GB"),
+            (f"hdtach_{direction}_before_step_down_mbps", first["from_mbps"], "MB/s"),
+            (f"hdtach_{direction}_after_step_down_mbps", first["to_mbps"], "MB/s"),
         ]
-    return metrics, {"hdtach": curve, "step_downs": steps, "direction": direction}
+    return metrics, {"hdtach": curve, "direction": direction, **found}
 
 
-def _stalls(step: Step) -> tuple[list[Metric], dict[str, Any]]:
+def _job_runtime_ms(step: Step) -> float | None:
+    """The job's runtime from fio's final JSON, the end of the step on fio's clock."""
+    try:
+        final = json.loads(step.output or "")
+    except ValueError:
+        return None
+    runtimes = [int(j.get("job_runtime", 0)) for j in final.get("jobs", ())]
+    return float(max(runtimes)) if runtimes else None
+
+
+def _stalls(session: Session, step: Step) -> tuple[list[Metric], dict[str, Any]]:
+    """Stalls from fio's window log (100 ms) when the step has one, else from its status
+    snapshots (about 1 s)."""
     logs = step.logs or {}
     bw = logs.get("bw") or {}
-    window = int(logs.get("window_ms") or 0)
-    values = bw.get(_direction(step))
-    if not window or not values:
+    window = int(logs.get("window_ms") or bw.get("window_ms") or 0)
+    direction = _direction(step)
+    values = bw.get(direction)
+    samples = step_samples(session, step.id)
+    snapshots = (
+        [s.t_ms for s in samples],
+        [s.dt_ms for s in samples],
+        [s.read_bytes if direction == "read" else s.write_bytes for s in samples],
+    )
+    if window and values and bw.get("t_ms"):
+        found = stalls_in_window_log(bw["t_ms"], values, window, end_ms=_job_runtime_ms(step))
+        if len(samples) >= 2:
+            found = confirm_with_samples(found, sample_intervals(*snapshots))
+    elif len(samples) >= 2:
+        found = stalls_in_samples(*snapshots)
+    else:
         return [], {}
-    found = find_stalls(values, window)
     metrics: list[Metric] = [
         ("stall_count", found["count"], "stalls"),
         ("stall_longest_s", found["longest_s"], "s"),

@@ -32,6 +32,69 @@ class ResultOut(BaseModel):
     unit: str
 
 
+class StepDownOut(BaseModel):
+    at_pct: float = Field(description="Position of the step-down, % of the span.")
+    at_gb: float = Field(description="Position of the step-down, GB (10^9 B) written.")
+    from_mbps: float = Field(description="The level before, MB/s while data moved.")
+    to_mbps: float = Field(description="The level after, MB/s while data moved.")
+
+
+class LevelOut(BaseModel):
+    from_pct: float
+    to_pct: float
+    mbps: float
+
+
+class HdTachFindings(BaseModel):
+    direction: Literal["read", "write"]
+    step_downs: list[StepDownOut]
+    levels: list[LevelOut] = Field(description="The sustained levels between the changes.")
+    min_drop: float = Field(description="A step-down falls by at least this share (0.2 = 20%).")
+    min_span_pct: float = Field(description="Both levels of a step-down last this % of the span.")
+    method: str
+
+
+class StallOut(BaseModel):
+    start_s: float = Field(description="Seconds from the job's start.")
+    duration_s: float
+
+
+class StallsFindings(BaseModel):
+    source: str = Field(description="'window log' (fio's 100 ms log) or 'status snapshots'.")
+    count: int
+    longest_s: float
+    total_s: float
+    period_s: float | None = Field(description="Median time between stall starts.")
+    period_regular: bool = Field(description="The gaps are within 20% of the period.")
+    median: float = Field(description="The reference rate, B/s: the median of the series.")
+    rel_threshold: float
+    min_stall_s: float
+    short_count: int = Field(0, description="Stalls shorter than min_stall_s, counted apart.")
+    short_total_s: float = 0.0
+    unconfirmed: int = Field(
+        0,
+        description="Window-log stalls left out because fio's status snapshots show no time "
+        "without completions there (fio's sampler ran late on a busy host).",
+    )
+    stalls: list[StallOut]
+
+
+class DropoffFindings(BaseModel):
+    dropoff_s: float | None = Field(description="When the level fell below ratio x FOB.")
+    fob_iops: float | None
+    after_iops: float | None
+    ratio: float
+    min_time_s: float
+
+
+class StepFindings(BaseModel):
+    """What the analysis found in a finished step (backend.analysis), where it applies."""
+
+    hdtach: HdTachFindings | None = None
+    stalls: StallsFindings | None = None
+    dropoff: DropoffFindings | None = None
+
+
 class StepOut(BaseModel):
     id: int
     idx: int
@@ -49,6 +112,9 @@ class StepOut(BaseModel):
         None, description="What the step's tool (fio) wrote to stderr, its last 20,000 characters."
     )
     results: list[ResultOut]
+    findings: StepFindings | None = Field(
+        None, description="Step-downs, stalls and the drop-off the analysis found, with its rule."
+    )
 
 
 class RunSummary(BaseModel):

@@ -23,12 +23,16 @@ from backend.results.names import measure_name
 from backend.runs import queue
 from backend.runs.models import SAMPLE_COLUMNS, Run, Sample, Step
 from backend.runs.schemas import (
+    DropoffFindings,
+    HdTachFindings,
     JobOut,
     ResultOut,
     RunCreate,
     RunOut,
     RunSummary,
     SampleOut,
+    StallsFindings,
+    StepFindings,
     StepOut,
 )
 from backend.traces.service import get_trace
@@ -179,6 +183,20 @@ def summary(run: Run, waiting_position: int | None = None) -> RunSummary:
     )
 
 
+def findings(analysis: dict[str, Any] | None) -> StepFindings | None:
+    """The step's findings from its stored analysis, None when it has none to show."""
+    if not analysis:
+        return None
+    out = StepFindings()
+    if "step_downs" in analysis:
+        out.hdtach = HdTachFindings.model_validate(analysis)
+    if analysis.get("stalls"):
+        out.stalls = StallsFindings.model_validate(analysis["stalls"])
+    if analysis.get("dropoff"):
+        out.dropoff = DropoffFindings.model_validate(analysis["dropoff"])
+    return out if (out.hdtach or out.stalls or out.dropoff) else None
+
+
 def run_out(session: Session, run: Run) -> RunOut:
     results = _results_by_step(session, [run.id])
     steps = [
@@ -197,6 +215,7 @@ def run_out(session: Session, run: Run) -> RunOut:
             error=s.error,
             stderr=s.stderr,
             results=results.get(s.id, []),
+            findings=findings(s.analysis),
         )
         for s in run.steps
     ]

@@ -1,10 +1,15 @@
 """fio's window logs (write_bw_log / write_iops_log with log_avg_msec), read after the job.
 
 fio writes them only when the job ends, so they serve the authoritative fine-grained series
-(100 ms stalls, HD Tach positions), never the live view. A window in which nothing completed
-produces NO row: a missing window means 0, not "no data". Each row is
-`time_ms, value, direction (0 read, 1 write, 2 trim), block size, offset[, priority]`; bandwidth
-values are KiB/s (kb_base=1024), IOPS values are I/Os per second.
+(100 ms stalls), never the live view. Each row is `time_ms, value, direction (0 read, 1 write,
+2 trim), block size, offset[, priority]`; bandwidth values are KiB/s (kb_base=1024), IOPS values
+are I/Os per second.
+
+A row's time is when fio closed its window, on the job's own clock (ms since the job started,
+the clock of `job_runtime`). Windows are not a grid: on a busy host they stretch (160-209 ms for
+100 ms windows) and drift, and a window in which nothing completed produces NO row. So the rows
+are kept at their own times; what a gap between rows means is for the analysis
+(backend.analysis.stalls.window_log_intervals).
 
 Pure: text in, lists out.
 """
@@ -18,14 +23,14 @@ DIRECTIONS = {0: "read", 1: "write"}
 
 
 def parse_window_log(text: str, window_ms: int, *, scale: float = 1.0) -> dict[str, Any]:
-    """A regular series: `t_ms` (end of each window) and one value list per direction, with
-    missing windows filled with 0 (a window with no row had no completion: a stall).
-    `scale` converts fio's unit (1024 for KiB/s -> B/s)."""
+    """The rows of a window log: `t_ms`, the sorted times at which any row was written, and one
+    value list per direction at those times. A direction without a row at a time when the other
+    direction has one completed nothing in that window: its value there is 0. Rows at one time
+    and direction are summed (several jobs). `scale` converts fio's unit (1024 for KiB/s ->
+    B/s)."""
     if window_ms <= 0:
         raise ValueError("window_ms must be positive")
     rows: dict[str, dict[int, float]] = {"read": {}, "write": {}}
-    last = 0
-    phase: int | None = None
     for line in text.splitlines():
         parts = [p.strip() for p in line.split(",")]
         if len(parts) < 3 or not parts[0]:
@@ -38,20 +43,11 @@ def parse_window_log(text: str, window_ms: int, *, scale: float = 1.0) -> dict[s
             continue
         if direction is None:
             continue
-        # Windows end at start + k * window, where the job's start is not a multiple of the
-        # window (e.g. rows at 142, 243, 543 ms): anchor the grid on the first row.
-        if phase is None:
-            phase = t % window_ms
-        slot = max(1, int((t - phase) / window_ms + 0.5))
-        rows[direction][slot] = rows[direction].get(slot, 0.0) + value * scale
-        last = max(last, slot)
-    base = phase or 0
-    series: dict[str, Any] = {
-        "window_ms": window_ms,
-        "t_ms": [base + i * window_ms for i in range(1, last + 1)],
-    }
-    for direction, by_slot in rows.items():
-        series[direction] = [by_slot.get(i, 0.0) for i in range(1, last + 1)]
+        rows[direction][t] = rows[direction].get(t, 0.0) + value * scale
+    times = sorted(set(rows["read"]) | set(rows["write"]))
+    series: dict[str, Any] = {"window_ms": window_ms, "t_ms": times}
+    for direction, by_time in rows.items():
+        series[direction] = [by_time.get(t, 0.0) for t in times]
     return series
 
 

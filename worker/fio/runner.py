@@ -59,6 +59,16 @@ def _dies_with_worker() -> list[str]:
     return [setpriv, "--pdeathsig", "TERM"] if setpriv else []
 
 
+def _in_cgroup(procs: Path | None) -> list[str]:
+    """A prefix that puts fio into a cgroup before it starts (so before its first I/O): a shell
+    writes its own pid into the cgroup's `cgroup.procs`, then becomes fio. A simulated drive's
+    speed is the kernel's block throttle of its cgroup (worker.sim), which applies only to the
+    processes in it."""
+    if procs is None:
+        return []
+    return ["sh", "-c", 'echo $$ > "$0" && exec "$@"', str(procs)]
+
+
 def run_fio(
     job_file: str,
     workdir: Path,
@@ -68,8 +78,10 @@ def run_fio(
     should_stop: Callable[[], bool],
     fio_binary: str = "fio",
     status_interval_ms: int = 1000,
+    cgroup_procs: Path | None = None,
 ) -> FioOutcome:
     """Run fio on `job_file`, call `on_samples` for every status snapshot, stop on request.
+    With `cgroup_procs`, fio runs in that cgroup (a simulated drive's).
 
     Parsing never waits for anything but fio: `on_samples` must only queue.
     """
@@ -78,7 +90,7 @@ def run_fio(
     path.write_text(job_file)
     argv = [fio_binary, *fio_args(status_interval_ms), path.name]
     proc = subprocess.Popen(
-        [*_dies_with_worker(), *argv],
+        [*_dies_with_worker(), *_in_cgroup(cgroup_procs), *argv],
         cwd=workdir,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -162,33 +162,25 @@ def _diff_bins(cur: Mapping[int, int], prev: Mapping[int, int]) -> dict[int, int
     return out
 
 
-def job_start_ms(doc: Mapping[str, Any]) -> int:
-    """Wall-clock start of the job(s) of a snapshot: its timestamp less the longest runtime.
-
-    A snapshot taken before the job really started carries a meaningless `job_runtime` (seen:
-    2290245 ms with 0 bytes done, 100 ms into a job): a runtime is trusted only up to the job's
-    `elapsed` seconds plus one.
-    """
-    runtimes = []
+def _runtimes(doc: Mapping[str, Any]) -> list[int | None]:
+    """Each job's `job_runtime` (ms since the job's own start), None where it is not to be
+    trusted. fio samples a job's counters and its runtime at the same instant, so this is the
+    clock of the counters. A snapshot taken before the job really started carries a
+    meaningless runtime (seen: 2290245 ms with 0 bytes done, 100 ms into a job): a runtime is
+    trusted only up to the job's `elapsed` seconds plus one."""
+    out: list[int | None] = []
     for j in doc.get("jobs", ()):
         runtime = int(j.get("job_runtime", 0))
         limit = (int(j.get("elapsed", 0)) + 1) * 1000
-        runtimes.append(runtime if runtime <= limit else 0)
-    return int(doc["timestamp_ms"]) - max(runtimes, default=0)
+        out.append(runtime if 0 < runtime <= limit else None)
+    return out
 
 
-def _trusted_runtime(doc: Mapping[str, Any]) -> int | None:
-    runtimes = []
-    for j in doc.get("jobs", ()):
-        runtime = int(j.get("job_runtime", 0))
-        if runtime <= (int(j.get("elapsed", 0)) + 1) * 1000:
-            runtimes.append(runtime)
-    return max(runtimes) if runtimes else None
-
-
-def _has_io(doc: Mapping[str, Any]) -> bool:
+def _has_bytes(doc: Mapping[str, Any]) -> bool:
+    """Whether any I/O has completed. Not `total_ios`: fio counts an I/O there when it is
+    issued (seen: 46 I/Os and 0 bytes in a first snapshot)."""
     return any(
-        int((job.get(d) or {}).get("total_ios", 0)) > 0
+        int((job.get(d) or {}).get("io_bytes", 0)) > 0
         for job in doc.get("jobs", ())
         for d in DIRECTIONS
     )
@@ -221,36 +213,60 @@ def progress_of(doc: Mapping[str, Any]) -> float | None:
 class SampleStream:
     """Turn consecutive cumulative snapshots into interval samples.
 
-    Feed every document in order with `update()`. The first document's interval starts at the
-    job's start (its timestamp less its runtime), so the samples of a step add up exactly to
-    the totals of the last document fio printed.
+    Feed every document in order with `update()`. Interval boundaries come from fio's own
+    clock of the counters, `job_runtime`, not from `timestamp_ms`: fio samples every job's
+    counters and runtime at one instant, then prints the snapshot, and the print can come
+    much later while the job is blocked (seen: 605 ms and 1.4 s late during 1.5 s write
+    stalls, with the runtime and bytes of the instant they were sampled). An interval paired
+    with the print times would carry bytes from another instant than its end.
+
+    - The first interval starts at the job's start (runtime 0) and ends at the first snapshot
+      in which bytes have completed. Snapshots before it are skipped: fio's first snapshot can
+      carry a runtime that the next contradicts (seen: 103 ms with 0 bytes, then 102 ms with
+      5.9 MB), so it must not set the clock.
+    - Each later boundary is the previous one plus the largest advance of any job's runtime
+      (jobs that have exited keep their last runtime; a job whose runtime is not trusted or
+      went backwards is left out; with none left, the advance of `timestamp_ms`).
+    - The final summary's runtime is the job's end, so the last interval ends when the job
+      stopped, not when fio printed its summary after tearing the job down.
+    So the samples of a step add up exactly to the totals of the last document fio printed,
+    and no interval is negative or holds two intervals' bytes.
     """
 
     def __init__(self) -> None:
-        self.start_ms: int | None = None
-        self._prev_ts: int | None = None
+        self.t_ms: int | None = None
+        self._runtimes: list[int | None] = []
+        self._ts: int | None = None
         self._prev: dict[str, _Totals] = {d: _Totals() for d in DIRECTIONS}
+
+    def _advance(self, runtimes: list[int | None], ts: int) -> int:
+        steps = [
+            cur - prev
+            for cur, prev in zip(runtimes, self._runtimes, strict=False)
+            if cur is not None and prev is not None and cur >= prev
+        ]
+        if steps:
+            return max(steps)
+        return max(0, ts - (self._ts if self._ts is not None else ts))
 
     def update(self, doc: Mapping[str, Any]) -> Sample | None:
         if "timestamp_ms" not in doc or "jobs" not in doc:
             return None
         ts = int(doc["timestamp_ms"])
-        if self.start_ms is None:
-            if not _has_io(doc):
-                return None  # before the first completion: nothing to count, no trusted start
-            self.start_ms = job_start_ms(doc)
-            self._prev_ts = self.start_ms
-        assert self._prev_ts is not None
-        # The final summary is printed after the job has stopped and torn down: its interval
-        # ends when the job stopped running (start + job_runtime), not when fio printed it, or
-        # every step would end on a falsely slow last interval.
-        runtime = _trusted_runtime(doc)
-        if runtime is not None:
-            ts = min(ts, self.start_ms + runtime)
+        runtimes = _runtimes(doc)
+        if self.t_ms is None:
+            if not _has_bytes(doc):
+                return None  # nothing completed yet: no interval, and no trusted clock
+            known = [r for r in runtimes if r is not None]
+            self.t_ms = 0
+            dt = max(known) if known else 0
+        else:
+            dt = self._advance(runtimes, ts)
         cur = {d: _direction_totals(doc, d) for d in DIRECTIONS}
-        dt = ts - self._prev_ts
+        self._runtimes = runtimes
+        self._ts = ts
         if dt <= 0:
-            # Same (or an earlier) instant: nothing elapsed; fold it into the next interval.
+            # No time elapsed on fio's clock: the counters move on to the next interval.
             return None
         fields: dict[str, Any] = {}
         for d in DIRECTIONS:
@@ -265,9 +281,9 @@ class SampleStream:
             else:
                 fields[f"{d}_lat_mean_us"] = None
                 fields[f"{d}_lat_p99_us"] = None
-        sample = Sample(t_ms=ts - self.start_ms, dt_ms=dt, **fields)
+        self.t_ms += dt
+        sample = Sample(t_ms=self.t_ms, dt_ms=dt, **fields)
         self._prev = cur
-        self._prev_ts = ts
         return sample
 
 

@@ -1826,6 +1826,22 @@ export interface components {
             /** Target Path */
             target_path?: string | null;
         };
+        /** DropoffFindings */
+        DropoffFindings: {
+            /** After Iops */
+            after_iops: number | null;
+            /**
+             * Dropoff S
+             * @description When the level fell below ratio x FOB.
+             */
+            dropoff_s: number | null;
+            /** Fob Iops */
+            fob_iops: number | null;
+            /** Min Time S */
+            min_time_s: number;
+            /** Ratio */
+            ratio: number;
+        };
         /** EnvironmentIn */
         EnvironmentIn: {
             /** Environment */
@@ -1852,6 +1868,33 @@ export interface components {
         HTTPValidationError: {
             /** Detail */
             detail?: components["schemas"]["ValidationError"][];
+        };
+        /** HdTachFindings */
+        HdTachFindings: {
+            /**
+             * Direction
+             * @enum {string}
+             */
+            direction: "read" | "write";
+            /**
+             * Levels
+             * @description The sustained levels between the changes.
+             */
+            levels: components["schemas"]["LevelOut"][];
+            /** Method */
+            method: string;
+            /**
+             * Min Drop
+             * @description A step-down falls by at least this share (0.2 = 20%).
+             */
+            min_drop: number;
+            /**
+             * Min Span Pct
+             * @description Both levels of a step-down last this % of the span.
+             */
+            min_span_pct: number;
+            /** Step Downs */
+            step_downs: components["schemas"]["StepDownOut"][];
         };
         /** Health */
         Health: {
@@ -1911,6 +1954,15 @@ export interface components {
             name: string;
             /** Step Id */
             step_id: number;
+        };
+        /** LevelOut */
+        LevelOut: {
+            /** From Pct */
+            from_pct: number;
+            /** Mbps */
+            mbps: number;
+            /** To Pct */
+            to_pct: number;
         };
         /** LinkCreate */
         LinkCreate: {
@@ -2935,6 +2987,102 @@ export interface components {
             /** Start S */
             start_s: number;
         };
+        /** StallOut */
+        StallOut: {
+            /** Duration S */
+            duration_s: number;
+            /**
+             * Start S
+             * @description Seconds from the job's start.
+             */
+            start_s: number;
+        };
+        /** StallsFindings */
+        StallsFindings: {
+            /** Count */
+            count: number;
+            /** Longest S */
+            longest_s: number;
+            /**
+             * Median
+             * @description The reference rate, B/s: the median of the series.
+             */
+            median: number;
+            /** Min Stall S */
+            min_stall_s: number;
+            /**
+             * Period Regular
+             * @description The gaps are within 20% of the period.
+             */
+            period_regular: boolean;
+            /**
+             * Period S
+             * @description Median time between stall starts.
+             */
+            period_s: number | null;
+            /** Rel Threshold */
+            rel_threshold: number;
+            /**
+             * Short Count
+             * @description Stalls shorter than min_stall_s, counted apart.
+             * @default 0
+             */
+            short_count: number;
+            /**
+             * Short Total S
+             * @default 0
+             */
+            short_total_s: number;
+            /**
+             * Source
+             * @description 'window log' (fio's 100 ms log) or 'status snapshots'.
+             */
+            source: string;
+            /** Stalls */
+            stalls: components["schemas"]["StallOut"][];
+            /** Total S */
+            total_s: number;
+            /**
+             * Unconfirmed
+             * @description Window-log stalls left out because fio's status snapshots show no time without completions there (fio's sampler ran late on a busy host).
+             * @default 0
+             */
+            unconfirmed: number;
+        };
+        /** StepDown */
+        StepDown: {
+            /** At Gb */
+            at_gb: number;
+            /** At Pct */
+            at_pct: number;
+            /** From Mbps */
+            from_mbps: number;
+            /** To Mbps */
+            to_mbps: number;
+        };
+        /** StepDownOut */
+        StepDownOut: {
+            /**
+             * At Gb
+             * @description Position of the step-down, GB (10^9 B) written.
+             */
+            at_gb: number;
+            /**
+             * At Pct
+             * @description Position of the step-down, % of the span.
+             */
+            at_pct: number;
+            /**
+             * From Mbps
+             * @description The level before, MB/s while data moved.
+             */
+            from_mbps: number;
+            /**
+             * To Mbps
+             * @description The level after, MB/s while data moved.
+             */
+            to_mbps: number;
+        };
         /** StepEstimate */
         StepEstimate: {
             /** Estimate S */
@@ -2947,6 +3095,15 @@ export interface components {
             label: string;
             /** Name */
             name: string;
+        };
+        /**
+         * StepFindings
+         * @description What the analysis found in a finished step (backend.analysis), where it applies.
+         */
+        StepFindings: {
+            dropoff?: components["schemas"]["DropoffFindings"] | null;
+            hdtach?: components["schemas"]["HdTachFindings"] | null;
+            stalls?: components["schemas"]["StallsFindings"] | null;
         };
         /** StepFinish */
         StepFinish: {
@@ -2987,6 +3144,8 @@ export interface components {
             error: string | null;
             /** Estimate S */
             estimate_s: number;
+            /** @description Step-downs, stalls and the drop-off the analysis found, with its rule. */
+            findings?: components["schemas"]["StepFindings"] | null;
             /** Finished At */
             finished_at: string | null;
             /** Id */
@@ -3049,6 +3208,11 @@ export interface components {
             stalls?: components["schemas"]["Stall"][] | null;
             /** Step */
             step: string;
+            /**
+             * Step Downs
+             * @description Step-downs found in this HD Tach pass, at their position in the span.
+             */
+            step_downs?: components["schemas"]["StepDown"][] | null;
             /** Step Id */
             step_id: number;
             /** Total Points */

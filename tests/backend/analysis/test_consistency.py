@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from backend.analysis.consistency import dropoff_time, iops_stats
+from backend.analysis.consistency import dropoff, iops_stats
 
 
 def cliff_series(seed: int = 3) -> tuple[np.ndarray, np.ndarray]:
@@ -58,39 +58,60 @@ def test_a_constant_window_has_no_mean_over_stddev_and_missing_samples_are_skipp
     assert empty["n"] == 0 and empty["mean"] is None and empty["p99"] is None
 
 
-def test_dropoff_is_found_at_the_first_slow_second() -> None:
-    t, iops = cliff_series()
-    at = dropoff_time(t, iops)
-    assert at is not None and abs(at - 300) <= 5.0  # within hold_s
-    assert at == 300.0  # in fact exact: the first second below half the FOB level
+def cliff_intervals(
+    at_s: float,
+    *,
+    fob: float = 3000.0,
+    steady: float = 800.0,
+    jitter: float = 0.2,
+    seed: int = 1,
+    seconds: int = 60,
+) -> tuple[np.ndarray, np.ndarray]:
+    """One-second intervals of a run whose IOPS fall from `fob` to `steady` at `at_s` (inside a
+    second), each level redrawn every 0.2 s within +-jitter: the simulated drive's cliff."""
+    rng = np.random.default_rng(seed)
+    fine_t = np.arange(0, seconds, 0.2)
+    level = np.where(fine_t + 0.2 <= at_s, fob, steady)
+    straddle = (fine_t < at_s) & (fine_t + 0.2 > at_s)
+    share = (at_s - fine_t) / 0.2
+    level = np.where(straddle, share * fob + (1 - share) * steady, level)
+    ios = level * 0.2 * rng.uniform(1 - jitter, 1 + jitter, level.size)
+    return np.ones(seconds), ios.reshape(-1, 5).sum(axis=1)
 
 
-def test_a_gc_hiccup_shorter_than_hold_s_is_not_the_dropoff() -> None:
-    t, iops = cliff_series()
-    iops[99:101] = 0.0  # t = 100 and 101 at 0 IOPS, then back to 80000
-    assert dropoff_time(t, iops) == 300.0
-    # With a longer hold the same drop is still found where it starts.
-    assert dropoff_time(t, iops, hold_s=30) == 300.0
+@pytest.mark.parametrize("at_s", [13.65, 20.0, 31.3])
+def test_the_dropoff_is_placed_within_the_second(at_s: float) -> None:
+    dt, ios = cliff_intervals(at_s)
+    found = dropoff(dt, ios)
+    assert found["dropoff_s"] == pytest.approx(at_s, rel=0.05)
+    assert found["fob_iops"] == pytest.approx(3000, rel=0.05)
+    assert found["after_iops"] == pytest.approx(800, rel=0.05)
+    assert len(found["levels"]) == 2
 
 
-def test_a_flat_series_has_no_dropoff() -> None:
+def test_a_gc_hiccup_is_not_the_dropoff() -> None:
+    dt, ios = cliff_intervals(30.0)
+    ios[10:12] = 0.0  # two seconds at 0 IOPS, then back
+    assert dropoff(dt, ios)["dropoff_s"] == pytest.approx(30.0, rel=0.05)
+
+
+def test_a_flat_or_noisy_series_has_no_dropoff() -> None:
     rng = np.random.default_rng(5)
-    t = np.arange(1, 2001, dtype=float)
-    assert dropoff_time(t, np.full(t.size, 3000.0)) is None
-    assert dropoff_time(t, 3000 * rng.uniform(0.6, 1.4, t.size)) is None  # noisy, never halved
+    assert dropoff(np.ones(200), np.full(200, 3000.0))["dropoff_s"] is None
+    assert dropoff(np.ones(200), 3000 * rng.uniform(0.6, 1.4, 200))["dropoff_s"] is None
+    assert dropoff([], [])["dropoff_s"] is None
 
 
-def test_a_drop_in_the_last_seconds_cannot_fill_hold_s() -> None:
-    t = np.arange(1, 101, dtype=float)
-    iops = np.where(t <= 97, 1000.0, 10.0)  # 3 slow seconds at the end, hold_s 5
-    assert dropoff_time(t, iops) is None
-    iops = np.where(t <= 95, 1000.0, 10.0)  # 5 slow seconds: exactly one hold window
-    assert dropoff_time(t, iops) == 96.0
+def test_a_drop_that_does_not_hold_is_not_a_level() -> None:
+    dt = np.ones(100)
+    ios = np.where(np.arange(100) < 97, 1000.0, 10.0)  # 3 slow seconds at the end: too short
+    assert dropoff(dt, ios)["dropoff_s"] is None
+    ios = np.where(np.arange(100) < 90, 1000.0, 10.0)  # 10 slow seconds
+    assert dropoff(dt, ios)["dropoff_s"] == pytest.approx(90.0, abs=0.1)
 
 
-def test_ratio_and_fob_window_are_honoured() -> None:
-    t = np.arange(1, 201, dtype=float)
-    iops = np.where(t < 100, 1000.0, 600.0)  # a 40% drop
-    assert dropoff_time(t, iops) is None  # not below 50% of FOB
-    assert dropoff_time(t, iops, ratio=0.7) == 100.0
-    assert dropoff_time([], []) is None
+def test_ratio_is_honoured() -> None:
+    dt = np.ones(200)
+    ios = np.where(np.arange(200) < 100, 1000.0, 600.0)  # a 40% drop
+    assert dropoff(dt, ios)["dropoff_s"] is None  # not below 50% of FOB
+    assert dropoff(dt, ios, ratio=0.7)["dropoff_s"] == pytest.approx(100.0, abs=0.1)

@@ -95,7 +95,9 @@ def lab(engine: Engine) -> dict[str, Any]:
         hitch = add_run(s, b, "write-hitching", {})
         add_step(
             s, hitch, 0, "hitch-seq", {"role": "hitch-seq", "rw": "write", "iodepth": 32},
-            logs={"window_ms": 100, "bw": {"write": [300e6, 0, 0, 310e6, 305e6]}},
+            # fio's rows at their own times: none from 100 to 400 ms (a stall).
+            logs={"window_ms": 100,
+                  "bw": {"t_ms": [100, 400, 500], "write": [300e6, 310e6, 305e6]}},
             analysis={"stalls": {"stalls": [{"start_s": 0.1, "duration_s": 0.2}]}},
         )  # fmt: skip
         ts = add_run(s, c, "transfer-size", {"pattern": "compressible"})
@@ -171,9 +173,11 @@ def test_position_stalls_and_transfer(engine: Engine, lab: dict) -> None:
     hd = _series(engine, [lab["a"]], "hdtach", points=50)["drives"][0]["series"][0]
     assert hd["x"] == "position_pct" and hd["total_points"] == 200 and len(hd["points"]) <= 50
     assert {v for _x, v in hd["points"]} == {500.0, 200.0}
+    assert hd["step_downs"] == []
 
     st = _series(engine, [lab["b"]], "write-hitching")["drives"][0]["series"][0]
-    assert st["points"] == [(0.0, 300.0), (0.1, 0.0), (0.2, 0.0), (0.3, 310.0), (0.4, 305.0)]
+    # The time without a row at 0, from the row before the gap to the last window's start.
+    assert st["points"] == [(0.1, 300.0), (0.1, 0.0), (0.3, 0.0), (0.4, 310.0), (0.5, 305.0)]
     assert st["stalls"] == [{"start_s": 0.1, "duration_s": 0.2}]
 
     ts = _series(engine, [lab["c"]], "transfer-size")["drives"][0]

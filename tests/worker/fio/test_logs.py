@@ -9,17 +9,25 @@ from worker.fio.logs import collect_logs, parse_window_log
 LOGS = Path(__file__).resolve().parents[2] / "fixtures" / "fio-3.33" / "logs"
 
 
-def test_missing_windows_are_zero_not_dropped() -> None:
+def test_rows_keep_fios_own_times() -> None:
+    """No grid: rows stay at the times fio wrote them (a 300 ms pause: a gap from 243 to 543 ms
+    that the analysis reads as time without completions)."""
     text = (LOGS / "hitch_bw.1.log").read_text()
     series = parse_window_log(text, 100, scale=1024)
-    # Rows at 142, 243, 543, 643, 948, ... ms: the grid starts at 42 ms + k * 100 ms.
-    assert series["t_ms"][:6] == [142, 242, 342, 442, 542, 642]
-    assert series["write"][0] == pytest.approx(1317859 * 1024)
-    assert series["write"][2:4] == [0.0, 0.0]  # the 300 ms pause: two empty windows
     rows = [line for line in text.splitlines() if line.strip()]
-    assert sum(1 for v in series["write"] if v > 0) == len(rows)
+    assert series["t_ms"] == [int(r.split(",")[0]) for r in rows]
+    assert series["t_ms"][:4] == [142, 243, 543, 643]
+    assert series["write"][0] == pytest.approx(1317859 * 1024)
     assert len(series["t_ms"]) == len(series["write"]) == len(series["read"])
     assert all(v == 0 for v in series["read"])
+
+
+def test_a_direction_without_a_row_at_a_time_is_zero_there() -> None:
+    text = "100, 10, 0, 0, 0\n100, 20, 1, 0, 0\n200, 30, 1, 0, 0\n"
+    series = parse_window_log(text, 100)
+    assert series["t_ms"] == [100, 200]
+    assert series["read"] == [10.0, 0.0]
+    assert series["write"] == [20.0, 30.0]
 
 
 def test_collect_logs_reads_both_kinds(tmp_path: Path) -> None:

@@ -80,8 +80,9 @@ def test_rates_match_fio_average() -> None:
 def test_late_snapshot_is_one_long_interval_not_missing_data() -> None:
     samples, docs = samples_from_text(load("late-snapshot.json"))
     gaps = [s.dt_ms for s in samples]
-    assert max(gaps) == 2652
-    late = samples[gaps.index(2652)]
+    # fio's clock of the counters (job_runtime) went from 1894 to 4545 ms.
+    assert max(gaps) == 4545 - 1894
+    late = samples[gaps.index(4545 - 1894)]
     # Only fio's reporting process was frozen; the job kept doing I/O. The late snapshot must
     # give one 2.65 s interval at the job's normal rate: no interval lost, nothing counted twice.
     normal = [s.rate("read")[0] for s in samples if 900 <= s.dt_ms <= 1100]
@@ -166,3 +167,30 @@ def test_progress_of_a_time_based_job_counts_from_the_start() -> None:
         ]
     }
     assert progress_of(doc) == pytest.approx(0.3)
+
+
+def test_first_snapshot_that_contradicts_the_next_sets_no_clock() -> None:
+    """An HD Tach pass's 100 ms snapshots (fio 3.33 on a simulated drive): the first says 130 ms
+    with 0 bytes and 4 I/Os issued, the second 105 ms with 2.4 MB. The first interval runs from
+    the job's start to the second; none is negative, none holds two intervals' bytes."""
+    samples, docs = samples_from_text(load("first-snapshot-100ms.json"))
+    first = docs[0].data["jobs"][0]
+    assert first["job_runtime"] == 130 and first["write"]["io_bytes"] == 0
+    assert docs[1].data["jobs"][0]["job_runtime"] == 105
+    assert samples[0].t_ms == samples[0].dt_ms == 105
+    assert all(s.dt_ms > 0 for s in samples)
+    rates = sorted(s.rate("write")[0] for s in samples)
+    median = rates[len(rates) // 2]
+    assert samples[0].rate("write")[0] < 1.5 * median  # no start-of-pass spike
+    assert sum_samples(samples) == totals(docs[-1].data)
+
+
+def test_snapshots_printed_late_keep_the_instant_fio_sampled_them() -> None:
+    """During the simulated drive's 1.5 s stalls fio printed snapshots 0.6-1.4 s late, with the
+    job_runtime and bytes of the instant it sampled them: the intervals follow job_runtime."""
+    samples, docs = samples_from_text(load("sim-hitching-3-stalls.json"))
+    late = [d.data["timestamp_ms"] - d.data["jobs"][0]["job_runtime"] for d in docs[:-1]]
+    assert max(late) - min(late) > 500  # printed at least half a second late once
+    runtimes = [d.data["jobs"][0]["job_runtime"] for d in docs]
+    assert [s.t_ms for s in samples] == runtimes
+    assert sum_samples(samples) == totals(docs[-1].data)

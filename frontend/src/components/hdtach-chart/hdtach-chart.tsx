@@ -13,6 +13,7 @@ import {
 import { ChartFrame } from "../chart-frame/chart-frame";
 import { SeriesLines } from "../series-lines/series-lines";
 import { overlayText } from "../series-lines/series-lines-utils";
+import { stepDownMarkers, stepDownSummary } from "./hdtach-chart-utils";
 
 type Source = "hdtach" | "trim-validation";
 const SOURCES: { value: Source; label: string; title: string }[] = [
@@ -36,11 +37,22 @@ export function HdTachChart({ drives, styles, fileBase }: Props) {
   const [source, setSource] = useState<Source>("hdtach");
   const [direction, setDirection] = useState<"all" | "write" | "read">("all");
   const query = useCompareSeries({ drives, plan: source, points: 400 });
+  const pick = (role: string | null | undefined) =>
+    direction === "all" || role === `hdtach-${direction}`;
   const lines = useMemo(
-    () =>
-      toLines(query.data, styles, (role) => direction === "all" || role === `hdtach-${direction}`),
+    () => toLines(query.data, styles, (role) => direction === "all" || role === `hdtach-${direction}`),
     [query.data, styles, direction],
   );
+  const markers = stepDownMarkers(query.data, styles, pick);
+  const summary = stepDownSummary(query.data, pick);
+  const legend = legendOf(lines, styles).map((item, i) => {
+    const id = lines[i]?.driveId ?? -1;
+    const said = summary.get(id);
+    // One summary per drive, on its first line.
+    return said && lines.findIndex((l) => l.driveId === id) === i
+      ? { ...item, label: `${item.label} (${said})` }
+      : item;
+  });
   const spec = SOURCES.find((s) => s.value === source) ?? SOURCES[0]!;
   const data = query.data?.drives ?? [];
   const about = {
@@ -54,7 +66,7 @@ export function HdTachChart({ drives, styles, fileBase }: Props) {
   return (
     <ChartFrame
       title="Throughput against position"
-      subtitle={`MB/s against % of the span, ${spec.title.toLowerCase()}`}
+      subtitle={`MB/s against % of the span, ${spec.title.toLowerCase()}; step-downs marked (a drop of 20% or more between levels of at least 2% of the span)`}
       height={300}
       overlay={overlayText(drives, query, lines.length, `no finished ${source} run`)}
       chartId="hdtach"
@@ -88,7 +100,7 @@ export function HdTachChart({ drives, styles, fileBase }: Props) {
       exportAs={{
         fileName: [fileBase, source === "hdtach" ? "hdtach" : "trim-validation", direction],
         ...about,
-        legend: legendOf(lines, styles),
+        legend,
         csv: () => linesCsv(lines, "position_pct", "mbps", about),
       }}
     >
@@ -99,6 +111,7 @@ export function HdTachChart({ drives, styles, fileBase }: Props) {
         yLabel="MB/s"
         xDomain={[0, 100]}
         xTicks={X_TICKS}
+        markers={markers}
       />
     </ChartFrame>
   );

@@ -106,3 +106,19 @@ describe("formatCompact", () => {
     expect(formatCompact(0)).toBe("0");
   });
 });
+
+describe("a step's short last interval", () => {
+  const sample = (t: number, dt: number, mbps: number) =>
+    ({ step_id: 1, t, dt, read_mbps: 0, write_mbps: mbps, read_iops: 0, write_iops: mbps * 8 }) as Sample;
+  it("is folded into the one before, weighted by its length", () => {
+    const samples = [sample(1, 1, 100), sample(2, 1, 100), sample(3, 1, 100), sample(3.03, 0.03, 10)];
+    const points = toChartPoints(samples);
+    expect(points).toHaveLength(3);
+    expect(points[2]!.t).toBe(3.03);
+    expect(points[2]!.write_mbps).toBeCloseTo((100 * 1 + 10 * 0.03) / 1.03);
+  });
+  it("leaves a series of whole intervals as it is", () => {
+    const samples = [sample(1, 1, 100), sample(2, 1, 90), sample(3, 1, 80)];
+    expect(toChartPoints(samples).map((p) => p.write_mbps)).toEqual([100, 90, 80]);
+  });
+});

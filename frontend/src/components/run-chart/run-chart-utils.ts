@@ -18,6 +18,35 @@ export interface Directions {
 const finiteOrZero = (v: number | null | undefined): number =>
   typeof v === "number" && Number.isFinite(v) ? v : 0;
 
+/**
+ * The samples with a short last one (fio's final summary: 30 ms of a 15 s job) folded into the
+ * one before, each rate weighted by its interval's length, as the api does for every chart,
+ * export and metric of a finished step: otherwise the line ends in a cliff or a spike.
+ */
+export function foldShortTail(samples: readonly Sample[]): readonly Sample[] {
+  if (samples.length < 3) return samples;
+  const last = samples[samples.length - 1]!;
+  const prev = samples[samples.length - 2]!;
+  const dts = samples
+    .slice(0, -1)
+    .map((s) => s.dt)
+    .sort((a, b) => a - b);
+  const median = dts[Math.floor(dts.length / 2)]!;
+  if (!(last.dt < 0.5 * median) || last.dt <= 0 || prev.dt <= 0) return samples;
+  const dt = prev.dt + last.dt;
+  const mix = (a: number | null | undefined, b: number | null | undefined) =>
+    (finiteOrZero(a) * prev.dt + finiteOrZero(b) * last.dt) / dt;
+  const merged: Sample = {
+    ...last,
+    dt,
+    read_mbps: mix(prev.read_mbps, last.read_mbps),
+    write_mbps: mix(prev.write_mbps, last.write_mbps),
+    read_iops: mix(prev.read_iops, last.read_iops),
+    write_iops: mix(prev.write_iops, last.write_iops),
+  };
+  return [...samples.slice(0, -2), merged];
+}
+
 /** A jump in t this much longer than the interval means samples are missing there. */
 const GAP_FACTOR = 1.5;
 
@@ -30,7 +59,7 @@ const GAP_FACTOR = 1.5;
 export function toChartPoints(samples: readonly Sample[]): ChartPoint[] {
   const points: ChartPoint[] = [];
   let prev: Sample | undefined;
-  for (const s of samples) {
+  for (const s of foldShortTail(samples)) {
     if (prev) {
       const interval = Math.max(s.dt > 0 ? s.dt : 1, 1e-9);
       if (s.t - prev.t > interval * GAP_FACTOR) {

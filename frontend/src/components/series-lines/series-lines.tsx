@@ -3,6 +3,7 @@ import {
   Line as RechartsLine,
   LineChart,
   ReferenceArea,
+  ReferenceLine,
   ResponsiveContainer,
   XAxis,
   YAxis,
@@ -18,6 +19,14 @@ export interface Area {
   color: string;
 }
 
+/** A vertical mark at x (a step-down), labelled, in its drive's colour. */
+export interface Marker {
+  key: string;
+  x: number;
+  color: string;
+  label: string;
+}
+
 interface SeriesLinesProps {
   title: string;
   lines: Line[];
@@ -29,6 +38,8 @@ interface SeriesLinesProps {
   xFormat?: (v: number) => string;
   /** Shaded x ranges (stalls), in their drive's colour. */
   areas?: Area[];
+  /** Vertical marks (step-downs), in their drive's colour. */
+  markers?: Marker[];
   /** Shown instead of the plot when there is nothing to draw. */
   empty?: string;
 }
@@ -46,6 +57,7 @@ export function SeriesLines({
   xLog,
   xFormat,
   areas = [],
+  markers = [],
   empty,
 }: SeriesLinesProps) {
   // One number format for every tick of the y axis: ticks of our own, round, covering the
@@ -105,6 +117,23 @@ export function SeriesLines({
                   fillOpacity={0.18}
                   stroke="none"
                   ifOverflow="hidden"
+                />
+              ))}
+              {markers.map((m, i) => (
+                <ReferenceLine
+                  key={m.key}
+                  x={m.x}
+                  stroke={m.color}
+                  strokeDasharray="3 3"
+                  strokeWidth={1}
+                  ifOverflow="hidden"
+                  label={{
+                    value: m.label,
+                    position: i % 2 ? "insideBottomRight" : "insideTopRight",
+                    fill: m.color,
+                    fontSize: 10,
+                    fontFamily: CHART_FONT,
+                  }}
                 />
               ))}
               {lines.map((l) => (

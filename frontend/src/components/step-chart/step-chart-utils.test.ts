@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { StepSeries } from "../../api/types";
-import { chartLines, linesCsv, maxX, stepChartSpec } from "./step-chart-utils";
+import { axisTicks, chartLines, linesCsv, maxX, stepChartSpec } from "./step-chart-utils";
 
 const series = (metric: string, points: [number, number][]): StepSeries => ({
   run_id: 1,
@@ -75,5 +75,13 @@ describe("chartLines, maxX and linesCsv", () => {
     expect(chartLines([series("read_mbps", [[1, 0]])])).toHaveLength(1);
     expect(chartLines([series("read_mbps", [])])).toEqual([]);
     expect(maxX([])).toBe(0);
+  });
+});
+
+describe("the time axis of a finished step", () => {
+  it("ends with the job, not at the next round tick", () => {
+    expect(axisTicks(15.03)).toEqual([0, 5, 10, 15]);
+    expect(axisTicks(20)).toEqual([0, 5, 10, 15, 20]);
+    expect(axisTicks(0.4)).toEqual([0]);
   });
 });

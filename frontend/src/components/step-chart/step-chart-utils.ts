@@ -1,5 +1,6 @@
 import type { Step, StepSeries } from "../../api/types";
 import { toCsv } from "../../lib/export-utils";
+import { timeTicks } from "../run-chart/run-chart-utils";
 
 export type SeriesX = "time" | "position";
 
@@ -92,4 +93,9 @@ export function maxX(lines: readonly ChartLine[]): number {
 export function linesCsv(lines: readonly ChartLine[], x: SeriesX): string {
   const rows = lines.flatMap((l) => l.points.map((p) => [l.metric, p.x, p.y]));
   return toCsv(["metric", x === "position" ? "position_pct" : "t_s", "value"], rows);
+}
+
+/** Round time ticks up to the job's end `end` and no further: the axis stops with the job. */
+export function axisTicks(end: number): number[] {
+  return timeTicks(end).filter((t) => t <= end + 1e-9);
 }

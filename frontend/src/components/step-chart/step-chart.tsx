@@ -22,8 +22,8 @@ import {
   SERIES_COLORS,
 } from "../chart-frame/chart-theme";
 import { errorMessage } from "../error-box/error-box";
-import { formatCompact, timeTicks } from "../run-chart/run-chart-utils";
-import { chartLines, linesCsv, maxX, type StepChartSpec } from "./step-chart-utils";
+import { formatCompact } from "../run-chart/run-chart-utils";
+import { axisTicks, chartLines, linesCsv, maxX, type StepChartSpec } from "./step-chart-utils";
 
 const HEIGHT = 200;
 const MARGIN = { top: 6, right: 16, bottom: 18, left: 8 };
@@ -48,8 +48,10 @@ export function StepChart({ runId, step, spec, conditions, provenance }: StepCha
   const data = results.map((r) => r.data);
   // About 650 points per line: cheap enough to build on every render.
   const lines = loaded ? chartLines(data.filter((d) => d !== undefined)) : [];
-  const end = spec.x === "position" ? 100 : (timeTicks(maxX(lines)).at(-1) ?? 1);
-  const ticks = spec.x === "position" ? POSITION_TICKS : timeTicks(maxX(lines));
+  // The time axis ends where the job ended (a 15.03 s job: at 15.03 s, not at the next round
+  // tick); the series' short last interval is folded into the one before by the api.
+  const end = spec.x === "position" ? 100 : maxX(lines) || 1;
+  const ticks = spec.x === "position" ? POSITION_TICKS : axisTicks(end);
   const overlay = failed
     ? `Could not load the series: ${errorMessage(failed.error)}`
     : !loaded

@@ -1,0 +1,314 @@
+"""Sustained levels of a rate and where they change: an HD Tach pass's write speed against
+position, a consistency run's IOPS against time, a drive's recovery after a workload changes.
+Pure: numbers in, plain dicts out.
+
+The input is what fio measures exactly: consecutive intervals on fio's clock, each with its
+length and the amount (bytes or I/Os) completed in it. The rate of a single interval is noisy
+(on a busy host fio's 100 ms snapshots of a steady 60 MB/s write read 17 to 101 MB/s: fio
+was descheduled, then caught up), but the cumulative amount against time is exact at every
+interval's end. So:
+
+1. Candidate changes: PELT (`ruptures`, penalised least squares on the log of each interval's
+   rate; the log makes a 50% drop the same size at 1000 and at 30 MB/s) with a penalty from
+   the series' own noise (BIC: 2 x sigma^2 x log n, sigma from the median absolute deviation of
+   successive log rates). PELT may find too many; the next step decides.
+2. Levels: adjacent segments whose levels differ by less than `min_rel_change` are merged,
+   and so are segments shorter than `min_amount` / `min_time` (into the neighbour closer in
+   level), smallest first, until every level is distinct and sustained.
+3. Each level is the slope of a line through the cumulative amount against time over its
+   segment (Theil-Sen: robust to what is left of a stall or a burst; an amount over a time, not
+   an average of noisy rates), and each change is where the lines of the two segments meet: a
+   position and a time finer than one interval.
+   Stalls (intervals that found.stalls.find_stalls calls stalled) are taken out of the time
+   axis first, so a level is the speed while the drive moves data and a stall next to a change
+   does not move it; they stay in the times reported.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+MIN_POINTS = 3  # blocks per segment that PELT may consider
+# An interval is stalled when its rate is at most STALL_SHARE of the median of the
+# STALL_CONTEXT intervals around it (the reviews' "below 10% of the median", locally, so that a
+# slow level is not a stall).
+STALL_SHARE = 0.1
+STALL_CONTEXT = 11
+SHARP_BLOCKS = 3
+# Candidates are looked for in blocks of intervals: BLOCKS in the series, at most BLOCK_S long,
+# at least one interval.
+BLOCKS = 60
+BLOCK_S = 0.5
+MAX_BLOCKS = 2000
+PELT_CANDIDATES = 200
+MAX_FIT_POINTS = 400
+
+
+def _noise(z: np.ndarray) -> float:
+    if z.size < 3:
+        return 0.0
+    d = np.diff(z)
+    return float(1.4826 * np.median(np.abs(d - np.median(d))) / np.sqrt(2.0))
+
+
+def _pelt(z: np.ndarray) -> list[int]:
+    """Indices where a new segment starts (excluding 0), by PELT on z."""
+    import ruptures as rpt  # a heavy import, only when a series is analysed
+
+    n = z.size
+    if n < 2 * MIN_POINTS:
+        return []
+    sigma = max(_noise(z), 1e-3)
+    # ruptures' PELT takes time with the square of the candidates: at most PELT_CANDIDATES
+    # of them (0.3 s); the line fits then place each change within its interval.
+    jump = max(1, -(-n // PELT_CANDIDATES))
+    algo = rpt.Pelt(model="l2", min_size=MIN_POINTS, jump=jump).fit(z.reshape(-1, 1))
+    bkps = algo.predict(pen=2.0 * sigma**2 * np.log(n))
+    return [int(b) for b in bkps[:-1]]
+
+
+def _fit(tau: np.ndarray, cum: np.ndarray) -> tuple[float, float]:
+    """(intercept, slope) of cum against tau: Theil-Sen (the median of the slopes between pairs
+    of points), so that what is left of a stall, or a burst, does not tilt the line."""
+    if tau.size < 2 or np.ptp(tau) <= 0:
+        return float(cum.mean()) if cum.size else 0.0, 0.0
+    if tau.size > MAX_FIT_POINTS:  # evenly spaced points: the pairs grow with the square
+        pick = np.linspace(0, tau.size - 1, MAX_FIT_POINTS).round().astype(int)
+        tau, cum = tau[pick], cum[pick]
+    i, j = np.triu_indices(tau.size, k=1)
+    dx = tau[j] - tau[i]
+    ok = dx > 0
+    slope = float(np.median((cum[j][ok] - cum[i][ok]) / dx[ok]))
+    return float(np.median(cum - slope * tau)), slope
+
+
+def levels(
+    dt_s: ArrayLike,
+    amounts: ArrayLike,
+    *,
+    min_rel_change: float,
+    min_amount: float = 0.0,
+    min_time_s: float = 0.0,
+) -> dict:
+    """The sustained levels of consecutive intervals (`dt_s` long, `amounts` completed in each)
+    and the changes between them; see the module's doc for the method.
+
+    Returns `segments` ([{"start_s", "end_s", "start_amount", "end_amount", "rate"}], rate in
+    amount per second while moving data), `changes` ([{"t_s", "amount", "before", "after",
+    "ratio"}], where `t_s` is on the series' clock from its first interval's start and `amount`
+    the cumulative amount there) and the parameters used. A series shorter than two segments
+    of MIN_POINTS intervals has one level.
+    """
+    if not 0 < min_rel_change < 1:
+        raise ValueError("min_rel_change must be between 0 and 1")
+    dt = np.asarray(dt_s, dtype=float)
+    a = np.asarray(amounts, dtype=float)
+    if dt.shape != a.shape or dt.ndim != 1:
+        raise ValueError("dt_s and amounts must be 1-D and of one length")
+    if np.any(~np.isfinite(dt)) or np.any(~np.isfinite(a)) or np.any(dt < 0) or np.any(a < 0):
+        raise ValueError("dt_s and amounts must be finite and not negative")
+    params = {
+        "min_rel_change": min_rel_change,
+        "min_amount": min_amount,
+        "min_time_s": min_time_s,
+        "method": "PELT (ruptures, l2 on log rate) + merge + cumulative line fits",
+    }
+    keep = dt > 0
+    dt, a = dt[keep], a[keep]
+    if a.sum() <= 0:
+        return {"segments": [], "changes": [], **params}
+    t_end = np.cumsum(dt)
+    cum = np.cumsum(a)
+    rate = a / dt
+    # Stalls (nothing or nearly nothing completed: at most STALL_SHARE of the rate around them)
+    # leave the time axis of everything below, tau, so that a level is the speed while data
+    # moves and a stall is not a level. They stay in the times reported.
+    half = STALL_CONTEXT // 2
+    padded = np.pad(rate, half, mode="edge")
+    around = np.median(np.lib.stride_tricks.sliding_window_view(padded, 2 * half + 1), axis=1)
+    core = rate <= STALL_SHARE * around
+    # A stall rarely starts or ends on an interval's edge: the intervals next to one that were
+    # mostly idle (below half the rate around) belong to it, and the next ones out lose their
+    # idle time too.
+    for _grow in range(2):
+        near = np.zeros_like(core)
+        near[1:] |= core[:-1]
+        near[:-1] |= core[1:]
+        core = core | (near & (rate < 0.5 * around))
+    near = np.zeros_like(core)
+    near[1:] |= core[:-1]
+    near[:-1] |= core[1:]
+    stalled = core | (near & (rate < around))
+    active = np.where(stalled, np.minimum(dt, a / np.maximum(around, 1e-300)), dt)
+    tau = np.cumsum(active)
+    total = float(tau[-1])
+    if total <= 0:
+        return {"segments": [], "changes": [], **params}
+
+    # 1. Candidates on blocks of intervals: one interval's rate swings with when fio ran and
+    #    the throttle let data through; a block's rate (its amount over its time) is steady.
+    #    Block k covers intervals bounds[k]:bounds[k + 1].
+    block_s = min(max(total / BLOCKS, float(np.median(active[~stalled]))), BLOCK_S)
+    block_s = max(block_s, total / MAX_BLOCKS)
+    block_of = np.floor(np.concatenate(([0.0], tau[:-1])) / block_s + 1e-9).astype(int)
+    bounds = [0, *np.flatnonzero(np.diff(block_of)) + 1, dt.size]
+    block_rate = np.array(
+        [
+            a[i:j].sum() / active[i:j].sum() if active[i:j].sum() > 0 else 0.0
+            for i, j in zip(bounds, bounds[1:], strict=False)
+        ]
+    )
+    floor = 0.01 * float(np.median(block_rate[block_rate > 0])) if np.any(block_rate > 0) else 1.0
+    z = np.log(np.maximum(block_rate, floor))
+    starts = [bounds[k] for k in [0, *_pelt(z)]] + [dt.size]  # interval indices
+
+    block_starts = np.asarray(bounds[:-1])
+
+    def seg_rate(i0: int, i1: int) -> float:
+        inside = block_rate[np.searchsorted(block_starts, i0) : np.searchsorted(block_starts, i1)]
+        if inside.size:
+            return float(np.median(inside))
+        return float(a[i0:i1].sum() / max(active[i0:i1].sum(), 1e-300))
+
+    def too_short(i0: int, i1: int) -> bool:
+        # Also shorter than MIN_POINTS blocks: what the snapshots can resolve as a level (2% of
+        # a 40 MB/s pass over 200 MB is a single 100 ms snapshot).
+        time = float(active[i0:i1].sum())
+        return (
+            float(a[i0:i1].sum()) < min_amount
+            or time < min_time_s
+            or time < MIN_POINTS * block_s * (1 - 1e-9)
+        )
+
+    # 2. Merge until every boundary separates distinct, sustained levels.
+    while len(starts) > 2:
+        rates = [max(seg_rate(starts[k], starts[k + 1]), 1e-12) for k in range(len(starts) - 1)]
+        contrasts = [abs(np.log(rates[k + 1] / rates[k])) for k in range(len(rates) - 1)]
+        weakest = int(np.argmin(contrasts))
+        if contrasts[weakest] < -np.log(1.0 - min_rel_change):
+            del starts[weakest + 1]
+            continue
+        short = [k for k in range(len(rates)) if too_short(starts[k], starts[k + 1])]
+        if not short:
+            break
+        k = min(short, key=lambda j: float(a[starts[j] : starts[j + 1]].sum()))
+        if k == 0:
+            del starts[1]
+        elif k == len(rates) - 1:
+            del starts[k]
+        else:
+            del starts[k if contrasts[k - 1] <= contrasts[k] else k + 1]
+
+    def fit(k: int) -> tuple[float, float]:
+        sel = np.arange(starts[k], starts[k + 1])
+        sel = sel[~stalled[sel]]
+        # Leave out the intervals next to a change (they may straddle it) where the segment is
+        # long enough to spare them.
+        edge = 2 if sel.size >= 8 else 1 if sel.size >= 4 else 0
+        first = edge if k > 0 else min(edge, 1)
+        last = sel.size - (edge if k < len(starts) - 2 else min(edge, 1))
+        return _fit(tau[sel[first:last]], cum[sel[first:last]])
+
+    # 3. Lines through the cumulative amount against tau, and the changes where they meet; the
+    #    intervals are then reassigned to the side of the meeting point and the lines fitted
+    #    again, until the changes stay put (PELT placed them only to a block).
+    def refine() -> tuple[list[tuple[float, float]], list[float]]:
+        lines: list[tuple[float, float]] = []
+        crossings: list[float] = []
+        for _round in range(8):
+            lines = [fit(k) for k in range(len(starts) - 1)]
+            crossings = []
+            moved = False
+            for k in range(len(lines) - 1):
+                (c0, s0), (c1, s1) = lines[k], lines[k + 1]
+                lo = tau[(starts[k] + starts[k + 1]) // 2]
+                hi = tau[min((starts[k + 1] + starts[k + 2]) // 2, dt.size - 1)]
+                x = (c1 - c0) / (s0 - s1) if s0 != s1 else tau[starts[k + 1] - 1]
+                x = float(min(max(x, lo), hi))
+                crossings.append(x)
+                new = int(np.searchsorted(tau, x, side="right"))
+                new = min(max(new, starts[k] + 1), starts[k + 2] - 1)
+                if new != starts[k + 1]:
+                    starts[k + 1] = new
+                    moved = True
+            if not moved:
+                break
+        return lines, crossings
+
+    # 4. A change must be a step: the rates next to it, over half the shorter of its two
+    #    segments (at least SHARP_BLOCKS blocks and the minimum length), must differ by
+    #    min_rel_change too, or it is a gradual slope that the lines cut into pieces. The least
+    #    sharp such change is merged away, and again.
+    def local(x: float, width: float, after: bool) -> float:
+        x0, x1 = (x, min(x + width, total)) if after else (max(x - width, 0.0), x)
+        if x1 <= x0:
+            return 0.0
+        return float(np.interp(x1, tau, cum) - np.interp(x0, tau, cum)) / (x1 - x0)
+
+    def fit_points(k: int) -> int:
+        sel = np.arange(starts[k], starts[k + 1])
+        return int((~stalled[sel]).sum())
+
+    while True:
+        lines, crossings = refine()
+        # Refining can leave a segment with too little in it to be a level: merge it away.
+        thin = [
+            k
+            for k in range(len(starts) - 1)
+            if fit_points(k) < 2 or too_short(starts[k], starts[k + 1])
+        ]
+        if thin and len(starts) > 2:
+            k = min(thin, key=lambda j: float(a[starts[j] : starts[j + 1]].sum()))
+            del starts[1 if k == 0 else k]
+            continue
+        # Levels that the fitted lines put closer than min_rel_change are one level.
+        weak = [
+            (abs(np.log(max(lines[k + 1][1], 1e-300) / max(lines[k][1], 1e-300))), k)
+            for k in range(len(lines) - 1)
+        ]
+        if weak and min(weak)[0] < -np.log(1.0 - min_rel_change):
+            del starts[min(weak)[1] + 1]
+            continue
+        dull = []
+        for k, x in enumerate(crossings):
+            rate_here = max(lines[k][1], lines[k + 1][1], 1e-300)
+            left = x - (crossings[k - 1] if k > 0 else 0.0)
+            right = (crossings[k + 1] if k + 1 < len(crossings) else total) - x
+            width = max(
+                SHARP_BLOCKS * block_s, min_time_s, min_amount / rate_here, min(left, right) / 2
+            )
+            before, after = local(x, width, False), local(x, width, True)
+            contrast = abs(np.log(max(after, 1e-300) / max(before, 1e-300)))
+            if contrast < -np.log(1.0 - min_rel_change):
+                dull.append((contrast, k))
+        if not dull:
+            break
+        del starts[min(dull)[1] + 1]
+
+    changes = []
+    for k, x in enumerate(crossings):
+        (c0, s0), (_c1, s1) = lines[k], lines[k + 1]
+        changes.append(
+            {
+                "t_s": float(np.interp(x, tau, t_end)),
+                "amount": float(c0 + s0 * x),
+                "before": s0,
+                "after": s1,
+                "ratio": s1 / s0 if s0 > 0 else None,
+            }
+        )
+    segments = []
+    for k, (_c, slope) in enumerate(lines):
+        t0 = 0.0 if k == 0 else changes[k - 1]["t_s"]
+        t1 = float(t_end[-1]) if k == len(lines) - 1 else changes[k]["t_s"]
+        segments.append(
+            {
+                "start_s": t0,
+                "end_s": t1,
+                "start_amount": 0.0 if k == 0 else changes[k - 1]["amount"],
+                "end_amount": float(cum[-1]) if k == len(lines) - 1 else changes[k]["amount"],
+                "rate": slope,
+            }
+        )
+    return {"segments": segments, "changes": changes, **params}

@@ -1,0 +1,94 @@
+"""`drivelab run --wait` prints each step's headline findings from GET /api/runs/{id}."""
+
+from __future__ import annotations
+
+from backend.cli import findings_lines
+
+
+def test_findings_are_said_as_a_reviewer_quotes_them() -> None:
+    run = {
+        "steps": [
+            {
+                "label": "write pass",
+                "results": [{"metric": "hdtach_write_avg_mbps", "value": 12.34}],
+                "findings": {
+                    "hdtach": {
+                        "direction": "write",
+                        "step_downs": [
+                            {"at_pct": 31.25, "at_gb": 0.063, "from_mbps": 24.0, "to_mbps": 12.0}
+                        ],
+                        "levels": [],
+                        "min_drop": 0.2,
+                        "min_span_pct": 2.0,
+                        "method": "",
+                    }
+                },
+            },
+            {
+                "label": "read pass",
+                "results": [],
+                "findings": {
+                    "hdtach": {
+                        "direction": "read",
+                        "step_downs": [],
+                        "levels": [],
+                        "min_drop": 0.2,
+                        "min_span_pct": 2.0,
+                        "method": "",
+                    }
+                },  # fmt: skip
+            },
+            {
+                "label": "hitching",
+                "results": [],
+                "findings": {
+                    "stalls": {
+                        "source": "window log",
+                        "count": 3,
+                        "longest_s": 1.52,
+                        "total_s": 4.5,
+                        "period_s": 5.96,
+                        "period_regular": True,
+                        "min_stall_s": 0.3,
+                        "short_count": 1,
+                        "stalls": [],
+                    }
+                },  # fmt: skip
+            },
+            {
+                "label": "random writes",
+                "results": [
+                    {"metric": "iops_mean_last400", "value": 800.4},
+                    {"metric": "iops_stddev_last400", "value": 90.0},
+                    {"metric": "iops_min_last400", "value": 610.0},
+                ],
+                "findings": {
+                    "dropoff": {
+                        "dropoff_s": 11.5,
+                        "fob_iops": 3000.0,
+                        "after_iops": 801.0,
+                        "ratio": 0.5,
+                        "min_time_s": 5.0,
+                    }
+                },  # fmt: skip
+            },
+            {
+                "label": "rounds",
+                "results": [
+                    {"metric": "ss_steady", "value": 1.0},
+                    {"metric": "ss_round", "value": 7.0},
+                    {"metric": "ss_rounds", "value": 7.0},
+                ],
+            },
+        ]
+    }
+    assert findings_lines(run) == [
+        "write pass: 12.3 MB/s average; steps down 24.0 -> 12.0 MB/s at 31.2% (0.06 GB)",
+        "read pass: no step-down (a drop of at least 20% between levels of at least 2% of the "
+        "span)",
+        "hitching: 3 stalls of at least 0.3 s: longest 1.52 s, total 4.50 s, one every 5.96 s "
+        "(regular); 1 shorter (from the window log)",
+        "random writes: drop-off at 11.5 s: 3000 -> 801 IOPS",
+        "random writes: last 400 s: 800 IOPS mean, 90 stddev, 610 minimum",
+        "rounds: steady state reached at round 7 of 7",
+    ]

@@ -1,0 +1,144 @@
+"""The simulated drive's state machine (pure), its known answer from a trace, and the two
+kernel interfaces of the throttle."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from worker.sim import truth
+from worker.sim.profile import (
+    MB,
+    PROFILES,
+    STALL_BPS,
+    Cliff,
+    Counters,
+    Level,
+    Limits,
+    Profile,
+    Simulation,
+    Stalls,
+)
+from worker.sim.throttle import V1Blkio, V2Io
+
+SIZE = 100 * 2**20
+
+
+def drive(profile: Profile) -> tuple[Simulation, list[dict]]:
+    return Simulation(profile, SIZE), []
+
+
+def test_levels_follow_the_share_written() -> None:
+    sim, events = drive(PROFILES["slc-cache"])
+    written = 0
+    seen = []
+    for t in range(200):
+        written += SIZE // 100  # 1% a tick
+        limits, ev = sim.step(t * 0.01, Counters(written, t, 0), 1000.0 + t)
+        events += ev
+        seen.append(limits.write_bps)
+    assert seen[28] == 24 * MB and seen[30] == 12 * MB and seen[80] == 6 * MB
+    assert [e["mbps"] for e in events if e["kind"] == "level"] == [24, 12, 6]
+    assert limits.read_bps == 40 * MB
+
+
+def test_a_large_discard_resets_the_drive_and_can_stall_it() -> None:
+    profile = Profile("p", "t", (Level(50, 40), Level(100, 10)), trim_stall_s=2.0)
+    sim = Simulation(profile, SIZE)
+    sim.step(0.0, Counters(0, 0, 0), 0.0)
+    limits, _ = sim.step(1.0, Counters(int(0.6 * SIZE), 10, 0), 1.0)
+    assert limits.write_bps == 10 * MB
+    limits, ev = sim.step(2.0, Counters(int(0.6 * SIZE), 10, SIZE), 2.0)
+    assert {e["kind"] for e in ev} >= {"reset", "stall-start"}
+    assert limits.write_bps == STALL_BPS
+    limits, ev = sim.step(4.1, Counters(int(0.6 * SIZE), 10, SIZE), 4.1)
+    assert limits.write_bps == 40 * MB and any(e["kind"] == "stall-end" for e in ev)
+    # A small discard (a partial TRIM) does not reset.
+    limits, ev = sim.step(5.0, Counters(int(1.2 * SIZE), 20, SIZE + SIZE // 10), 5.0)
+    assert limits.write_bps == 10 * MB and not any(e["kind"] == "reset" for e in ev)
+
+
+def test_random_writes_reach_the_cliff_and_sequential_ones_do_not_count() -> None:
+    profile = Profile("p", "t", (Level(100, 80),), cliff=Cliff(10 * 2**20, 3000, 800))
+    sim = Simulation(profile, SIZE)
+    sim.step(0.0, Counters(0, 0, 0), 0.0)
+    limits, _ = sim.step(1.0, Counters(20 * 2**20, 160, 0), 1.0)  # 128 KiB writes
+    assert limits.write_iops == 3000 and sim.random_written == 0
+    limits, ev = sim.step(2.0, Counters(31 * 2**20, 160 + 2816, 0), 2.0)  # 4 KiB writes
+    assert limits.write_iops == 800 and any(e["kind"] == "cliff" for e in ev)
+
+
+def test_stalls_come_every_period_of_writing_and_restart_after_idle() -> None:
+    profile = Profile("p", "t", (Level(100, 40),), stalls=Stalls(6.0, 1.5))
+    sim = Simulation(profile, SIZE)
+    written, starts = 0, []
+    for k in range(2000):  # 20 s of writing, ticks of 10 ms
+        t = k * 0.01
+        limits, ev = sim.step(t, Counters(written, k, 0), t)
+        if limits.write_bps != STALL_BPS:
+            written += 400_000
+        starts += [round(e["t"], 2) for e in ev if e["kind"] == "stall-start"]
+    # 6 s after the first tick that saw writes (t = 0.01), and every 6 s of writing after it.
+    assert starts == [6.01, 12.01, 18.01]
+    # Two idle seconds, then writes again: the clock starts again with them.
+    _l, ev = sim.step(22.0, Counters(written + 400_000, 2001, 0), 22.0)
+    assert [e["kind"] for e in ev] == ["burst"]
+    assert sim._next_stall == pytest.approx(28.0)
+
+
+def test_profiles_are_checked_and_round_trip() -> None:
+    with pytest.raises(ValueError):
+        Profile("bad", "t", (Level(50, 40),))  # does not reach 100%
+    with pytest.raises(ValueError):
+        Profile("bad", "t", (Level(100, 40),), stalls=Stalls(1.0, 2.0))
+    for p in PROFILES.values():
+        assert Profile.from_dict(p.as_dict()) == p
+        assert p.describe()
+    assert PROFILES["slc-cache"].expected_step_downs() == [
+        {"at_pct": 30, "from_mbps": 24, "to_mbps": 12},
+        {"at_pct": 80, "from_mbps": 12, "to_mbps": 6},
+    ]
+
+
+def test_the_known_answer_is_where_the_device_changed_speed() -> None:
+    """The device's counters change slope 0.26 s after the controller's change (the throttle
+    carries unused allowance over): the truth is the device's, from its counters."""
+    t = np.arange(0, 6, 0.005)
+    switch = 3.26
+    written = np.where(t < switch, 20e6 * t, 20e6 * switch + 14e6 * (t - switch))
+    trace = np.column_stack([1000 + t, written, written / 131072])
+    events = [
+        {"kind": "level", "wall": 1000.0, "until_pct": 40, "mbps": 20, "applied_written": 0},
+        {"kind": "level", "wall": 1003.0, "until_pct": 100, "mbps": 14,
+         "applied_written": 60e6},
+    ]  # fmt: skip
+    (change,) = truth.level_changes(events, trace, int(163e6))
+    assert change["at_pct"] == pytest.approx(20e6 * switch / 163e6 * 100, abs=0.01)
+    assert change["applied_pct"] == pytest.approx(60e6 / 163e6 * 100)
+    assert change["from_mbps"] == pytest.approx(20) and change["to_mbps"] == pytest.approx(14)
+    stalls = truth.stalls(
+        [
+            {"kind": "stall-start", "wall": 10.0, "stall": "periodic"},
+            {"kind": "stall-end", "wall": 11.5},
+        ]
+    )
+    assert stalls == [{"kind": "periodic", "wall": 10.0, "duration_s": 1.5}]
+
+
+def test_throttle_files_of_both_cgroup_versions(tmp_path: Path) -> None:
+    """cgroup v1 writes one file per limit (0: no limit); v2 one io.max line ("max"). The
+    machine running the tests has one of the two: the other is checked on its file format."""
+    v1 = V1Blkio(tmp_path, "v1", "7:3")
+    v1.create()
+    v1.apply(Limits(24 * MB, None, 40 * MB))
+    assert (v1.path / "blkio.throttle.write_bps_device").read_text() == "7:3 24000000\n"
+    assert (v1.path / "blkio.throttle.write_iops_device").read_text() == "7:3 0\n"
+    assert (v1.path / "blkio.throttle.read_bps_device").read_text() == "7:3 40000000\n"
+    (tmp_path / "cgroup.subtree_control").write_text("cpu\n")
+    v2 = V2Io(tmp_path, "v2", "7:3")
+    v2.create()
+    assert (tmp_path / "cgroup.subtree_control").read_text() == "+io"
+    v2.apply(Limits(STALL_BPS, 800, None))
+    assert (v2.path / "io.max").read_text() == "7:3 rbps=max wbps=1 riops=max wiops=800\n"

@@ -1,0 +1,391 @@
+"""A simulated drive's behaviour, and what drivelab should find on it. Pure: no I/O.
+
+A profile says how fast the simulated drive may go, as a function of what has been written to
+it and of time, the way a real SSD's firmware does:
+
+- write speed levels by the fraction of the device written since it was last reset (an SLC
+  cache running out, a "performance mode" that ends): 60 MB/s until 25%, 30 MB/s until 80%...;
+- an IOPS limit that falls after N bytes of random writes (small blocks: at most 64 KiB per
+  I/O on average) with jitter: the consistency cliff, when the free blocks run out and garbage
+  collection sets the pace;
+- periodic write stalls (a flush every P seconds for D seconds), on a clock that starts with
+  the first write after an idle second; and a stall while a large TRIM is digested.
+
+A discard of at least half the device (a purge or a whole-span TRIM) resets it: the written
+fraction and the random-write count go back to 0, as on a drive whose cache and free blocks
+are free again.
+
+`Simulation` turns a profile and the device's counters (sectors written and discarded, write
+I/Os, from /sys/block/loopN/stat) into throttle limits and events, tick by tick; the
+controller (worker.sim.controller) applies the limits with the kernel's block throttle.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+MB = 1_000_000
+# Average I/O size at or below which writes count as random (small-block) writes.
+SMALL_WRITE_BYTES = 64 * 1024
+# The throttle's minimum: 1 byte/s, so a stalled 4 KiB write would wait over an hour.
+STALL_BPS = 1
+# Writes that start after this long without any are a new burst: the stall clock restarts.
+IDLE_RESET_S = 1.0
+# A discard of at least this share of the device resets it (purge, whole-span TRIM).
+RESET_DISCARD_SHARE = 0.5
+JITTER_EVERY_S = 0.2
+
+
+@dataclass(frozen=True)
+class Level:
+    """Write speed `mbps` (10^6 B/s) until `until_pct` % of the device is written."""
+
+    until_pct: float
+    mbps: float
+
+
+@dataclass(frozen=True)
+class Cliff:
+    """Random-write IOPS: `fob_iops` until `after_bytes` of random writes, then `steady_iops`,
+    each redrawn every 0.2 s within +-`jitter` (a share) of its level."""
+
+    after_bytes: int
+    fob_iops: float
+    steady_iops: float
+    jitter: float = 0.0
+
+
+@dataclass(frozen=True)
+class Stalls:
+    """Writes stop for `duration_s` every `period_s` seconds of writing."""
+
+    period_s: float
+    duration_s: float
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    title: str
+    write_levels: tuple[Level, ...]
+    read_mbps: float | None = None
+    cliff: Cliff | None = None
+    stalls: Stalls | None = None
+    # Writes stall for this long after a discard of at least half the device.
+    trim_stall_s: float = 0.0
+    # Each level's speed is redrawn every 0.2 s within +- this share (noise, not steps).
+    bw_jitter: float = 0.0
+    seed: int = 1
+
+    def __post_init__(self) -> None:
+        if not self.write_levels:
+            raise ValueError(f"profile {self.name}: at least one write level")
+        edges = [lv.until_pct for lv in self.write_levels]
+        if edges != sorted(edges) or edges[-1] < 100:
+            raise ValueError(
+                f"profile {self.name}: levels must end in increasing order, the last at 100% "
+                f"or beyond (got {edges})"
+            )
+        if any(lv.mbps <= 0 for lv in self.write_levels):
+            raise ValueError(f"profile {self.name}: every level needs a positive MB/s")
+        if self.stalls and not 0 < self.stalls.duration_s < self.stalls.period_s:
+            raise ValueError(f"profile {self.name}: a stall must be shorter than its period")
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Profile:
+        d = dict(data)
+        d["write_levels"] = tuple(Level(**lv) for lv in d.get("write_levels", ()))
+        if d.get("cliff"):
+            d["cliff"] = Cliff(**d["cliff"])
+        if d.get("stalls"):
+            d["stalls"] = Stalls(**d["stalls"])
+        return cls(**d)
+
+    def level_at(self, fraction: float) -> Level:
+        pct = fraction * 100.0
+        for lv in self.write_levels:
+            if pct < lv.until_pct:
+                return lv
+        return self.write_levels[-1]
+
+    def expected_step_downs(self) -> list[dict[str, float]]:
+        """The step-downs of a sequential write pass over the whole device from a reset state:
+        the level boundaries where the speed falls."""
+        out = []
+        for a, b in zip(self.write_levels, self.write_levels[1:], strict=False):
+            if b.mbps < a.mbps and a.until_pct < 100:
+                out.append({"at_pct": a.until_pct, "from_mbps": a.mbps, "to_mbps": b.mbps})
+        return out
+
+    def describe(self) -> list[str]:
+        """What the profile does, in lines a reviewer reads (`drivelab sim profiles`)."""
+        lines = []
+        start = 0.0
+        for lv in self.write_levels:
+            end = "the end" if lv.until_pct >= 100 else f"{lv.until_pct:g}%"
+            lines.append(f"writes at {lv.mbps:g} MB/s from {start:g}% to {end} of the device")
+            start = lv.until_pct
+        if self.bw_jitter:
+            lines.append(f"write speed varies within +-{self.bw_jitter * 100:g}% (noise)")
+        lines.append(f"reads at {self.read_mbps:g} MB/s" if self.read_mbps else "reads unthrottled")
+        if self.cliff and self.cliff.fob_iops == self.cliff.steady_iops:
+            lines.append(f"writes at most {self.cliff.fob_iops:g} IOPS")
+        elif self.cliff:
+            c = self.cliff
+            lines.append(
+                f"random writes at {c.fob_iops:g} IOPS, {c.steady_iops:g} IOPS after "
+                f"{c.after_bytes / 2**20:g} MiB of them (+-{c.jitter * 100:g}%)"
+            )
+        if self.stalls:
+            lines.append(
+                f"writes stall for {self.stalls.duration_s:g} s every "
+                f"{self.stalls.period_s:g} s of writing"
+            )
+        if self.trim_stall_s:
+            lines.append(f"writes stall for {self.trim_stall_s:g} s after a whole-span TRIM")
+        return lines
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Throttle limits: None is unlimited."""
+
+    write_bps: int | None
+    write_iops: int | None
+    read_bps: int | None
+
+
+@dataclass
+class Counters:
+    """Cumulative counters of the device (from /sys/block/NAME/stat), in bytes and I/Os."""
+
+    written: int
+    write_ios: int
+    discarded: int
+
+
+@dataclass
+class Simulation:
+    """The profile's state machine: feed it the time and the device's counters, get the
+    limits to apply and the events that happened (level changes, the cliff, stalls, resets).
+
+    `now` is any monotonic clock in seconds; `wall` (epoch seconds) is only recorded in events,
+    so that they can be compared with fio's timestamps.
+    """
+
+    profile: Profile
+    size_bytes: int
+    written: int = 0  # bytes written since the last reset
+    written_offset: int = 0  # the device's written counter at the last reset
+    random_written: int = 0  # bytes of small-block writes since the last reset
+    _last: Counters | None = None
+    _last_write_at: float | None = None
+    _anchor: float | None = None  # start of the current burst of writes (stall clock)
+    _next_stall: float | None = None
+    _stall_until: float | None = None
+    _stall_kind: str = ""
+    _jitter_at: float = -math.inf
+    _bw_factor: float = 1.0
+    _iops_factor: float = 1.0
+    _level: Level | None = None
+    _cliffed: bool = False
+    _rng: random.Random = field(default_factory=random.Random)
+
+    def __post_init__(self) -> None:
+        self._rng = random.Random(self.profile.seed)
+
+    # -- the tick --------------------------------------------------------------------------
+
+    def step(self, now: float, c: Counters, wall: float) -> tuple[Limits, list[dict[str, Any]]]:
+        events: list[dict[str, Any]] = []
+
+        def event(kind: str, **extra: Any) -> None:
+            events.append(
+                {
+                    "kind": kind,
+                    "t": now,
+                    "wall": wall,
+                    "written": self.written,
+                    "random_written": self.random_written,
+                    **extra,
+                }
+            )
+
+        if self._last is None:
+            self.written_offset = c.written  # a loop device's counters outlive its detach
+        prev = self._last or c
+        self._last = c
+        d_written = max(0, c.written - prev.written)
+        d_ios = max(0, c.write_ios - prev.write_ios)
+        d_discarded = max(0, c.discarded - prev.discarded)
+
+        if d_discarded >= RESET_DISCARD_SHARE * self.size_bytes:
+            self.written = 0
+            self.written_offset = c.written
+            self.random_written = 0
+            self._cliffed = False
+            self._anchor = None
+            self._next_stall = None
+            event("reset", discarded=d_discarded)
+            if self.profile.trim_stall_s > 0:
+                self._start_stall(now, self.profile.trim_stall_s, "trim", event)
+
+        if d_written:
+            self.written += d_written
+            if d_ios and d_written / d_ios <= SMALL_WRITE_BYTES:
+                self.random_written += d_written
+
+        self._stall_clock(now, d_written > 0, event)
+
+        level = self.profile.level_at(self.written / self.size_bytes)
+        if level != self._level:
+            event("level", mbps=level.mbps, until_pct=level.until_pct)
+            self._level = level
+        cliff = self.profile.cliff
+        if cliff and not self._cliffed and self.random_written >= cliff.after_bytes:
+            self._cliffed = True
+            event("cliff", iops=cliff.steady_iops)
+
+        if now >= self._jitter_at + JITTER_EVERY_S:
+            self._jitter_at = now
+            self._bw_factor = self._draw(self.profile.bw_jitter)
+            self._iops_factor = self._draw(cliff.jitter if cliff else 0.0)
+
+        read_bps = int(self.profile.read_mbps * MB) if self.profile.read_mbps else None
+        if self.stalled(now):
+            return Limits(STALL_BPS, None, read_bps), events
+        write_bps = int(level.mbps * MB * self._bw_factor)
+        iops = None
+        if cliff:
+            base = cliff.steady_iops if self._cliffed else cliff.fob_iops
+            iops = max(1, int(base * self._iops_factor))
+        return Limits(write_bps, iops, read_bps), events
+
+    def stalled(self, now: float) -> bool:
+        return self._stall_until is not None and now < self._stall_until
+
+    def seconds_to_next_change(self, now: float, write_bps: float) -> float:
+        """How long until the state may change at the current write rate: the controller
+        sleeps no longer than this, so a level boundary is met within one tick."""
+        waits = [math.inf]
+        if self._stall_until is not None and now < self._stall_until:
+            waits.append(self._stall_until - now)
+        if self._next_stall is not None:
+            waits.append(self._next_stall - now)
+        if write_bps > 0 and self._level is not None and self._level.until_pct < 100:
+            left = self._level.until_pct / 100.0 * self.size_bytes - self.written
+            waits.append(left / write_bps)
+        return max(0.0, min(waits))
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _draw(self, jitter: float) -> float:
+        return 1.0 + jitter * (2.0 * self._rng.random() - 1.0) if jitter else 1.0
+
+    def _start_stall(self, now: float, seconds: float, kind: str, event: Any) -> None:
+        self._stall_until = now + seconds
+        self._stall_kind = kind
+        event("stall-start", stall=kind, duration_s=seconds)
+
+    def _stall_clock(self, now: float, wrote: bool, event: Any) -> None:
+        if self._stall_until is not None and now >= self._stall_until:
+            event("stall-end", stall=self._stall_kind)
+            self._stall_until = None
+            self._last_write_at = now  # the stall was part of the burst
+        if self.stalled(now):
+            self._last_write_at = now
+            return
+        stalls = self.profile.stalls
+        if wrote:
+            idle = self._last_write_at is None or now - self._last_write_at >= IDLE_RESET_S
+            if idle or self._anchor is None:
+                self._anchor = now
+                if stalls:
+                    self._next_stall = now + stalls.period_s
+                event("burst")
+            self._last_write_at = now
+        if stalls and self._next_stall is not None and now >= self._next_stall:
+            if self._last_write_at is not None and now - self._last_write_at < IDLE_RESET_S:
+                self._start_stall(now, stalls.duration_s, "periodic", event)
+                self._next_stall += stalls.period_s
+            else:
+                self._next_stall = None  # idle: the next write starts a new burst
+
+
+PROFILES: dict[str, Profile] = {
+    p.name: p
+    for p in (
+        Profile(
+            "slc-cache",
+            "an SLC cache that runs out twice: 24 MB/s, 12 MB/s from 30%, 6 MB/s from 80%",
+            (Level(30, 24), Level(80, 12), Level(100, 6)),
+            read_mbps=40,
+        ),
+        Profile(
+            "performance-mode",
+            "a fast mode that ends at 40%: 20 MB/s, then 14 MB/s",
+            (Level(40, 20), Level(100, 14)),
+            read_mbps=30,
+        ),
+        Profile(
+            "hitching",
+            "40 MB/s with a 1.5 s write stall every 6 s, and 2 s after a whole-span TRIM",
+            (Level(100, 40),),
+            read_mbps=80,
+            cliff=Cliff(after_bytes=2**62, fob_iops=3000, steady_iops=3000),
+            stalls=Stalls(period_s=6.0, duration_s=1.5),
+            trim_stall_s=2.0,
+        ),
+        Profile(
+            "consistency-cliff",
+            "random writes at 3000 IOPS that fall to 800 (+-20%) after 160 MiB of them",
+            (Level(100, 80),),
+            read_mbps=80,
+            cliff=Cliff(after_bytes=160 * 2**20, fob_iops=3000, steady_iops=800, jitter=0.2),
+            seed=3,
+        ),
+    )
+}
+
+# The demo's drives (backend/demo.py): each a different SLC cache, consistency cliff and
+# stall pattern, so that the Compare page has step-downs, drop-offs and stalls to show.
+DEMO_PROFILES: dict[str, Profile] = {
+    p.name: p
+    for p in (
+        Profile(
+            "demo-a",
+            "demo drive A: an SLC cache that runs out twice, a cliff after 128 MiB of random "
+            "writes, a 0.6 s stall every 4 s",
+            (Level(25, 80), Level(70, 40), Level(100, 20)),
+            read_mbps=250,
+            cliff=Cliff(after_bytes=128 * 2**20, fob_iops=6000, steady_iops=1500, jitter=0.15),
+            stalls=Stalls(period_s=4.0, duration_s=0.6),
+            trim_stall_s=1.0,
+            seed=11,
+        ),
+        Profile(
+            "demo-b",
+            "demo drive B: a fast mode to 40%, a later and milder cliff, a 1 s stall every 6 s",
+            (Level(40, 60), Level(100, 35)),
+            read_mbps=200,
+            cliff=Cliff(after_bytes=128 * 2**20, fob_iops=5000, steady_iops=2000, jitter=0.1),
+            stalls=Stalls(period_s=6.0, duration_s=1.0),
+            seed=12,
+        ),
+        Profile(
+            "demo-c",
+            "demo drive C: a small cache, a deep cliff, no stalls but 2 s after a TRIM",
+            (Level(15, 100), Level(100, 30)),
+            read_mbps=300,
+            cliff=Cliff(after_bytes=192 * 2**20, fob_iops=8000, steady_iops=1000, jitter=0.25),
+            trim_stall_s=2.0,
+            seed=13,
+        ),
+    )
+}

@@ -1,0 +1,363 @@
+"""A bench self-test: simulated drives with a known answer, run through the whole of drivelab
+(api, queue, worker, fio, analysis), and what drivelab found compared with what each drive
+really did (worker.sim.truth). `drivelab sim selftest` runs it on a bench; the test suite runs
+it on a busy CPU (tests/e2e/test_simulated_drives.py).
+
+Tolerances a reviewer can print: step-down positions within 1% of the span and levels within
+5%, no step-down that the drive did not make; stall count exact, each stall's length within
+0.2 s, the period within 5% and marked regular; the consistency drop-off within 5% of its time.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from worker.sim import truth
+from worker.sim.controller import SimDrive
+from worker.sim.profile import PROFILES
+
+MiB = 2**20
+POSITION_TOL_PCT = 1.0
+LEVEL_TOL = 0.05
+STALL_TOL_S = 0.2
+PERIOD_TOL = 0.05
+DROPOFF_TOL = 0.05
+FINAL = ("done", "failed", "cancelled", "lost")
+
+
+@dataclass
+class Check:
+    case: str
+    what: str
+    truth: str
+    found: str
+    ok: bool
+
+
+@dataclass
+class Case:
+    """One simulated drive and the plan run on it."""
+
+    name: str
+    profile: str
+    size: int
+    plan: str
+    params: dict[str, Any]
+    sim: SimDrive | None = None
+    drive: dict[str, Any] | None = None
+    run: dict[str, Any] | None = None
+    checks: list[Check] = field(default_factory=list)
+    host_worst_s: float = 0.0  # the longest the host held a process up during the runs
+
+
+def cases() -> list[Case]:
+    """Small spans and slow levels: each run lasts tens of seconds, and they run at once."""
+    return [
+        Case("hdtach: SLC cache", "slc-cache", 192 * MiB, "hdtach", {}),
+        Case("hdtach: performance mode", "performance-mode", 192 * MiB, "hdtach", {}),
+        Case("write hitching", "hitching", 256 * MiB, "write-hitching", {"runtime_s": 20}),
+        Case(
+            "write after TRIM",
+            "hitching",
+            128 * MiB,
+            "trim-performance",
+            {"amounts": ["32m"], "followup_s": 12},
+        ),
+        Case("consistency", "consistency-cliff", 256 * MiB, "consistency", {"runtime_s": 30}),
+    ]
+
+
+def _call(client: httpx.Client, method: str, path: str, body: Any = None) -> Any:
+    resp = client.request(method, path, json=body)
+    if resp.status_code >= 400:
+        raise RuntimeError(f"{method} {path}: {resp.status_code} {resp.text}")
+    return resp.json()
+
+
+def register(client: httpx.Client, bench: str, case: Case) -> dict[str, Any]:
+    """The running simulated drive as a drive of `bench`, with a simulated model of its own."""
+    from worker.devices import identify
+
+    assert case.sim is not None and case.sim.state is not None
+    info = identify(case.sim.device)
+    return dict(
+        _call(
+            client,
+            "POST",
+            "/api/drives",
+            {
+                "bench": bench,
+                "target_path": case.sim.device,
+                "serial": info.serial,
+                "vendor": "drivelab",
+                "model": f"Simulated drive ({case.profile}, {case.sim.device})",
+                "capacity_bytes": info.size_bytes,
+                "interface": "loop",
+                "firmware": "sim",
+                "simulated": True,
+            },
+        )
+    )
+
+
+def job_window(step: dict[str, Any], output: str) -> tuple[float, float]:
+    """(start, end) of a step's fio job in wall-clock seconds, from fio's final JSON: printed at
+    `timestamp_ms`, after the job ran `job_runtime` ms (the print comes a few tens of ms after
+    the job's end, so the start is as late)."""
+    final = json.loads(output)
+    runtime = max(int(j.get("job_runtime", 0)) for j in final["jobs"]) / 1000.0
+    end = int(final["timestamp_ms"]) / 1000.0
+    return end - runtime, end
+
+
+def _steps(run: dict[str, Any], role: str) -> list[dict[str, Any]]:
+    return [s for s in run["steps"] if s["params"].get("role") == role]
+
+
+def check_hdtach(client: httpx.Client, case: Case) -> list[Check]:
+    assert case.sim is not None and case.run is not None
+    span = case.sim.size_bytes
+    expected = truth.level_changes(case.sim.events(), case.sim.trace(), span)
+    profile = PROFILES[case.profile]
+    checks = []
+    write = _steps(case.run, "hdtach-write")[0]
+    found = ((write.get("findings") or {}).get("hdtach") or {}).get("step_downs") or []
+    downs = [c for c in expected if c["profile_to_mbps"] < c["profile_from_mbps"]]
+    checks.append(
+        Check(
+            case.name,
+            "step-downs of the write pass",
+            str(len(downs)),
+            str(len(found)),
+            len(found) == len(downs),
+        )
+    )
+    for want, got in zip(downs, found, strict=False):
+        at = want.get("at_pct", want["applied_pct"])
+        checks.append(
+            Check(
+                case.name,
+                f"step-down at {want['nominal_pct']:g}% (profile): position",
+                f"{at:.2f}% (device), {want['applied_pct']:.2f}% (applied)",
+                f"{got['at_pct']:.2f}%",
+                abs(got["at_pct"] - at) <= POSITION_TOL_PCT,
+            )
+        )
+        for side in ("from", "to"):
+            nominal = want[f"profile_{side}_mbps"]
+            value = got[f"{side}_mbps"]
+            checks.append(
+                Check(
+                    case.name,
+                    f"step-down at {want['nominal_pct']:g}%: MB/s {side}",
+                    f"{nominal:g}",
+                    f"{value:.2f}",
+                    abs(value - nominal) <= LEVEL_TOL * nominal,
+                )
+            )
+    read = _steps(case.run, "hdtach-read")[0]
+    read_found = ((read.get("findings") or {}).get("hdtach") or {}).get("step_downs") or []
+    checks.append(
+        Check(
+            case.name,
+            "step-downs of the read pass (flat)",
+            "0",
+            str(len(read_found)),
+            not read_found,
+        )  # fmt: skip
+    )
+    if profile.read_mbps:
+        levels = ((read.get("findings") or {}).get("hdtach") or {}).get("levels") or []
+        value = levels[0]["mbps"] if levels else 0.0
+        checks.append(
+            Check(
+                case.name,
+                "read level, MB/s",
+                f"{profile.read_mbps:g}",
+                f"{value:.2f}",
+                abs(value - profile.read_mbps) <= LEVEL_TOL * profile.read_mbps,
+            )  # fmt: skip
+        )
+    return checks
+
+
+def _output(client: httpx.Client, run: dict[str, Any], step: dict[str, Any]) -> str:
+    resp = client.get(f"/api/runs/{run['id']}/steps/{step['id']}/output")
+    resp.raise_for_status()
+    return resp.text
+
+
+def check_stalls(client: httpx.Client, case: Case, role: str, label: str) -> list[Check]:
+    assert case.sim is not None and case.run is not None
+    made = truth.stalls(case.sim.events())
+    checks = []
+    profile = PROFILES[case.profile]
+    for step in _steps(case.run, role):
+        start, end = job_window(step, _output(client, case.run, step))
+        # The stalls in the job, clipped to it (a TRIM stall begins before the write does).
+        want = []
+        for s in made:
+            a, b = max(s["wall"], start), min(s["wall"] + s["duration_s"], end)
+            if b - a > STALL_TOL_S:
+                want.append({"start_s": a - start, "duration_s": b - a, "kind": s["kind"]})
+        found = (step.get("findings") or {}).get("stalls") or {}
+        got = found.get("stalls") or []
+        name = f"{label} ({step['name']})"
+
+        def listed(stalls: list[dict[str, Any]]) -> str:
+            return f"{len(stalls)}: " + ", ".join(
+                f"{x['start_s']:.2f} s for {x['duration_s']:.2f} s" for x in stalls
+            )
+
+        checks.append(Check(case.name, f"{name}: stalls", listed(want), listed(got),
+                            len(got) == len(want)))  # fmt: skip
+        for w, g in zip(want, got, strict=False):
+            checks.append(
+                Check(
+                    case.name,
+                    f"{name}: stall at {w['start_s']:.1f} s, length",
+                    f"{w['duration_s']:.2f} s",
+                    f"{g['duration_s']:.2f} s",
+                    abs(g["duration_s"] - w["duration_s"]) <= STALL_TOL_S,
+                )
+            )
+        periodic = [w for w in want if w["kind"] == "periodic"]
+        if len(want) >= 3 and profile.stalls and len(periodic) == len(want):
+            period = profile.stalls.period_s
+            value = found.get("period_s") or 0.0
+            checks.append(
+                Check(
+                    case.name,
+                    f"{name}: period, regular",
+                    f"{period:g} s, regular",
+                    f"{value:.2f} s, {'regular' if found.get('period_regular') else 'irregular'}",
+                    abs(value - period) <= PERIOD_TOL * period
+                    and bool(found.get("period_regular")),
+                )
+            )
+    return checks
+
+
+def check_consistency(client: httpx.Client, case: Case) -> list[Check]:
+    assert case.sim is not None and case.run is not None
+    step = _steps(case.run, "consistency")[0]
+    start, _end = job_window(step, _output(client, case.run, step))
+    cliff = truth.cliff(case.sim.events(), case.sim.trace())
+    found = ((step.get("findings") or {}).get("dropoff") or {}).get("dropoff_s")
+    if cliff is None:
+        return [Check(case.name, "drop-off", "none made", str(found), found is None)]
+    at = cliff.get("wall", cliff["applied_wall"]) - start
+    return [
+        Check(
+            case.name,
+            "drop-off time",
+            f"{at:.2f} s (device), {cliff['applied_wall'] - start:.2f} s (applied)",
+            "none" if found is None else f"{found:.2f} s",
+            found is not None and abs(found - at) <= DROPOFF_TOL * at,
+        )
+    ]
+
+
+CHECKS: dict[str, Callable[[httpx.Client, Case], list[Check]]] = {
+    "hdtach": check_hdtach,
+    "write-hitching": lambda c, case: (
+        check_stalls(c, case, "hitch-seq", "sequential")
+        + check_stalls(c, case, "hitch-rand", "random")
+    ),
+    "trim-performance": lambda c, case: check_stalls(
+        c, case, "trim-followup-write", "write after TRIM"
+    ),
+    "consistency": check_consistency,
+}
+
+
+class HostWatch:
+    """How long this host holds a runnable process up: a thread that sleeps 5 ms at a time
+    and records how much later than asked it wakes. Over MIN_STALL_S (0.3 s), the host held
+    processes up as long as the shortest stall the analysis reports: fio may have been held up
+    as long, and no fio output tells that from the drive."""
+
+    def __init__(self) -> None:
+        self.worst_s = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self) -> None:
+        while not self._stop.is_set():
+            t = time.monotonic()
+            time.sleep(0.005)
+            self.worst_s = max(self.worst_s, time.monotonic() - t - 0.005)
+
+    def __enter__(self) -> HostWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(1)
+
+
+def run_selftest(
+    client: httpx.Client,
+    bench: str,
+    workdir: Path,
+    *,
+    selected: list[Case] | None = None,
+    timeout: float = 600.0,
+    progress: Callable[[str], None] = lambda _line: None,
+) -> list[Case]:
+    """Start every case's simulated drive, register it on `bench`, queue its plan (all at
+    once: the bench runs different drives at the same time), wait, check. The drives stop at
+    the end; their runs stay, labelled simulated."""
+    todo = selected if selected is not None else cases()
+    watch = HostWatch().__enter__()
+    try:
+        for case in todo:
+            case.sim = SimDrive(case.profile, case.size, workdir, label=case.name).start()
+            case.drive = register(client, bench, case)
+            progress(f"{case.name}: {case.sim.device} ({case.profile}), drive {case.drive['id']}")
+        runs = {}
+        for case in todo:
+            assert case.drive is not None
+            run = _call(
+                client,
+                "POST",
+                "/api/runs",
+                {
+                    "plan": case.plan,
+                    "drive_id": case.drive["id"],
+                    "params": case.params,
+                    "confirm_serial": case.drive["serial"],
+                },
+            )
+            runs[case.name] = run["id"]
+        deadline = time.monotonic() + timeout
+        while True:
+            states = {n: _call(client, "GET", f"/api/runs/{i}") for n, i in runs.items()}
+            if all(r["status"] in FINAL for r in states.values()):
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the self-test's runs did not end within {timeout:.0f} s")
+            time.sleep(1.0)
+        for case in todo:
+            case.run = states[case.name]
+            if case.run["status"] != "done":
+                case.checks = [Check(case.name, "run", "done", case.run["status"], False)]
+                continue
+            case.checks = CHECKS[case.plan](client, case)
+    finally:
+        watch.__exit__()
+        for case in todo:
+            if case.sim is not None:
+                case.sim.stop()
+    for case in todo:
+        case.host_worst_s = watch.worst_s
+    return todo
