@@ -176,14 +176,10 @@ def _runtimes(doc: Mapping[str, Any]) -> list[int | None]:
     return out
 
 
-def _has_bytes(doc: Mapping[str, Any]) -> bool:
-    """Whether any I/O has completed. Not `total_ios`: fio counts an I/O there when it is
-    issued (seen: 46 I/Os and 0 bytes in a first snapshot)."""
-    return any(
-        int((job.get(d) or {}).get("io_bytes", 0)) > 0
-        for job in doc.get("jobs", ())
-        for d in DIRECTIONS
-    )
+def _job_has_bytes(job: Mapping[str, Any]) -> bool:
+    """Whether any I/O of the job has completed. Not `total_ios`: fio counts an I/O there when
+    it is issued (seen: 46 I/Os and 0 bytes in a first snapshot)."""
+    return any(int((job.get(d) or {}).get("io_bytes", 0)) > 0 for d in DIRECTIONS)
 
 
 def progress_of(doc: Mapping[str, Any]) -> float | None:
@@ -224,9 +220,14 @@ class SampleStream:
       in which bytes have completed. Snapshots before it are skipped: fio's first snapshot can
       carry a runtime that the next contradicts (seen: 103 ms with 0 bytes, then 102 ms with
       5.9 MB), so it must not set the clock.
-    - Each later boundary is the previous one plus the largest advance of any job's runtime
-      (jobs that have exited keep their last runtime; a job whose runtime is not trusted or
-      went backwards is left out; with none left, the advance of `timestamp_ms`).
+    - Each later boundary is the previous one plus the advance of fio's clock: within a
+      reporting group (jobs that run at once) the largest advance of a job's runtime, summed
+      over the groups, since groups separated by `stonewall` run one after the other (a SNIA
+      PTS round is one job file of stonewalled elements). A job counts from the first snapshot
+      in which it has completed bytes, from its runtime 0: before that its runtime is fio's
+      time since the start of the whole run, not the job's (seen in a stonewalled round: a
+      waiting job at 5003 ms, then at 265 ms with bytes). A runtime that is not trusted or
+      went backwards is left out; with none left, the advance of `timestamp_ms` is used.
     - The final summary's runtime is the job's end, so the last interval ends when the job
       stopped, not when fio printed its summary after tearing the job down.
     So the samples of a step add up exactly to the totals of the last document fio printed,
@@ -235,35 +236,40 @@ class SampleStream:
 
     def __init__(self) -> None:
         self.t_ms: int | None = None
-        self._runtimes: list[int | None] = []
+        # Runtime of each job (by its place in `jobs`) at the last boundary, once it has
+        # completed bytes.
+        self._runtimes: dict[int, int] = {}
         self._ts: int | None = None
         self._prev: dict[str, _Totals] = {d: _Totals() for d in DIRECTIONS}
 
-    def _advance(self, runtimes: list[int | None], ts: int) -> int:
-        steps = [
-            cur - prev
-            for cur, prev in zip(runtimes, self._runtimes, strict=False)
-            if cur is not None and prev is not None and cur >= prev
-        ]
-        if steps:
-            return max(steps)
+    def _advance(self, doc: Mapping[str, Any], ts: int) -> int | None:
+        """Milliseconds of fio's clock since the last boundary; None before any byte."""
+        by_group: dict[int, int] = {}
+        for i, (job, runtime) in enumerate(zip(doc["jobs"], _runtimes(doc), strict=True)):
+            if runtime is None or not _job_has_bytes(job):
+                continue
+            step = runtime - self._runtimes.get(i, 0)
+            if step < 0:
+                continue
+            group = int(job.get("groupid", 0))
+            by_group[group] = max(by_group.get(group, 0), step)
+            self._runtimes[i] = runtime
+        if by_group:
+            return sum(by_group.values())
+        if self.t_ms is None:
+            return None
         return max(0, ts - (self._ts if self._ts is not None else ts))
 
     def update(self, doc: Mapping[str, Any]) -> Sample | None:
         if "timestamp_ms" not in doc or "jobs" not in doc:
             return None
         ts = int(doc["timestamp_ms"])
-        runtimes = _runtimes(doc)
+        dt = self._advance(doc, ts)
+        if dt is None:
+            return None  # nothing completed yet: no interval, and no trusted clock
         if self.t_ms is None:
-            if not _has_bytes(doc):
-                return None  # nothing completed yet: no interval, and no trusted clock
-            known = [r for r in runtimes if r is not None]
             self.t_ms = 0
-            dt = max(known) if known else 0
-        else:
-            dt = self._advance(runtimes, ts)
         cur = {d: _direction_totals(doc, d) for d in DIRECTIONS}
-        self._runtimes = runtimes
         self._ts = ts
         if dt <= 0:
             # No time elapsed on fio's clock: the counters move on to the next interval.

@@ -194,3 +194,26 @@ def test_snapshots_printed_late_keep_the_instant_fio_sampled_them() -> None:
     runtimes = [d.data["jobs"][0]["job_runtime"] for d in docs]
     assert [s.t_ms for s in samples] == runtimes
     assert sum_samples(samples) == totals(docs[-1].data)
+
+
+def test_stonewalled_elements_add_their_own_clocks() -> None:
+    """A SNIA PTS round is one job file of stonewalled elements. Waiting jobs report fio's
+    time since the start of the whole run (0 bytes); an element's clock starts at its first
+    bytes, and the interval in which one element ends and the next starts holds the end of the
+    first and the start of the second, not one of them."""
+    samples, docs = samples_from_text(load("stonewalled-round-stream.json"))
+    final = docs[-1].data["jobs"]
+    assert sum_samples(samples) == totals(docs[-1].data)
+    by_group: dict[int, int] = {}
+    for job in final:
+        by_group[job["groupid"]] = max(by_group.get(job["groupid"], 0), job["job_runtime"])
+    assert len(by_group) == 3
+    assert samples[-1].t_ms == sum(by_group.values())  # 2503 + 2500 + 2500 ms
+    assert all(0 < s.dt_ms <= 1010 for s in samples)
+    # Snapshot 3: the read element ran from 1882 to 2503 ms, the mix element its first 71 ms.
+    assert samples[2].dt_ms == (2503 - 1882) + 71
+    assert samples[2].write_bytes > 0 and samples[2].read_bytes > 0
+    # While the mix element runs, its rate is its own: about 65% reads.
+    mix = samples[3]
+    assert mix.dt_ms == 1000
+    assert 0.6 < mix.read_ios / (mix.read_ios + mix.write_ios) < 0.7
