@@ -295,22 +295,24 @@ def stop_stack(stack: Stack, timeout: float = 60) -> int:
 
 @pytest.fixture(scope="session")
 def services() -> Iterator[dict[str, str]]:
-    """Environment for `drivelab up`: the machine's servers, or {} for the embedded ones."""
+    """Environment for `drivelab up`: a fresh database on the machine's PostgreSQL, or {} for
+    the embedded one. Redis is always the stack's own (the embedded one, in its data
+    directory): Celery's queues live in Redis, and a Redis of its own per stack lets any number
+    of test sessions (xdist workers, other checkouts, CI) run on one machine at once."""
     if os.environ.get("DRIVELAB_TEST_EMBEDDED") == "1" or not local_services_available():
         yield {}
         return
     db = create_local_database()
-    redis_db, release = reserve_redis_db()
     try:
-        yield {"DRIVELAB_DATABASE_URL": db.url, "DRIVELAB_REDIS_URL": f"{LOCAL_REDIS}/{redis_db}"}
+        yield {"DRIVELAB_DATABASE_URL": db.url}
     finally:
-        release()
         db.drop()
 
 
 def reserve_redis_db() -> tuple[int, Callable[[], None]]:
-    """A Redis database number no other test session on this machine is using: Celery queues
-    live in the database, so two sessions sharing one would take each other's runs."""
+    """A Redis database number no other session on this machine is using (the benchmarks run
+    on the machine's Redis): Celery queues live in the database, so two sessions sharing one
+    would take each other's runs."""
     token = secrets.token_hex(8)
     for number in range(1, 16):
         client = redis.Redis.from_url(f"{LOCAL_REDIS}/{number}")
@@ -323,7 +325,7 @@ def reserve_redis_db() -> tuple[int, Callable[[], None]]:
                     client.flushdb()
 
             return number, release
-    raise AssertionError("every Redis database 1-15 on 127.0.0.1:6379 is in use by a test run")
+    raise AssertionError("every Redis database 1-15 on 127.0.0.1:6379 is in use")
 
 
 @pytest.fixture(scope="session")
