@@ -283,6 +283,7 @@ def start_stack(
 
 def stop_stack(stack: Stack, timeout: float = 60) -> int:
     """Ctrl-C, as a user stops it; returns the exit status."""
+    let_pgserver_in(stack.data_dir)
     if stack.proc.poll() is None:
         stack.proc.send_signal(signal.SIGINT)
         try:
@@ -291,6 +292,18 @@ def stop_stack(stack: Stack, timeout: float = 60) -> int:
             os.killpg(stack.proc.pid, signal.SIGKILL)
             stack.proc.wait()
     return stack.proc.returncode
+
+
+def let_pgserver_in(data_dir: Path) -> None:
+    """As root, pgserver runs the embedded PostgreSQL as the system user `pgserver`, and opens
+    the directories above its data to others when it starts it. Every pytest session that
+    starts later on the machine (another checkout's) closes pytest's own directory
+    (/tmp/pytest-of-root) to its owner again, and pgserver's `pg_ctl stop` would then be
+    refused: open the way again before it is needed."""
+    if os.geteuid() == 0 and (data_dir / "postgres").is_dir():
+        from pgserver.utils import ensure_prefix_permissions
+
+        ensure_prefix_permissions(data_dir / "postgres")
 
 
 @pytest.fixture(scope="session")

