@@ -10,6 +10,8 @@ STAMP := $(VENV)/.installed
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/tsconfig.json -type f 2>/dev/null)
 PYTEST_ARGS ?=
+# make test runs pytest on this many xdist workers (see tests/conftest.py); 0: in one process.
+TEST_WORKERS ?= 3
 
 .PHONY: run test lint client migrate fuzz bench fio partition-tools chromium deps frontend help
 
@@ -28,7 +30,8 @@ run: deps fio frontend
 test: deps fio partition-tools chromium frontend/node_modules/.installed
 	cd frontend && npm test && npm run lint
 	$(MAKE) frontend
-	$(PY) -m pytest $(PYTEST_ARGS); status=$$?; [ $$status -eq 5 ] && exit 1; exit $$status
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS); \
+	  status=$$?; [ $$status -eq 5 ] && exit 1; exit $$status
 
 lint: deps frontend/node_modules/.installed
 	$(VENV)/bin/ruff check backend worker tests migrations

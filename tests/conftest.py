@@ -21,7 +21,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -304,6 +304,57 @@ def let_pgserver_in(data_dir: Path) -> None:
         from pgserver.utils import ensure_prefix_permissions
 
         ensure_prefix_permissions(data_dir / "postgres")
+
+
+# `make test` runs the suite on several xdist workers (`-n N --dist loadfile`), each a
+# session with a stack of its own. A module's tests run on one worker, so its module fixtures
+# start once; the modules named together here run on one worker, so they can share a
+# session fixture. (xdist's own `xdist_group` marks do not work with pytest 9.2: xdist
+# renames the test, and pytest no longer takes the name.) The slow parts are handed out
+# first, so that none of them is left to run alone at the end.
+SHARED_WORKER = {
+    # The quick demo that both check (tests/e2e/conftest.py: quick_demo).
+    "tests/e2e/test_demo.py": "demo",
+    "tests/e2e/test_compare_ui.py": "demo",
+}
+SLOW_FIRST = ("tests/fuzz/", "tests/faults/", "tests/e2e/", "tests/test_up.py")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class ByModule(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return SHARED_WORKER.get(module, module)
+
+    return ByModule(config, log)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        return next(
+            (i for i, path in enumerate(SLOW_FIRST) if item.nodeid.startswith(path)),
+            len(SLOW_FIRST),
+        )
+
+    items.sort(key=rank)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item,
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failed test that used the session's stack gets the end of its log in the report:
+    what the api and the worker said is often the answer, and the stack is gone after."""
+    report = yield
+    stack = getattr(item, "funcargs", {}).get("stack")
+    if report.failed and isinstance(stack, Stack):
+        report.sections.append(("drivelab up log (last lines)", stack.log_tail(80)))
+    return report
 
 
 @pytest.fixture(scope="session")

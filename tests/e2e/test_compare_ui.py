@@ -1,12 +1,12 @@
 """The Compare, Side by side and shared pages in a real browser against `drivelab demo`.
 
-A quick demo on three simulated drives of 128 MiB (their own drives: the size is in the
-target's name, so the demo test's 256 MiB drives keep their own history) gives every chart
-data. Chromium chooses the drives, sees every chart drawn, switches the consistency scatter to
-linear, exports PNG, SVG, CSV and the chart pack and checks the files; a reviewer publishes a
-read-only link that opens without signing in until it is revoked; a viewer cannot publish;
-side by side shows the differences. Screenshots go to test-artifacts/screenshots/ (and to
-docs/screenshots/ with DRIVELAB_DOCS_SCREENSHOTS=1).
+The session's quick demo on three simulated drives of 128 MiB (tests/e2e/conftest.py, which
+test_demo checks) gives every chart data. Chromium chooses the drives, sees every chart
+drawn, switches the consistency scatter to linear, exports PNG, SVG, CSV and the chart pack
+and checks the files; a reviewer publishes a read-only link that opens without signing in
+until it is revoked; a viewer cannot publish; side by side shows the differences.
+Screenshots go to test-artifacts/screenshots/ (and to docs/screenshots/ with
+DRIVELAB_DOCS_SCREENSHOTS=1).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Stack
+from tests.e2e.conftest import Demo
 from tests.e2e.test_browser import DOCS_SCREENSHOTS, VIEWPORT, browser, shot, sign_in
 
 __all__ = ["browser"]  # the module's Chromium fixture, shared
@@ -48,20 +49,10 @@ def docs_copy(path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def demo(stack: Stack) -> list[dict[str, Any]]:
-    out = stack.cli(
-        "demo", "--quick", "--drives", "3", "--size", "128m", "--wait", "--timeout", "240",
-        timeout=300,
-    )  # fmt: skip
-    assert "queued 24 runs" in out.stdout, out.stdout
-    with stack.client() as c:
-        drives = [
-            d
-            for d in c.get("/api/drives").json()
-            if re.search(r"/demo-[abc]-128m\.img$", d["target_path"])
-        ]
-    assert len(drives) == 3
-    return sorted(drives, key=lambda d: d["target_path"])
+def demo(quick_demo: Demo) -> list[dict[str, Any]]:
+    assert "queued 24 runs" in quick_demo.out.stdout, quick_demo.out.stdout
+    assert len(quick_demo.drives) == 3
+    return quick_demo.drives
 
 
 def download(page, button) -> tuple[str, bytes]:  # type: ignore[no-untyped-def]

@@ -1,9 +1,11 @@
-"""`drivelab demo` against the running stack, at its smallest: the catalog with its cited
-prices, and two simulated drives whose shortened runs all end done."""
+"""`drivelab demo` against the running stack, quick: the catalog with its cited prices, and
+three simulated drives whose shortened runs all end done (the session's demo, which
+test_compare_ui charts)."""
 
 from __future__ import annotations
 
 import csv
+from pathlib import Path
 
 import pytest
 
@@ -12,12 +14,15 @@ from backend.drives.catalog_service import name_key
 from backend.prices.schemas import check_capacity_gb
 from backend.prices.service import parse_price_csv
 from tests.conftest import Stack
+from tests.e2e.conftest import Demo
 
 pytestmark = pytest.mark.e2e
 
 
-def test_demo_fills_the_catalog_and_runs_plans_on_simulated_drives(stack: Stack) -> None:
-    out = stack.cli("demo", "--drives", "2", "--quick", "--wait", "--timeout", "150", timeout=180)
+def test_demo_fills_the_catalog_and_runs_plans_on_simulated_drives(
+    stack: Stack, quick_demo: Demo
+) -> None:
+    out = quick_demo.out
     assert "catalog: 8 drive models" in out.stdout
     assert "8 published prices" in out.stdout
 
@@ -56,12 +61,12 @@ def test_demo_fills_the_catalog_and_runs_plans_on_simulated_drives(stack: Stack)
         in_table = {r["model_id"] for k in table["classes"] for r in k["models"]}
         assert {by_key[k]["id"] for k in wanted} <= in_table
 
-        drives = [
-            d
-            for d in c.get("/api/drives").json()
-            if d["target_path"].endswith(("demo-a-256m.img", "demo-b-256m.img"))
+        drives = quick_demo.drives
+        assert [Path(d["target_path"]).name for d in drives] == [
+            "demo-a-128m.img",
+            "demo-b-128m.img",
+            "demo-c-128m.img",
         ]
-        assert len(drives) == 2
         for d in drives:
             assert d["simulated"] is True
             assert d["model"]["vendor"] == "drivelab"

@@ -20,7 +20,12 @@ MiB = 1024 * 1024
 
 
 def run_plan(c: httpx.Client, drive: dict, plan: str, params: dict, timeout: float = 300) -> dict:
-    run = wait_run(c, queue(c, drive, params, plan=plan)["id"], timeout=timeout)
+    return done(c, queue(c, drive, params, plan=plan)["id"], timeout)
+
+
+def done(c: httpx.Client, run_id: int, timeout: float = 300) -> dict:
+    """The run once it ended, checked to be done with every step done."""
+    run = wait_run(c, run_id, timeout=timeout)
     assert run["status"] == "done", (
         run["error"],
         [(s["name"], s["status"], s["error"]) for s in run["steps"]],
