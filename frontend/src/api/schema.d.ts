@@ -2590,6 +2590,11 @@ export interface components {
         StepStart: {
             /** Command */
             command?: string | null;
+            /**
+             * Job File
+             * @description The job file fio runs: the run's, with its target set to the path the worker's interlock resolved and checked. Stored as the step's job file.
+             */
+            job_file?: string | null;
         };
         /** TableRow */
         TableRow: {
