@@ -30,23 +30,51 @@ def _data_dir(args: argparse.Namespace) -> Path:
     return Path(d).expanduser().resolve() if d else default_data_dir()
 
 
+class ApiClient(httpx.Client):
+    """An http client for the api that knows where its token came from, to say so when the
+    api refuses it."""
+
+    token_source: str = ""
+
+
 def api_client(args: argparse.Namespace) -> httpx.Client:
     """An http client with the api URL and token from --api/--token, the environment, or the
     credentials `drivelab up` wrote into the data directory."""
     url = getattr(args, "api", None) or os.environ.get("DRIVELAB_API_URL")
     token = os.environ.get("DRIVELAB_USER_TOKEN")
+    source = "DRIVELAB_USER_TOKEN" if token else ""
     creds_file = _data_dir(args) / "credentials.json"
     if creds_file.exists():
         creds = json.loads(creds_file.read_text())
         url = url or creds.get("api_url")
-        token = token or creds.get("token")
+        if not token and creds.get("token"):
+            token, source = creds["token"], str(creds_file)
     if not url:
         raise CliError(
             f"no api to talk to: start one with `drivelab up` (no credentials in {creds_file}), "
             "or pass --api URL"
         )
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    return httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=30)
+    client = ApiClient(base_url=url.rstrip("/"), headers=headers, timeout=30)
+    client.token_source = source or f"none: no DRIVELAB_USER_TOKEN, no {creds_file}"
+    return client
+
+
+def _refused(client: httpx.Client, status: int, detail: str) -> str:
+    """What to do when the api refuses the CLI's credentials (401) or their role (403)."""
+    source = getattr(client, "token_source", "")
+    where = (
+        "The CLI signs in with an API token: on the machine where `drivelab up` runs it reads "
+        "the admin token `up` writes to DATA_DIR/credentials.json (--data-dir or "
+        "DRIVELAB_DATA_DIR); elsewhere set DRIVELAB_USER_TOKEN to a token of yours (Admin page, "
+        "Users, Tokens; or POST /api/auth/tokens)"
+    )
+    if status == 401:
+        return (
+            f"the api at {client.base_url} needs a signed-in user ({detail}). {where}. "
+            f"Token used: {source}."
+        )
+    return f"{detail} (token from {source})"
 
 
 def call(client: httpx.Client, method: str, path: str, body: Any = None) -> Any:
@@ -61,6 +89,8 @@ def call(client: httpx.Client, method: str, path: str, body: Any = None) -> Any:
             detail = resp.json().get("detail", resp.text)
         except ValueError:
             detail = resp.text
+        if resp.status_code in (401, 403):
+            detail = _refused(client, resp.status_code, str(detail))
         raise CliError(f"{method} {path} failed ({resp.status_code}): {detail}")
     if not resp.content:
         return None
@@ -85,6 +115,9 @@ def _table(rows: list[list[str]], header: list[str]) -> None:
 
 
 def cmd_up(args: argparse.Namespace) -> None:
+    if not args.verbose:
+        # alembic logs its plugins as it is imported, with backend.up
+        logging.getLogger("alembic").setLevel(logging.WARNING)
     from backend.up import up
 
     overrides: dict[str, Any] = {}
@@ -96,7 +129,7 @@ def cmd_up(args: argparse.Namespace) -> None:
         overrides["port"] = args.port
     if args.sim_size:
         overrides["sim_drive_size"] = args.sim_size
-    up(Settings(**overrides), with_worker=not args.no_worker)
+    up(Settings(**overrides), with_worker=not args.no_worker, verbose=args.verbose)
 
 
 def cmd_worker(args: argparse.Namespace) -> None:
@@ -316,6 +349,45 @@ def cmd_benches(args: argparse.Namespace) -> None:
     )
 
 
+def cmd_devices(args: argparse.Namespace) -> None:
+    """The block devices a bench's worker sees, with the serial to register each by."""
+    with api_client(args) as client:
+        devices = call(client, "GET", f"/api/benches/{args.bench}/devices")
+        drives = call(client, "GET", "/api/drives")
+    if args.json:
+        _print_json(devices)
+        return
+    if not devices:
+        print(
+            f"bench {args.bench} reported no block devices (yet): its worker reports them "
+            "when it starts and every 10 s; file targets in its sandbox are not listed"
+        )
+        return
+    mine = [d for d in drives if d["bench"]["name"] == args.bench]
+    rows = []
+    for dev in devices:
+        known = next(
+            (d for d in mine if d["target_path"] == dev["path"] or d["serial"] == dev["serial"]),
+            None,
+        )
+        rows.append(
+            [
+                dev["path"],
+                dev.get("model") or "-",
+                dev["serial"],
+                _gb(int(dev.get("size_bytes") or 0)),
+                dev.get("transport") or "-",
+                ", ".join(dev.get("partitions") or []) or "-",
+                f"drive {known['id']}" if known else "-",
+            ]
+        )
+    _table(rows, ["DEVICE", "MODEL", "SERIAL", "SIZE", "TRANSPORT", "PARTITIONS", "REGISTERED"])
+    print(
+        f"\nregister one: drivelab drives add --bench {args.bench} --target DEVICE --serial "
+        "SERIAL --vendor VENDOR --model MODEL --capacity BYTES  (or on the Admin page, Benches)"
+    )
+
+
 def cmd_drives_add(args: argparse.Namespace) -> None:
     body = {
         "bench": args.bench,
@@ -366,16 +438,42 @@ def cmd_prices_export(args: argparse.Namespace) -> None:
         sys.stdout.write(text)
 
 
+def _global_options(parser: argparse.ArgumentParser, default: Any) -> None:
+    """--data-dir and -v, before the command (`drivelab --data-dir D up`) or after it
+    (`drivelab up --data-dir D`): a command's own copy keeps the value given before it
+    unless it is given again (its default is SUPPRESS)."""
+    parser.add_argument(
+        "--data-dir",
+        default=default,
+        help=f"data directory (default: DRIVELAB_DATA_DIR or {default_data_dir()})",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        default=default if default is argparse.SUPPRESS else False,
+        help="debug logging, and everything the embedded servers print at start-up",
+    )
+
+
+class _Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
+    """Sub-commands that accept the global options too (and their own sub-commands)."""
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        p = super().add_parser(name, **kwargs)
+        _global_options(p, argparse.SUPPRESS)
+        p.register("action", "parsers", _Commands)
+        return p
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="drivelab",
         description="Review-lab SSD test orchestration: queue fio test plans on bench workers, "
-        "watch them live, compare drives.",
+        "watch them live, compare drives. --data-dir and -v go before or after the command.",
     )
-    parser.add_argument(
-        "--data-dir", help=f"data directory (default: DRIVELAB_DATA_DIR or {default_data_dir()})"
-    )
-    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    _global_options(parser, None)
+    parser.register("action", "parsers", _Commands)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser(
@@ -439,6 +537,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--interface", help="e.g. NVMe PCIe 4.0 x4, SATA 6Gb/s")
     p.add_argument("--api", help="api URL")
     p.set_defaults(func=cmd_drives_add)
+
+    p = sub.add_parser(
+        "devices",
+        help="list the block devices a bench's worker sees, with the serial to register",
+    )
+    p.add_argument("--bench", required=True, help="bench name (see `drivelab benches`)")
+    p.add_argument("--json", action="store_true", help="print the api's JSON")
+    p.add_argument("--api", help="api URL")
+    p.set_defaults(func=cmd_devices)
 
     p = sub.add_parser(
         "run",

@@ -32,6 +32,7 @@ from backend.drives.catalog_router import router as catalog_router
 from backend.drives.router import router as drives_router
 from backend.plans.router import router as plans_router
 from backend.prices.router import router as prices_router
+from backend.pts.router import router as pts_router
 from backend.results.router import router as results_router
 from backend.runs.reaper import Reaper
 from backend.runs.router import router as runs_router
@@ -260,6 +261,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         runs_router,
         traces_router,
         results_router,
+        pts_router,
         worker_router,
         auth_router,
         users_router,

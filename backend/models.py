@@ -5,6 +5,7 @@ from backend.benches.models import Bench
 from backend.core.db import Base
 from backend.drives.models import DriveModel, DriveSample
 from backend.prices.models import Price
+from backend.pts.models import StepRound
 from backend.results.models import Result
 from backend.runs.models import Run, Sample, Step
 from backend.shares.models import Share
@@ -26,6 +27,7 @@ __all__ = [
     "Sample",
     "Share",
     "Step",
+    "StepRound",
     "Trace",
     "User",
 ]

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -138,9 +139,11 @@ class Child:
     env: dict[str, str]
     proc: subprocess.Popen[bytes] | None = None
     exits: list[float] = field(default_factory=list)
+    quiet_stdout: bool = False  # what it prints on stdout (banners) goes nowhere
 
     def start(self) -> Child:
-        self.proc = subprocess.Popen(self.argv, env=self.env)
+        out = subprocess.DEVNULL if self.quiet_stdout else None
+        self.proc = subprocess.Popen(self.argv, env=self.env, stdout=out)
         return self
 
     def exited(self) -> int | None:
@@ -171,7 +174,7 @@ def _wait_healthy(api_url: str, children: list[Child], timeout: float) -> None:
     raise SystemExit(f"the api did not answer at {api_url} within {timeout:.0f} s")
 
 
-def _api(settings: Settings, env: dict[str, str]) -> Child:
+def _api(settings: Settings, env: dict[str, str], verbose: bool) -> Child:
     argv = [
         sys.executable,
         "-m",
@@ -183,13 +186,16 @@ def _api(settings: Settings, env: dict[str, str]) -> Child:
         "--port",
         str(settings.port),
         "--log-level",
-        settings.log_level.lower(),
+        # uvicorn's own start and stop lines only with -v; drivelab's loggers keep their level
+        settings.log_level.lower() if verbose else "warning",
         "--no-access-log",
     ]
     return Child("api", argv, env)
 
 
-def _local_worker(env: dict[str, str], api_url: str, redis_url: str, token: str) -> Child:
+def _local_worker(
+    env: dict[str, str], api_url: str, redis_url: str, token: str, verbose: bool
+) -> Child:
     argv = [sys.executable, "-m", "backend.cli", "worker", "--bench", LOCAL_BENCH]
     worker_env = {
         **env,
@@ -197,11 +203,44 @@ def _local_worker(env: dict[str, str], api_url: str, redis_url: str, token: str)
         "DRIVELAB_TOKEN": token,
         "DRIVELAB_BROKER_URL": redis_url,
     }
-    return Child("local worker", argv, worker_env)
+    if not verbose:
+        # Celery's banner (stdout) and its warning about running as root (the local worker
+        # opens loop devices) are for -v; the worker's own log (runs, spooling, reconnects)
+        # stays.
+        worker_env["PYTHONWARNINGS"] = "ignore:You're running the worker with superuser"
+    return Child("local worker", argv, worker_env, quiet_stdout=not verbose)
 
 
-def up(settings: Settings, *, with_worker: bool = True) -> None:
+# What the embedded servers and migrations print while starting (initdb's output, pg_ctl
+# command lines, alembic's plugins and steps, a port line for a server on a socket): for -v.
+START_UP_LOGGERS = ("pgserver", "alembic", "drivelab.embedded")
+
+
+def _quiet_start_up() -> None:
+    for name in START_UP_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
+    # platformdirs (under pgserver) warns that XDG_RUNTIME_DIR is unset, and falls back to /tmp
+    warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+
+
+def _where_data_lives(settings: Settings, data_dir: Path) -> str:
+    if settings.database_url and settings.redis_url:
+        return (
+            f"data: the database and Redis at DRIVELAB_DATABASE_URL and DRIVELAB_REDIS_URL; "
+            f"CLI credentials and simulated drives in {data_dir}"
+        )
+    return (
+        f"data directory: {data_dir} (PostgreSQL, Redis, simulated drives, the CLI's "
+        "credentials.json)"
+    )
+
+
+def up(settings: Settings, *, with_worker: bool = True, verbose: bool = False) -> None:
+    """Start everything and print what a user needs: the address, a sign-in link and where
+    the data lives (the servers' own start-up output with -v)."""
     settings.check_safe_bind()
+    if not verbose:
+        _quiet_start_up()
     data_dir = settings.data_dir
     data_dir.mkdir(parents=True, exist_ok=True)
     data_dir.chmod(0o700)
@@ -224,16 +263,21 @@ def up(settings: Settings, *, with_worker: bool = True) -> None:
             "DRIVELAB_REDIS_URL": redis_url,
             "DRIVELAB_DATA_DIR": str(data_dir),
         }
-        children.append(_api(settings, env).start())
-        if bench_token is not None:
-            children.append(_local_worker(env, api_url, redis_url, bench_token).start())
+        children.append(_api(settings, env, verbose).start())
         _wait_healthy(api_url, children, timeout=60)
-        print(f"drivelab is running at {api_url}  (api docs: {api_url}/api/docs)", flush=True)
-        print(f"data directory: {data_dir}; press Ctrl-C to stop", flush=True)
-        if link is not None:
-            print(f"sign in as {link[1]}: {link[0]}  (works once, for 15 minutes)", flush=True)
-        else:
-            print("sign in: `drivelab login-link` here prints a one-time link", flush=True)
+        # The worker starts once the api answers: its first hello is not refused meanwhile.
+        if bench_token is not None:
+            worker = _local_worker(env, api_url, redis_url, bench_token, verbose)
+            children.append(worker.start())
+        lines = [
+            f"drivelab is running at {api_url}  (api docs: {api_url}/api/docs)",
+            f"sign in as {link[1]}: {link[0]}  (works once, for 15 minutes)"
+            if link is not None
+            else "sign in: `drivelab login-link` on this machine prints a one-time link",
+            _where_data_lives(settings, data_dir),
+            "press Ctrl-C to stop" + ("" if verbose else "; -v shows the servers' own output"),
+        ]
+        print("\n".join(lines), flush=True)
         _supervise(children)
     finally:
         _stop([c.proc for c in children if c.proc is not None])

@@ -4,13 +4,15 @@ and the CLI against the running stack."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.conftest import Stack, run_cli, start_stack, stop_stack, wait_run
+from tests.conftest import ROOT, Stack, run_cli, start_stack, stop_stack, wait_run
 
 pytestmark = pytest.mark.e2e
 
@@ -31,7 +33,21 @@ def test_embedded_up_runs_a_plan_stops_cleanly_and_keeps_its_data(tmp_path: Path
         assert (data_dir / "postgres").is_dir() and (data_dir / "redis").is_dir()
         creds = data_dir / "credentials.json"
         assert creds.stat().st_mode & 0o077 == 0
-        drive = json.loads(stack.cli("drives", "--json").stdout)[0]
+        # Start-up says what a user needs, and keeps the servers' own output for -v.
+        printed = stack.log.read_text()
+        assert f"drivelab is running at {stack.api_url}" in printed
+        assert f"{stack.api_url}/login?once=" in printed
+        assert f"data directory: {data_dir}" in printed
+        for noise in ("initdb", "alembic", "port=5432", "ConnectError", "pg_ctl", "celery@",
+                      "Uvicorn running", "XDG_RUNTIME_DIR", "superuser"):  # fmt: skip
+            assert noise not in printed, (noise, printed)
+        # Global options go after the command too.
+        after = subprocess.run(
+            [sys.executable, "-m", "backend.cli", "drives", "--json", "--data-dir", str(data_dir)],
+            capture_output=True, text=True, timeout=60, cwd=ROOT,
+        )  # fmt: skip
+        assert after.returncode == 0, after.stderr
+        drive = json.loads(after.stdout)[0]
         out = stack.cli(
             "run",
             "four-corners",
@@ -85,6 +101,14 @@ def test_cli_help_and_listing(stack: Stack, sim_drive: dict) -> None:
     assert "runtime_s" in stack.cli("plans").stdout
     table = stack.cli("drives").stdout
     assert sim_drive["serial"] in table and "[simulated]" in table
+    # The devices the local worker sees, with the serial to register each by.
+    devices = json.loads(stack.cli("devices", "--bench", "local", "--json").stdout)
+    listed = stack.cli("devices", "--bench", "local").stdout
+    if devices:
+        assert "SERIAL" in listed and devices[0]["serial"] in listed
+        assert "drivelab drives add --bench local" in listed
+    else:
+        assert "reported no block devices" in listed
     health = json.loads(stack.cli("api", "/api/health").stdout)
     assert health["status"] == "ok"
     # A one-time sign-in link for the browser, as the admin whose token the CLI holds.
@@ -109,6 +133,15 @@ def test_up_refuses_to_serve_beyond_loopback_without_a_secret(tmp_path: Path) ->
     assert out.returncode != 0
     assert "refusing to bind to 0.0.0.0" in out.stderr and "DRIVELAB_SECRET_KEY" in out.stderr
     assert not (tmp_path / "data" / "postgres").exists()  # nothing was started
+    # `drivelab up --data-dir D`: the option after the command is the same option.
+    after = subprocess.run(
+        [sys.executable, "-m", "backend.cli", "up", "--data-dir", str(tmp_path / "other"),
+         "--host", "0.0.0.0", "--port", "1", "-v"],
+        capture_output=True, text=True, timeout=60, cwd=ROOT,
+        env={**os.environ, "DRIVELAB_SECRET_KEY": ""},
+    )  # fmt: skip
+    assert "unrecognized arguments" not in after.stderr
+    assert after.returncode != 0 and "refusing to bind to 0.0.0.0" in after.stderr
 
 
 def test_cli_run_waits_with_progress_and_prints_results(stack: Stack, sim_drive: dict) -> None:
@@ -148,6 +181,11 @@ def test_cli_errors_say_what_to_fix(stack: Stack, sim_drive: dict, tmp_path: Pat
     assert out.returncode == 2 and "name=value" in out.stderr
     nowhere = run_cli(tmp_path / "empty", "drives", check=False)
     assert nowhere.returncode == 2 and "drivelab up" in nowhere.stderr
+    # An api without credentials: where credentials come from.
+    anonymous = run_cli(tmp_path / "empty", "drives", "--api", stack.api_url, check=False)
+    assert anonymous.returncode == 2 and "(401)" in anonymous.stderr
+    for hint in ("DRIVELAB_USER_TOKEN", "credentials.json", "drivelab up", "Token used: none"):
+        assert hint in anonymous.stderr, anonymous.stderr
 
 
 def test_frontend_is_served(stack: Stack) -> None:

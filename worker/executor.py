@@ -177,7 +177,7 @@ def _resume_refusal(spec: dict[str, Any], info: DeviceInfo) -> str | None:
 
 
 # Steps that write to the drive: the target is verified again immediately before each.
-WRITING_KINDS = frozenset({"fio", "fio-rounds", "purge", "trim"})
+WRITING_KINDS = frozenset({"fio", "fio-rounds", "purge", "trim", "write-cache"})
 
 
 def _execute_step(

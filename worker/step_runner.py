@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 import logging
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+from backend.analysis import pts
 from backend.analysis.fio_results import direction_summary
 from backend.analysis.steady_state import is_steady, steady_state_report
 from worker.client import ApiClient, ApiError, ApiUnreachable, SampleOutbox
@@ -21,6 +23,7 @@ from worker.fio.runner import FioOutcome, run_fio
 from worker.fio.stream import Sample
 from worker.guard import HeldTarget
 from worker.steps import StepError, StepStopped, idle, purge, trim
+from worker.steps.write_cache import set_write_cache
 
 log = logging.getLogger("drivelab.worker")
 
@@ -184,40 +187,87 @@ def fetch_trace(sc: StepContext) -> None:
 
 
 def run_rounds_step(sc: StepContext) -> StepReport:
-    """SNIA PTS: repeat the round until the window of the last rounds is steady, or the limit."""
+    """SNIA PTS: repeat the round until the window of the last rounds is steady, or a limit.
+
+    A round is one fio run of the step's job file (round k with randseed + k - 1). With a
+    `track` (the PTS tests), the round's job file has one stonewalled section per element,
+    the tracking variable is one element's figure (backend.analysis.pts), and every round's
+    fio output is posted to the api as soon as the round ends: it keeps them all and shows the
+    convergence live. The loop also stops once `stop_write_bytes` have been written or
+    `max_s` have passed (write saturation), and waits `wait_s` with no I/O after each round
+    (host idle recovery's wait states). Samples are placed on the step's own clock, so the
+    waits are gaps in the series."""
     p = sc.step["params"]
     max_rounds = int(p.get("max_rounds", 25))
     window = int(p.get("window", 5))
     excursion = float(p.get("excursion_pct", 20.0))
     slope = float(p.get("slope_pct", 10.0))
+    track = p.get("track")
+    stop_at_steady = bool(p.get("stop_at_steady", True))
+    wait_s = float(p.get("wait_s") or 0.0)
+    stop_bytes = float(p.get("stop_write_bytes") or 0)
+    max_s = float(p.get("max_s") or 0)
     direction, _, key = str(p.get("metric", "write_iops")).partition("_")
     values: list[float] = []
     rounds: list[dict[str, Any]] = []
-    offset = 0
+    written = 0.0
+    stop = "rounds"
+    started = time.monotonic()
     last: FioOutcome | None = None
+
+    def clock_ms() -> int:
+        return int((time.monotonic() - started) * 1000)
+
     with _Outbox(sc) as box:
         for r in range(max_rounds):
             job = sc.step["job_file"]
             if p.get("randseed_per_round"):
                 job = with_randseed_offset(job, r)
+            t_start = clock_ms()
             last = _fio(
                 sc,
                 box,
                 job,
                 f"{sc.step['idx']:02d}-{sc.step['name']}-r{r + 1}",
-                t_offset_ms=offset,
+                t_offset_ms=t_start,
                 progress=partial(_round_progress, r, max_rounds),
             )
             if not last.ok:
                 break
-            summary = direction_summary(json.loads(last.final_text or "{}"), direction) or {}
-            values.append(float(summary.get(key, 0.0)))
-            rounds.append({"round": r + 1, "value": values[-1], "output": last.final_text})
-            offset += last.samples[-1].t_ms if last.samples else 0
-            if len(values) >= window and is_steady(
-                values[-window:], excursion_pct=excursion, slope_pct=slope
+            final = json.loads(last.final_text or "{}")
+            t_end = t_start + (last.samples[-1].t_ms if last.samples else 0)
+            if track:
+                summary = pts.round_summary(final)
+                value = pts.tracked_value(summary, track["element"], track["metric"])
+                written += sum(e.get("write_bytes", 0.0) for e in summary.values())
+                _post_round(sc, r + 1, last.final_text or "", t_start, t_end)
+            else:
+                value = float((direction_summary(final, direction) or {}).get(key, 0.0))
+            values.append(value)
+            rounds.append(
+                {"round": r + 1, "value": value, "t_start_ms": t_start, "t_end_ms": t_end}
+            )
+            if (
+                stop_at_steady
+                and len(values) >= window
+                and is_steady(values[-window:], excursion_pct=excursion, slope_pct=slope)
             ):
+                stop = "steady"
                 break
+            if stop_bytes and written >= stop_bytes:
+                stop = "written"
+                break
+            if max_s and clock_ms() >= max_s * 1000:
+                stop = "time"
+                break
+            if wait_s > 0:
+                _slept, stopped = idle(
+                    wait_s,
+                    should_stop=sc.should_stop,
+                    on_tick=partial(_tick, box, _round_progress(r, max_rounds, 1.0)),
+                )
+                if stopped:
+                    break
     report_data = (
         steady_state_report(values, window=window, excursion_pct=excursion, slope_pct=slope)
         if values
@@ -227,19 +277,43 @@ def run_rounds_step(sc: StepContext) -> StepReport:
         "metric": p.get("metric", "write_iops"),
         "values": values,
         "report": report_data,
-        "rounds": [{k: v for k, v in x.items() if k != "output"} for x in rounds],
+        "rounds": rounds,
+        "stop": stop,
+        "written_bytes": written,
     }
     if last is None or not last.ok:
         failed = _fio_failure(last) if last else StepReport("failed", error="no round ran")
         failed.logs = logs
         return failed
+    if sc.should_stop():
+        return StepReport("cancelled", logs=logs)
     return StepReport(
         "done",
-        last.final_text,
+        # A tracked round's output holds every element: the api has each round's on its own.
+        None if track else last.final_text,
         last.stderr,
         logs=logs,
-        metrics=steady_state_metrics(values, report_data),
+        metrics=steady_state_metrics(values, report_data) if stop_at_steady else [],
     )
+
+
+def _tick(box: SampleOutbox, progress: float, _fraction: float) -> None:
+    box.add([], progress)
+
+
+def _post_round(sc: StepContext, number: int, output: str, t_start: int, t_end: int) -> None:
+    """Hand a round's fio output to the api, which stores it and shows it live."""
+    try:
+        reply = sc.client.post(
+            f"/api/worker/runs/{sc.run_id}/steps/{sc.step['id']}/rounds",
+            {"round": number, "output": output, "t_start_ms": t_start, "t_end_ms": t_end},
+        )
+    except ApiError as exc:
+        if exc.status == 409:
+            sc.on_control({"cancel": True})  # the run ended on the api side
+            return
+        raise
+    sc.on_control(reply)
 
 
 def steady_state_metrics(values: list[float], report: dict[str, Any]) -> list[dict[str, Any]]:
@@ -325,7 +399,39 @@ def run_idle_step(sc: StepContext) -> StepReport:
     return StepReport("done", logs={"idle_s": slept}, metrics=[metric("idle_seconds", slept, "s")])
 
 
+WRITE_CACHE_RECORD = "write-cache.json"
+
+
+def run_write_cache_step(sc: StepContext) -> StepReport:
+    """Set the drive's volatile write cache for the PTS profile, or put back what it was
+    (`restore`): the first step records the setting it found in the run's working directory."""
+    p = sc.step["params"]
+    record = sc.workdir / WRITE_CACHE_RECORD
+    with _Outbox(sc):
+        try:
+            if p.get("restore"):
+                seen = json.loads(record.read_text()) if record.exists() else {}
+                if not seen.get("supported") or seen.get("before") is None:
+                    return StepReport(
+                        "done",
+                        logs={"write_cache": {"restored": False, "detail": "nothing was changed"}},
+                    )
+                result = set_write_cache(sc.info, bool(seen["before"]))
+                return StepReport(
+                    "done", logs={"write_cache": {**result.as_dict(), "restored": True}}
+                )
+            enabled = bool(p.get("enabled"))
+            result = set_write_cache(sc.info, enabled, asked=enabled)
+        except StepError as exc:
+            return StepReport("failed", error=f"write cache: {exc}")
+    sc.workdir.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps(result.as_dict()))
+    log.info("run %s: write cache of %s: %s", sc.run_id, sc.info.path, result.detail)
+    return StepReport("done", logs={"write_cache": result.as_dict()})
+
+
 RUNNERS: dict[str, Callable[[StepContext], StepReport]] = {
+    "write-cache": run_write_cache_step,
     "fio": run_fio_step,
     "fio-rounds": run_rounds_step,
     "purge": run_purge_step,

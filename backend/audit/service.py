@@ -28,6 +28,7 @@ ACTIONS = frozenset(
         "login_link.created",
         "price.corrected",
         "price.deleted",
+        "run.cancelled",
         "run.queued",
         "run.resumed",
         "step.started",

@@ -45,6 +45,8 @@ class DriveSample(Base):
     # What the worker opens: a whole block device (/dev/nvme0n1) or a file in its sandbox.
     target_path: Mapped[str] = mapped_column(String(512))
     logical_sector: Mapped[int] = mapped_column(default=512, server_default="512")
+    # What charts, legends and exports call the drive, when the reviewer sets one ("990 PRO").
+    short_name: Mapped[str | None] = mapped_column(String(40))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     model: Mapped[DriveModel] = relationship(lazy="raise")

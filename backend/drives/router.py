@@ -25,6 +25,7 @@ def drive_out(
         target_path=drive.target_path,
         simulated=m.simulated,
         label=service.drive_label(drive),
+        short_name=drive.short_name,
         bench=BenchRef(id=drive.bench.id, name=drive.bench.name, online=is_online(drive.bench)),
         model=DriveModelOut(
             id=m.id,
@@ -86,6 +87,8 @@ def add_drive(data: DriveCreate, session: SessionDep, _user: Reviewer) -> DriveO
         firmware=data.firmware,
         logical_sector=data.logical_sector,
     )
+    if data.short_name and data.short_name.strip():
+        drive.short_name = data.short_name.strip()
     return drive_out(service.get_drive(session, drive.id), None)
 
 

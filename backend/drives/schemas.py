@@ -32,6 +32,9 @@ class DriveOut(BaseModel):
     target_path: str
     simulated: bool
     label: str
+    short_name: str | None = Field(
+        None, description="What charts and exports call the drive, when a reviewer set one."
+    )
     bench: BenchRef
     model: DriveModelOut
     active_run_id: int | None
@@ -56,6 +59,9 @@ class DriveCreate(BaseModel):
     interface: str | None = None
     simulated: bool = False
     logical_sector: int = Field(512, description="Logical sector size in bytes (512 or 4096).")
+    short_name: str | None = Field(
+        None, max_length=40, description="What charts and exports call the drive."
+    )
 
 
 class DriveUpdate(BaseModel):
@@ -69,3 +75,9 @@ class DriveUpdate(BaseModel):
     target_path: str | None = Field(None, min_length=1)
     model_id: int | None = None
     logical_sector: int | None = Field(None, description="512 or 4096")
+    short_name: str | None = Field(
+        None,
+        max_length=40,
+        description="A short name for charts and exports (e.g. '990 PRO 2TB'); empty or null "
+        "clears it. Can be set while the drive runs.",
+    )

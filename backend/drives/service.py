@@ -161,8 +161,12 @@ def update_drive(session: Session, drive_id: int, changes: dict[str, Any]) -> Dr
     from backend.runs import queue
 
     drive = get_drive(session, drive_id)
+    if "short_name" in changes:
+        # A name for charts changes nothing a run depends on.
+        name = (changes["short_name"] or "").strip()
+        changes["short_name"] = name or None
     busy = queue.active_runs(session).get(drive_id)
-    if busy is not None:
+    if busy is not None and set(changes) - {"short_name"}:
         raise Conflict(
             f"drive {drive_id} is in use by run {busy}: edit it when the run has ended",
             field="drive_id",
@@ -177,7 +181,7 @@ def update_drive(session: Session, drive_id: int, changes: dict[str, Any]) -> Dr
             f"drive model {model_id} does not exist: see GET /api/models", field="model_id"
         )
     for key, value in changes.items():
-        if value is None and key != "firmware":
+        if value is None and key not in ("firmware", "short_name"):
             continue
         setattr(drive, key, value)
     session.flush()

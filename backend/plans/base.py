@@ -186,10 +186,19 @@ def fio_job_file(
     title: str, global_opts: dict[str, Any], job_name: str, job_opts: dict[str, Any]
 ) -> str:
     """Render a fio job file: a comment, a [global] section and one job section."""
+    return fio_job_sections(title, global_opts, [(job_name, job_opts)])
+
+
+def fio_job_sections(
+    title: str, global_opts: dict[str, Any], sections: list[tuple[str, dict[str, Any]]]
+) -> str:
+    """Render a fio job file with several job sections, in order (a PTS round: one
+    stonewalled section per element)."""
     lines = [f"; drivelab: {title}", "[global]"]
     lines += [_opt(k, v) for k, v in global_opts.items() if v is not None]
-    lines += ["", f"[{job_name}]"]
-    lines += [_opt(k, v) for k, v in job_opts.items() if v is not None]
+    for name, opts in sections:
+        lines += ["", f"[{name}]"]
+        lines += [_opt(k, v) for k, v in opts.items() if v is not None]
     return "\n".join(lines) + "\n"
 
 

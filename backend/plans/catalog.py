@@ -12,7 +12,13 @@ from backend.plans.consistency import Consistency
 from backend.plans.four_corners import FourCorners
 from backend.plans.hdtach import HdTach
 from backend.plans.performance_over_time import PerformanceOverTime
+from backend.plans.pts_hir import PtsHir
+from backend.plans.pts_iops import PtsIops
+from backend.plans.pts_latency import PtsLatency
 from backend.plans.pts_steady_state import PtsSteadyState
+from backend.plans.pts_throughput import PtsThroughput
+from backend.plans.pts_wsat import PtsWsat
+from backend.plans.pts_xsr import PtsXsr
 from backend.plans.torture import Torture
 from backend.plans.trace_replay import TraceReplay
 from backend.plans.transfer_size import TransferSize
@@ -34,6 +40,12 @@ PLANS: dict[str, Plan] = {
         WriteHitching(),
         TraceReplay(),
         PtsSteadyState(),
+        PtsIops(),
+        PtsThroughput(),
+        PtsLatency(),
+        PtsWsat(),
+        PtsHir(),
+        PtsXsr(),
     )
 }
 

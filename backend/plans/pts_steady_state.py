@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from backend.plans.base import DriveContext, Plan, StepSpec, fio_job_file, format_size, human_bytes
+from backend.plans.base import DriveContext, Plan, StepSpec, fio_job_file, format_size
 from backend.plans.common import (
     INCOMPRESSIBLE,
     FioParams,
@@ -34,11 +34,9 @@ from backend.plans.common import (
     span_field,
     tested_span,
 )
+from backend.plans.pts_common import EXCURSION_PCT, SLOPE_PCT, WINDOW, precondition_step
 
 Workload = Literal["iops-4k-randwrite", "throughput-128k-seqwrite", "throughput-1m-seqwrite"]
-WINDOW = 5
-EXCURSION_PCT = 20
-SLOPE_PCT = 10
 
 WORKLOADS: dict[str, tuple[str, str, str, str]] = {
     # workload: rw, bs, tracked metric, label
@@ -106,24 +104,7 @@ class PtsSteadyState(Plan):
         span = tested_span(params.span, drive)
         common = common_options(drive, params.ioengine, params.randseed)
         _rw, _bs, metric, label = WORKLOADS[params.workload]
-        loops = params.precondition_loops
-        precondition = fio_step(
-            self.key,
-            common,
-            "precondition",
-            f"precondition: 128K sequential write of {loops}x {human_bytes(span)}, QD32",
-            {
-                "rw": "write",
-                "bs": "128k",
-                "iodepth": 32,
-                "offset": 0,
-                "size": format_size(span),
-                "loops": loops,
-                **INCOMPRESSIBLE,
-            },
-            role="precondition",
-            span=span,
-        )
+        precondition = precondition_step(self.key, common, span, params.precondition_loops)
         round_job = workload_job(params.workload, span, params.iodepth, params.round_s)
         rounds_label = f"{label} QD{params.iodepth} rounds of {params.round_s} s to steady state"
         rounds = StepSpec(

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from backend.plans.base import DriveContext, Plan, StepSpec, format_size, parse_size
 from backend.plans.common import (
@@ -76,6 +76,11 @@ CUSTOM_FIELDS = ("rwmixread", "bssplit", "percentage_random", "iodepth")
 
 
 class TraceReplayParams(FioParams):
+    # A form can tell before asking the api that one of the two is needed.
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"x-exactly-one-of": [["trace_id", "profile"]]}
+    )
+
     trace_id: int | None = Field(
         None,
         ge=1,

@@ -1,9 +1,11 @@
 """Comparisons across drives: one row per drive for each metric, ready for a sorted bar chart,
 with run-to-run variation and warnings when results were measured under different conditions.
 
-A metric is named `plan:step:metric`, e.g. `four-corners:randread-4k-qd3:read_mbps`. Three
-queries answer any comparison, however many drives and metrics: the drives, their runs'
-conditions (picked out of the runs' JSON by PostgreSQL, once per run), and the results.
+A metric is named `plan:step:metric`, e.g. `four-corners:randread-4k-qd3:read_mbps`, with the
+variant of its run where it has one (`consistency:consistency-4k-qd32@op25:...`, see
+backend.results.conditions). Four queries answer any comparison, however many drives and
+metrics: the drives, their runs' conditions (picked out of the runs' JSON by PostgreSQL, once
+per run), their steps' conditions (from the steps' job options), and the results.
 """
 
 from __future__ import annotations
@@ -22,22 +24,15 @@ from backend.core.errors import InvalidParams
 from backend.drives.models import DriveSample
 from backend.drives.service import drive_label, under_embargo
 from backend.results import compare_parts as parts
+from backend.results import conditions as cond
 from backend.results.models import Result
+from backend.results.names import is_performance, lower_is_better
+from backend.results.names import names as metric_names
 from backend.runs.models import Run, Step
-
-LOWER_IS_BETTER_UNITS = ("µs", "s")
-LOWER_IS_BETTER_WORDS = ("lat_", "stall_", "dropoff", "stddev")
 
 
 def metric_id(plan: str, step: str, metric: str) -> str:
     return f"{plan}:{step}:{metric}"
-
-
-def lower_is_better(metric: str, unit: str) -> bool:
-    name = metric.rsplit(":", 1)[-1]
-    if name == "dropoff_s":
-        return False  # later is better: the drive holds its fresh level longer
-    return unit in LOWER_IS_BETTER_UNITS or any(w in name for w in LOWER_IS_BETTER_WORDS)
 
 
 def _drives(
@@ -76,10 +71,10 @@ def _runs(session: Session, drive_ids: list[int], fingerprint: bool = False) -> 
         env["host"]["fio_version"].as_string().label("fio_version"),
         env["host"]["hostname"].as_string().label("hostname"),
         env["resumes"].as_string().label("resumes"),
-        params["prewrite"].as_string().label("prewrite"),
         params["ioengine"].as_string().label("ioengine"),
         params.has_key("op_percent").label("has_op_percent"),
         params["op_percent"].as_string().label("op_percent"),
+        params["pattern"].as_string().label("pattern"),
     ).where(Run.drive_id.in_(drive_ids), Run.status == "done")
     if fingerprint:
         digest = _results_digest(drive_ids)
@@ -96,7 +91,8 @@ def _results_digest(drive_ids: list[int]) -> Any:
     hash of each one's step id, step name, metric, unit and value (as text, exact: -0 and
     NaN included). Any change to one of them (a result corrected, added or deleted, a step
     renamed) changes the digest or the count, but for a 2^-64 chance. Only those drives'
-    results are hashed, not the whole table's."""
+    results are hashed, not the whole table's. (A step's job options, which its conditions
+    are read from, are fixed when the run is queued.)"""
     each = func.hashtextextended(
         Step.name + ":" + Result.metric + ":" + Result.unit + ":" + cast(Result.value, Text),
         Result.step_id,
@@ -115,11 +111,30 @@ def _results_digest(drive_ids: list[int]) -> Any:
     )
 
 
+def _steps(session: Session, drive_ids: list[int]) -> Sequence[Any]:
+    """The steps of the drives' finished runs in order, with the job options their
+    conditions are read from and the sha256 of their job file: one query, plain rows."""
+    fields = [Step.params[f].as_string() for f in cond.STEP_FIELDS]
+    job_hash = func.encode(func.sha256(func.convert_to(Step.job_file, "UTF8")), "hex")
+    query = (
+        select(Step.id, Step.run_id, Step.kind, Step.name, Step.status, job_hash, *fields)
+        .join(Run, Run.id == Step.run_id)
+        .where(Run.drive_id.in_(drive_ids), Run.status == "done")
+        .order_by(Step.run_id, Step.idx)
+    )
+    result = session.connection().execute(query)
+    try:
+        return result.cursor.fetchall()
+    finally:
+        result.close()
+
+
 def _rows(session: Session, drive_ids: list[int]) -> Sequence[Any]:
-    """Every result of those runs as (metric id, drive id, run id, value, unit), oldest run
-    first. Plain columns only, fetched all at once: ~7,000 rows for 10 drives over the whole
-    suite. Grouping them in SQL instead (an ordered array per metric and drive) took
-    PostgreSQL three times as long as this query and the grouping in Python together."""
+    """Every result of those runs as (metric id, drive id, run id, value, unit, step id),
+    oldest run first. Plain columns only, fetched all at once: ~7,000 rows for 10 drives
+    over the whole suite. Grouping them in SQL instead (an ordered array per metric and
+    drive) took PostgreSQL three times as long as this query and the grouping in Python
+    together. The ids are without variants (see _with_variants)."""
     query = (
         select(
             Run.plan + ":" + Step.name + ":" + Result.metric,
@@ -127,6 +142,7 @@ def _rows(session: Session, drive_ids: list[int]) -> Sequence[Any]:
             Result.run_id,
             Result.value,
             Result.unit,
+            Result.step_id,
         )
         .join(Step, Step.id == Result.step_id)
         .join(Run, Run.id == Result.run_id)
@@ -141,23 +157,71 @@ def _rows(session: Session, drive_ids: list[int]) -> Sequence[Any]:
         result.close()
 
 
-def _conditions(run: Any, drive: DriveSample) -> dict[str, Any]:
-    """What changes the numbers, from a row of _runs (None where the JSON lacks it)."""
-    prewrite = None if run.prewrite is None else run.prewrite == "true"
-    op = run.op_percent
-    return {
-        # What the drive reported when the run started, else what was registered.
-        "firmware": run.firmware or drive.firmware,
-        "drive state before the test": None
-        if prewrite is None
-        else ("pre-written" if prewrite else "as found"),
-        "fio version": run.fio_version,
-        "ioengine": run.ioengine,
-        "OP": (None if op in (None, "null") else int(float(op))) if run.has_op_percent else 0,
-        "host": run.hostname,
-        # a count of resumes, or a list of them: either way, none is 0, [] or absent
-        "resumed": run.resumes not in (None, "0", "[]", "null", "false"),
+def _with_variants(rows: Sequence[Any], runs: Sequence[Any]) -> Sequence[Any]:
+    """The rows with the variant of their run in their metric id (conditions.variant): an
+    OP 25% consistency run's results are other metrics than an OP 0% run's."""
+    varied = {
+        run.id: {"op_percent": run.op_percent, "pattern": run.pattern}
+        for run in runs
+        if cond.variant({"op_percent": run.op_percent, "pattern": run.pattern}, "")
     }
+    if not varied:
+        return rows
+    out = []
+    for row in rows:
+        params = varied.get(row[2])
+        if params is None:
+            out.append(row)
+            continue
+        head, _, name = row[0].rpartition(":")
+        suffix = cond.variant(params, head.partition(":")[2])
+        out.append((f"{head}{suffix}:{name}", *row[1:]) if suffix else row)
+    return out
+
+
+def _run_info(run: Any, drive: DriveSample) -> tuple[parts.RunInfo, dict[str, Any]]:
+    """What a row states about a run (a row of _runs), and the run's own conditions."""
+    # What the drive reported when the run started, else what was registered.
+    firmware = run.firmware or drive.firmware
+    info = parts.RunInfo(
+        finished_at=run.finished_at,
+        firmware=firmware,
+        fio_version=run.fio_version,
+        host=run.hostname,
+        # a count of resumes, or a list of them: either way, none is 0, [] or absent
+        resumed=run.resumes not in (None, "0", "[]", "null", "false"),
+    )
+    return info, cond.run_conditions(
+        op_percent=run.op_percent,
+        has_op_percent=run.has_op_percent,
+        fio_version=run.fio_version,
+        ioengine=run.ioengine,
+        firmware=firmware,
+        simulated=drive.model.simulated,
+    )
+
+
+def _step_conditions(
+    steps: Sequence[Any], run_conditions: Mapping[int, dict[str, Any]]
+) -> dict[int, tuple[cond.Items, str | None]]:
+    """Each step's conditions (its own and its run's, one tuple for equal ones) and job file
+    hash, from the rows of _steps (of the runs in run_conditions)."""
+    interned: dict[cond.Items, cond.Items] = {}
+    out: dict[int, tuple[cond.Items, str | None]] = {}
+    n = len(cond.STEP_FIELDS)
+    by_run: dict[int, list[Any]] = defaultdict(list)
+    for step in steps:
+        by_run[step[1]].append(step)
+    for run_id, rows in by_run.items():
+        run_cond = run_conditions.get(run_id)
+        if run_cond is None:
+            continue  # finished after the runs were read
+        befores = cond.state_before([(r[2], r[3], r[6], r[4] == "done") for r in rows])
+        for row, before in zip(rows, befores, strict=True):
+            fields = dict(zip(cond.STEP_FIELDS, row[6 : 6 + n], strict=True))
+            items = cond.merged(cond.step_conditions(fields, before), run_cond)
+            out[row[0]] = (interned.setdefault(items, items), row[5])
+    return out
 
 
 def _check(drive_ids: list[int], aggregate: str) -> None:
@@ -165,6 +229,19 @@ def _check(drive_ids: list[int], aggregate: str) -> None:
         raise InvalidParams("choose at least one drive: ?drives=1,2,3", field="drives")
     if aggregate not in ("latest", "mean"):
         raise InvalidParams("aggregate is latest or mean", field="aggregate")
+
+
+def _shown(drives: Mapping[int, DriveSample]) -> dict[int, tuple[str, str | None, bool, bool]]:
+    """What a row shows of its drive: label, short name, simulated, embargoed as of now."""
+    return {
+        d.id: (drive_label(d), d.short_name, d.model.simulated, under_embargo(d.model))
+        for d in drives.values()
+    }
+
+
+def _names(drives: Mapping[int, DriveSample]) -> dict[int, str]:
+    """How warnings name a drive: its short name, else its model's."""
+    return {d.id: d.short_name or d.model.model for d in drives.values()}
 
 
 def compare(
@@ -176,6 +253,7 @@ def compare(
     *,
     hide_embargoed: bool = False,
 ) -> dict[str, Any]:
+    """The comparison computed afresh, without the caches (compare_json uses them)."""
     _check(drive_ids, aggregate)
     drives = _drives(session, drive_ids, hide_embargoed)
     runs = _runs(session, drive_ids)
@@ -208,16 +286,16 @@ def compare_json(
     """compare() as JSON, from caches of whole answers and of each drive's part of them.
 
     A drive's part is keyed by everything it is computed from: the database, what the answer
-    shows of the drive (label, flags, the embargo as of now) and its firmware, and each of
-    its finished runs' conditions, finish time, plan and a digest of its results with their
-    step names (see _runs). A run that finishes, is resumed or deleted, a result corrected, a
-    step renamed, a drive renamed or embargoed: each changes the drive's key, so a part is
-    never stale. A whole answer is keyed by the request and its drives' keys with their
-    model names (the warnings name them). Looking up either costs the drives' and runs'
-    queries (the digest is summed by PostgreSQL); an answer not cached whole fetches the
-    results of the drives whose part is not cached, computes their parts, and assembles the
-    answer from the parts: the rows of each metric sorted, the warnings worked out from the
-    runs' conditions, the rows' JSON joined."""
+    shows of the drive (label, short name, flags, the embargo as of now) and its firmware,
+    and each of its finished runs' conditions, finish time, plan and a digest of its results
+    with their step names (see _runs). A run that finishes, is resumed or deleted, a result
+    corrected, a step renamed, a drive renamed or embargoed: each changes the drive's key, so
+    a part is never stale. A whole answer is keyed by the request and its drives' keys with
+    the names warnings give them. Looking up either costs the drives' and runs' queries (the
+    digest is summed by PostgreSQL); an answer not cached whole fetches the steps and results
+    of the drives whose part is not cached, computes their parts, and assembles the answer
+    from the parts: the rows of each metric sorted and the ones measured unlike the others
+    set apart, the warnings worked out from the rows' conditions, the rows' JSON joined."""
     _check(drive_ids, aggregate)
     drives = _drives(session, drive_ids, hide_embargoed)
     runs = _runs(session, drive_ids, fingerprint=True)
@@ -225,21 +303,19 @@ def compare_json(
     runs_of: dict[int, list[Any]] = {drive_id: [] for drive_id in drives}
     for run in runs:
         runs_of[run.drive_id].append(run)
-    # What a row shows of its drive (label, simulated, embargoed as of now).
-    shown = {
-        d.id: (drive_label(d), d.model.simulated, under_embargo(d.model)) for d in drives.values()
-    }
+    shown = _shown(drives)
     keys = {
         d.id: (url, d.id, *shown[d.id], d.firmware, tuple(tuple(run) for run in runs_of[d.id]))
         for d in drives.values()
     }
+    names = _names(drives)
     key = (
         url,
         tuple(drive_ids),
         None if not metrics else frozenset(metrics),
         under_review,
         aggregate,
-        tuple((keys[drive_id], drives[drive_id].model.model) for drive_id in sorted(drives)),
+        tuple((keys[drive_id], names[drive_id]) for drive_id in sorted(drives)),
     )
     with _cache_lock:
         body = _cache.get(key)
@@ -247,7 +323,7 @@ def compare_json(
             _cache.move_to_end(key)
             return body
     found, settled = _drive_parts(session, drives, runs_of, shown, keys)
-    body = _assemble(drives, found, metrics, under_review, aggregate)
+    body = _assemble(names, found, metrics, under_review, aggregate)
     if settled:
         with _cache_lock:
             _cache[key] = body
@@ -260,7 +336,7 @@ def _drive_parts(
     session: Session,
     drives: dict[int, DriveSample],
     runs_of: dict[int, list[Any]],
-    shown: dict[int, tuple[str, bool, bool]],
+    shown: dict[int, tuple[str, str | None, bool, bool]],
     keys: Mapping[int, Hashable],
 ) -> tuple[dict[int, parts.Part], bool]:
     """Each drive's part, from the cache or computed from its results, and whether the
@@ -275,25 +351,33 @@ def _drive_parts(
     todo = [drive_id for drive_id in keys if drive_id not in found]
     if not todo:
         return found, True
+    todo_runs = [run for drive_id in todo for run in runs_of[drive_id]]
+    steps = _steps(session, todo)
     rows = _rows(session, todo)
     # The results come from a later statement than the runs in the keys: a run that finished
     # meanwhile is left out, and the parts are kept only if every run has as many results as
     # its key counted. (The app changes no result of a finished run; one changed by hand in
     # the milliseconds between the two statements, and later changed back, would go unseen.)
-    expected = {run.id: run.count or 0 for drive_id in todo for run in runs_of[drive_id]}
+    expected = {run.id: run.count or 0 for run in todo_runs}
     counted = Counter(map(itemgetter(2), rows))
     settled = counted.keys() <= expected.keys() and all(
         counted[run_id] == n for run_id, n in expected.items()
     )
     if not counted.keys() <= expected.keys():
         rows = [row for row in rows if row[2] in expected]
-    grouped = parts.group(rows, todo)
+    grouped = parts.group(_with_variants(rows, todo_runs), todo)
+    info: dict[int, parts.RunInfo] = {}
+    run_cond: dict[int, dict[str, Any]] = {}
+    for run in todo_runs:
+        info[run.id], run_cond[run.id] = _run_info(run, drives[run.drive_id])
+    step_cond = _step_conditions(steps, run_cond)
     computed = {}
     for drive_id in todo:
-        d = drives[drive_id]
         head = parts.head(drive_id, *shown[drive_id])
-        runs = [(run.id, run.finished_at, _conditions(run, d)) for run in runs_of[drive_id]]
-        found[drive_id] = computed[drive_id] = parts.build(drive_id, head, runs, grouped[drive_id])
+        mine = {run.id: info[run.id] for run in runs_of[drive_id]}
+        found[drive_id] = computed[drive_id] = parts.build(
+            drive_id, head, mine, step_cond, grouped[drive_id]
+        )
     if settled:
         with _parts_lock:
             for drive_id, part in computed.items():
@@ -303,8 +387,41 @@ def _drive_parts(
     return found, settled
 
 
+def _ranked(
+    order: list[Any], conds: list[cond.Items], drive_ids: list[int], under_review: int | None
+) -> list[tuple[Any, str | None]]:
+    """The rows (best first) with why each is set apart, the ones set apart last."""
+    ref = cond.reference(list(zip(drive_ids, conds, strict=True)), under_review)
+    reasons = [cond.apart(c, ref) for c in conds]
+    kept = [(row, None) for row, why in zip(order, reasons, strict=True) if why is None]
+    return kept + [(row, why) for row, why in zip(order, reasons, strict=True) if why]
+
+
+def _metric_head(mid: str, unit: str, lower: bool) -> dict[str, Any]:
+    return {
+        "metric": mid,
+        "names": metric_names(mid),
+        "unit": unit,
+        "lower_is_better": lower,
+        "performance": is_performance(mid),
+    }
+
+
+def _metric_conditions(
+    entries: Sequence[tuple[int, cond.Items, tuple[Any, bool]]], names: Mapping[int, str]
+) -> dict[str, Any]:
+    """A metric's shared and differing conditions and its warnings, from its rows' drives,
+    conditions and host notes."""
+    shared, differing = cond.common(c for _d, c, _n in entries)
+    warnings = cond.warnings(
+        [(names[d], c) for d, c, _n in entries],
+        [(names[d], host, resumed) for d, _c, (host, resumed) in entries],
+    )
+    return {"conditions": shared, "differing": differing, "warnings": warnings}
+
+
 def _assemble(
-    drives: dict[int, DriveSample],
+    names: Mapping[int, str],
     found: dict[int, parts.Part],
     metrics: list[str] | None,
     under_review: int | None,
@@ -314,13 +431,9 @@ def _assemble(
     wanted = set(metrics) if metrics else None
     latest = aggregate == "latest"
     met: dict[str, list[parts.Entry]] = {}
-    heads: dict[int, bytes] = {}  # the row up to its value
-    conditions: dict[int, tuple[tuple[str, Any], ...]] = {}
+    heads: dict[int, bytes] = {}  # the row up to its set_apart
     for drive_id, part in found.items():
-        heads[drive_id] = (
-            part.head + (b"true" if drive_id == under_review else b"false") + b',"value":'
-        )
-        conditions.update(part.conditions)
+        heads[drive_id] = part.head + (b"true" if drive_id == under_review else b"false")
         for mid, entry in part.metrics.items():
             if wanted is not None and mid not in wanted:
                 continue
@@ -329,7 +442,7 @@ def _assemble(
                 met[mid] = [entry]
             else:
                 entries.append(entry)
-    warned: dict[frozenset[tuple[int, tuple[int, ...]]], bytes] = {}
+    described: dict[frozenset[tuple[int, cond.Items, tuple[Any, bool]]], tuple[bytes, bytes]] = {}
     out = []
     for mid in sorted(met):
         entries = met[mid]
@@ -338,36 +451,42 @@ def _assemble(
         unit = max(entries, key=itemgetter(parts.LAST))[parts.UNIT]
         lower = lower_is_better(mid, unit)
         # Best first, as compare() sorts its rows (a stable sort: ties keep the drives' order).
-        if latest:
-            ranked = sorted(entries, key=_latest_value, reverse=not lower)
-            rows_json = [
-                heads[e[parts.DRIVE]] + e[parts.LATEST_JSON] + e[parts.REST] for e in ranked
-            ]
-        else:
-            ranked = sorted(entries, key=_mean_value, reverse=not lower)
-            rows_json = [heads[e[parts.DRIVE]] + e[parts.MEAN_JSON] + e[parts.REST] for e in ranked]
-        key = frozenset((e[parts.DRIVE], e[parts.RUN_IDS]) for e in entries)
-        warnings = warned.get(key)
-        if warnings is None:
-            runs_of = {e[parts.DRIVE]: e[parts.RUN_IDS] for e in entries}
-            warnings = warned[key] = parts.json_of(_warnings(runs_of, conditions, drives))
-        out.append(
+        ranked = sorted(entries, key=_latest_value if latest else _mean_value, reverse=not lower)
+        value_at = parts.LATEST_JSON if latest else parts.MEAN_JSON
+        rows_json = [
             b"".join(
                 (
-                    b'{"metric":',
-                    parts.json_str(mid),
-                    b',"unit":',
-                    parts.json_str(unit),
-                    b',"lower_is_better":',
-                    b"true" if lower else b"false",
-                    b',"rows":[',
-                    b",".join(rows_json),
-                    b'],"warnings":',
-                    warnings,
-                    b"}",
+                    heads[e[parts.DRIVE]],
+                    b',"set_apart":',
+                    _json_text(why),
+                    b',"value":',
+                    e[value_at],
+                    e[parts.REST],
                 )
             )
-        )
+            for e, why in _ranked(
+                ranked,
+                [e[parts.COND] for e in ranked],
+                [e[parts.DRIVE] for e in ranked],
+                under_review,
+            )
+        ]
+        key = frozenset((e[parts.DRIVE], e[parts.COND], e[parts.NOTE]) for e in entries)
+        about = described.get(key)
+        if about is None:
+            found_about = _metric_conditions(
+                [(e[parts.DRIVE], e[parts.COND], e[parts.NOTE]) for e in entries], names
+            )
+            about = described[key] = (
+                b',"conditions":'
+                + parts.json_of(found_about["conditions"])
+                + b',"differing":'
+                + parts.json_of(found_about["differing"])
+                + b',"rows":[',
+                b'],"warnings":' + parts.json_of(found_about["warnings"]) + b"}",
+            )
+        head = parts.PLAIN.dump_json(_metric_head(mid, unit, lower))[:-1]
+        out.append(head + about[0] + b",".join(rows_json) + about[1])
     missing = sorted(wanted - set(met)) if wanted else []
     return b"".join(
         (
@@ -380,6 +499,10 @@ def _assemble(
             b"}",
         )
     )
+
+
+def _json_text(value: str | None) -> bytes:
+    return b"null" if value is None else parts.json_str(value)
 
 
 def _latest_value(entry: parts.Entry) -> float:
@@ -401,18 +524,19 @@ def _compare(
     aggregate: str,
 ) -> dict[str, Any]:
     wanted = set(metrics) if metrics else None
-    # Per run once, not per result: its conditions (as the items warnings compare) and what
-    # a row states about its latest run.
-    conditions: dict[int, tuple[tuple[str, Any], ...]] = {}
-    provenance: dict[int, tuple[Any, Any, Any]] = {}
+    info: dict[int, parts.RunInfo] = {}
+    run_cond: dict[int, dict[str, Any]] = {}
     for run in runs:
-        cond = _conditions(run, drives[run.drive_id])
-        conditions[run.id] = tuple(cond.items())
-        provenance[run.id] = (cond["firmware"], cond["fio version"], run.finished_at)
-    # metric -> drive -> (values, run ids), oldest run first; drives in the order first met
-    groups: dict[str, dict[int, tuple[list[float], list[int]]]] = {}
+        info[run.id], run_cond[run.id] = _run_info(run, drives[run.drive_id])
+    step_cond = _step_conditions(_steps(session, drive_ids), run_cond)
+    conds = {step_id: c for step_id, (c, _job) in step_cond.items()}
+    # metric -> drive -> (values, run ids, step ids), oldest run first; drives in the order
+    # first met
+    groups: dict[str, dict[int, tuple[list[float], list[int], list[int]]]] = {}
     units: dict[str, str] = {}
-    for mid, drive_id, run_id, value, unit in _rows(session, drive_ids):
+    for mid, drive_id, run_id, value, unit, step_id in _with_variants(
+        _rows(session, drive_ids), runs
+    ):
         per_drive = groups.get(mid)
         if per_drive is None:
             if wanted is not None and mid not in wanted:
@@ -420,131 +544,115 @@ def _compare(
             per_drive = groups[mid] = {}
         found = per_drive.get(drive_id)
         if found is None:
-            per_drive[drive_id] = ([value], [run_id])
+            per_drive[drive_id] = ([value], [run_id], [step_id])
         else:
             found[0].append(value)
             found[1].append(run_id)
+            found[2].append(step_id)
         units[mid] = unit  # the latest result's
-    # Per drive once, not per row: how the drive is labelled and flagged.
-    shown = {
-        d.id: (drive_label(d), d.model.simulated, under_embargo(d.model)) for d in drives.values()
-    }
-    # Metrics measured in the same runs (every metric of a step, of a plan) have the same
-    # conditions, hence the same warnings: worked out once per set of runs.
-    warned: dict[frozenset[tuple[int, tuple[int, ...]]], list[str]] = {}
+    shown = _shown(drives)
+    names = _names(drives)
     out = []
     for mid in sorted(groups):
         per_drive = groups[mid]
         rows: list[dict[str, Any]] = []
-        for drive_id, (numbers, run_ids) in per_drive.items():
-            label, simulated, embargoed = shown[drive_id]
-            stats = variation(numbers)
-            firmware, fio_version, finished_at = provenance[run_ids[-1]]
+        entries = []
+        for drive_id, (numbers, run_ids, step_ids) in per_drive.items():
+            label, short_name, simulated, embargoed = shown[drive_id]
+            latest_cond, kept_values, kept_runs = parts.pooled(numbers, run_ids, step_ids, conds)
+            stats = variation(kept_values)
+            run = info[run_ids[-1]]
+            entries.append(
+                (drive_id, latest_cond, (run.host, any(info[r].resumed for r in kept_runs)))
+            )
             rows.append(
                 {
                     "drive_id": drive_id,
                     "label": label,
+                    "short_name": short_name,
                     "simulated": simulated,
                     "embargoed": embargoed,
                     "under_review": drive_id == under_review,
+                    "set_apart": None,
                     "value": numbers[-1] if aggregate == "latest" else stats["mean"],
                     "runs": stats,
-                    "firmware": firmware,
-                    "fio_version": fio_version,
-                    "finished_at": finished_at,
+                    "other_runs": len(numbers) - len(kept_values),
+                    "run_id": run_ids[-1],
+                    "firmware": run.firmware,
+                    "fio_version": run.fio_version,
+                    "finished_at": run.finished_at,
+                    "job_sha256": step_cond[step_ids[-1]][1],
+                    "conditions": dict(latest_cond),
                 }
             )
         unit = units[mid]
         lower = lower_is_better(mid, unit)
         rows.sort(key=lambda r: float(r["value"]), reverse=not lower)
-        # A drive's run ids come oldest first, so the same runs make the same key.
-        key = frozenset((d, tuple(runs)) for d, (_v, runs) in per_drive.items())
-        if key not in warned:
-            warned[key] = _warnings(
-                {drive_id: run_ids for drive_id, (_v, run_ids) in per_drive.items()},
-                conditions,
-                drives,
-            )
+        by_drive = {d: c for d, c, _n in entries}
+        ranked = []
+        for row, why in _ranked(
+            rows,
+            [by_drive[r["drive_id"]] for r in rows],
+            [r["drive_id"] for r in rows],
+            under_review,
+        ):
+            row["set_apart"] = why
+            ranked.append(row)
+        about = _metric_conditions(entries, names)
         out.append(
             {
-                "metric": mid,
-                "unit": unit,
-                "lower_is_better": lower,
-                "rows": rows,
-                "warnings": list(warned[key]),
+                **_metric_head(mid, unit, lower),
+                "conditions": about["conditions"],
+                "differing": about["differing"],
+                "rows": ranked,
+                "warnings": about["warnings"],
             }
         )
     missing = sorted(wanted - set(groups)) if wanted else []
     return {"aggregate": aggregate, "metrics": out, "missing": missing}
 
 
-def _warnings(
-    runs_of: Mapping[int, Sequence[int]],
-    conditions: dict[int, tuple[tuple[str, Any], ...]],
-    drives: dict[int, DriveSample],
-) -> list[str]:
-    """Conditions that change the numbers and differ between the compared results: those of
-    the runs (by drive, in the order the drives were met) that a metric's rows come from."""
-    seen: dict[str, dict[Any, set[str]]] = defaultdict(lambda: defaultdict(set))
-    firmware: dict[str, set[Any]] = defaultdict(set)
-    for drive_id, run_ids in runs_of.items():
-        name = drives[drive_id].model.model
-        # A drive's runs mostly share their conditions: each distinct set of conditions is
-        # looked at once.
-        for cond_items in {conditions[r] for r in run_ids}:
-            for key, value in cond_items:
-                if key == "firmware":
-                    firmware[name].add(value)
-                else:
-                    seen[key][value].add(name)
-    warnings = []
-    # Different products have different firmware by nature; the same product (one drive's
-    # runs, or two samples of a model) measured on different firmware is worth a warning.
-    for name, versions in sorted(firmware.items()):
-        if len(versions) > 1:
-            listed = ", ".join(sorted(str(v) for v in versions))
-            warnings.append(f"{name} was measured with different firmware: {listed}")
-    for key, by_value in seen.items():
-        if len(by_value) < 2:
-            continue
-        if key == "resumed":
-            names = ", ".join(sorted(by_value[True]))
-            warnings.append(f"some runs were resumed after an interruption: {names}")
-            continue
-        parts = "; ".join(f"{v} ({', '.join(sorted(names))})" for v, names in by_value.items())
-        warnings.append(f"measured with different {key}: {parts}")
-    sims = {drives[d].model.simulated for d in runs_of}
-    if len(sims) == 2:
-        warnings.append("simulated drives are compared with real ones")
-    return warnings
-
-
 def pair(session: Session, a: int, b: int, *, hide_embargoed: bool = False) -> dict[str, Any]:
-    """Every metric both drives have, side by side, with the difference in percent."""
+    """Every metric both drives have, side by side, with the difference in percent and the
+    conditions they were measured under where these differ."""
     result = compare(session, [a, b], None, None, hide_embargoed=hide_embargoed)
     rows = []
     for m in result["metrics"]:
         by = {r["drive_id"]: r for r in m["rows"]}
         if a not in by or b not in by:
             continue
-        va, vb = by[a]["value"], by[b]["value"]
+        ra, rb = by[a], by[b]
+        va, vb = ra["value"], rb["value"]
         rows.append(
             {
                 "metric": m["metric"],
+                "names": m["names"],
                 "unit": m["unit"],
                 "lower_is_better": m["lower_is_better"],
+                "performance": m["performance"],
                 "a": va,
                 "b": vb,
                 "diff_pct": None if va == 0 else (vb - va) / abs(va) * 100,
+                "conditions": m["conditions"],
+                "differing": {
+                    key: (ra["conditions"].get(key), rb["conditions"].get(key))
+                    for key in m["differing"]
+                },
                 "warnings": m["warnings"],
             }
         )
     drives = _drives(session, [a, b], hide_embargoed)
-    return {
-        "a": {"drive_id": a, "label": drive_label(drives[a])},
-        "b": {"drive_id": b, "label": drive_label(drives[b])},
-        "metrics": rows,
-    }
+
+    def side(drive_id: int) -> dict[str, Any]:
+        d = drives[drive_id]
+        return {
+            "drive_id": drive_id,
+            "label": drive_label(d),
+            "short_name": d.short_name,
+            "simulated": d.model.simulated,
+        }
+
+    return {"a": side(a), "b": side(b), "metrics": rows}
 
 
 def per_dollar(

@@ -2,11 +2,12 @@
 drive and its finished runs, so that an answer that is not cached as a whole recomputes only
 the drives that changed (see compare.compare_json).
 
-A part holds, for each metric the drive has a result for: its run ids (oldest run first),
-where its oldest and latest results come in the order compare() reads results in (by the
-runs' finish, then run id), the unit of its latest result, the run-to-run variation, and its
-row of the answer as JSON but for `under_review`; and each run's conditions. Warnings are not
-in it: they depend on the drives compared together.
+A part holds, for each metric the drive has a result for: where its oldest and latest results
+come in the order compare() reads results in (by the runs' finish, then run id), the unit of
+its latest result, the conditions of its latest result (backend.results.conditions) and its
+run's host notes, the run-to-run variation of the results measured under those conditions, and
+its row of the answer as JSON but for `under_review` and `set_apart`. Warnings and the rows
+set apart are not in it: they depend on the drives compared together.
 
 The JSON is written value by value with the serialiser compare_json used for whole answers
 (pydantic's), and joined: compact JSON of a dict is its items' JSON joined by commas in
@@ -18,7 +19,7 @@ split at its commas (none has one), its variations in another, split where one d
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from functools import lru_cache
 from typing import Any, Final, NamedTuple
@@ -26,6 +27,7 @@ from typing import Any, Final, NamedTuple
 from pydantic import TypeAdapter
 
 from backend.analysis.variation import variation
+from backend.results.conditions import Items
 
 PLAIN = TypeAdapter(dict[str, Any])
 _ANY = TypeAdapter(Any)
@@ -49,6 +51,12 @@ def json_of(value: Any) -> bytes:
     return _ANY.dump_json(value)
 
 
+@lru_cache(maxsize=4096)
+def conditions_json(items: Items) -> bytes:
+    """A result's conditions as a JSON object: few distinct ones, met thousands of times."""
+    return json_of(dict(items))
+
+
 def _json_text(value: Any) -> bytes:
     return json_str(value) if type(value) is str else json_of(value)
 
@@ -69,27 +77,32 @@ def _tokens(values: list[Any]) -> list[bytes]:
 FIRST: Final = 0  # Order of its oldest result: the drives of a metric come in this order
 LAST: Final = 1  # Order of its latest result: a metric shows the unit of its latest result
 UNIT: Final = 2  # of its latest result
-RUN_IDS: Final = 3  # oldest first
-LATEST: Final = 4  # the value shown with aggregate=latest
-MEAN: Final = 5  # and with aggregate=mean
-LATEST_JSON: Final = 6
-MEAN_JSON: Final = 7
-REST: Final = 8  # the row's JSON after its value: ,"runs":{...},"firmware":...}
-DRIVE: Final = 9  # the drive's id
-Entry = tuple[Order, Order, str, tuple[int, ...], float, float | None, bytes, bytes, bytes, int]
+COND: Final = 3  # conditions of its latest result (Items)
+NOTE: Final = 4  # (host of its latest run, whether a pooled run was resumed)
+LATEST: Final = 5  # the value shown with aggregate=latest
+MEAN: Final = 6  # and with aggregate=mean: of the runs measured under COND
+LATEST_JSON: Final = 7
+MEAN_JSON: Final = 8
+REST: Final = 9  # the row's JSON after its value: ,"runs":{...},...,"conditions":{...}}
+DRIVE: Final = 10  # the drive's id
+Entry = tuple[
+    Order, Order, str, Items, tuple[Any, bool], float, float | None, bytes, bytes, bytes, int
+]
 
 
 class Part(NamedTuple):
     head: bytes  # the row up to its under_review flag: {"drive_id":...,"under_review":
     metrics: dict[str, Entry]
-    conditions: dict[int, tuple[tuple[str, Any], ...]]  # by run id, as items
 
 
-def head(drive_id: int, label: str, simulated: bool, embargoed: bool) -> bytes:
+def head(
+    drive_id: int, label: str, short_name: str | None, simulated: bool, embargoed: bool
+) -> bytes:
     row = PLAIN.dump_json(
         {
             "drive_id": drive_id,
             "label": label,
+            "short_name": short_name,
             "simulated": simulated,
             "embargoed": embargoed,
             "under_review": False,
@@ -99,54 +112,86 @@ def head(drive_id: int, label: str, simulated: bool, embargoed: bool) -> bytes:
     return row[: -len(b"false}")]
 
 
-# A drive's results by metric: the values and run ids, oldest first; the unit of the latest.
-Groups = tuple[dict[str, tuple[list[float], list[int]]], dict[str, str]]
+class RunInfo(NamedTuple):
+    """What a part needs of a finished run (see compare._run_info)."""
+
+    finished_at: datetime | None
+    firmware: str | None
+    fio_version: str | None
+    host: Any
+    resumed: bool
+
+
+# A drive's results by metric: the values, run ids and step ids, oldest first; the unit of
+# the latest.
+Groups = tuple[dict[str, tuple[list[float], list[int], list[int]]], dict[str, str]]
 
 
 def group(rows: Iterable[Sequence[Any]], drive_ids: Iterable[int]) -> dict[int, Groups]:
     """The drives' results as compare._rows gives them, (metric id, drive id, run id, value,
-    unit) ordered by the runs' finish, by drive and metric."""
+    unit, step id) ordered by the runs' finish, by drive and metric."""
     out: dict[int, Groups] = {drive_id: ({}, {}) for drive_id in drive_ids}
-    for mid, drive_id, run_id, value, unit in rows:
+    for mid, drive_id, run_id, value, unit, step_id in rows:
         groups, units = out[drive_id]
         found = groups.get(mid)
         if found is None:
-            groups[mid] = ([value], [run_id])
+            groups[mid] = ([value], [run_id], [step_id])
         else:
             found[0].append(value)
             found[1].append(run_id)
+            found[2].append(step_id)
         units[mid] = unit  # the latest result's
     return out
+
+
+def pooled(
+    values: list[float], run_ids: list[int], step_ids: list[int], steps: Mapping[int, Items]
+) -> tuple[Items, list[float], list[int]]:
+    """(the latest result's conditions, the values and run ids of the results measured under
+    the same conditions): the only ones run-to-run variation pools."""
+    latest = steps[step_ids[-1]]
+    if all(steps[s] is latest for s in step_ids):  # interned: the usual case, at once
+        return latest, values, run_ids
+    keep = [i for i, s in enumerate(step_ids) if steps[s] == latest]
+    return latest, [values[i] for i in keep], [run_ids[i] for i in keep]
 
 
 def build(
     drive_id: int,
     row_head: bytes,
-    runs: Sequence[tuple[int, datetime | None, dict[str, Any]]],
+    runs: Mapping[int, RunInfo],
+    steps: Mapping[int, tuple[Items, str | None]],
     grouped: Groups,
 ) -> Part:
-    """A drive's part from its finished runs (id, finish, conditions as compare._conditions
-    gives them) and its results grouped by metric."""
-    finished = _tokens([finished_at for _id, finished_at, _c in runs])
+    """A drive's part from its finished runs, its steps' conditions and job file hashes, and
+    its results grouped by metric."""
+    run_ids_all = list(runs)
+    finished = _tokens([runs[r].finished_at for r in run_ids_all])
     orders: dict[int, Order] = {}
     # What a row says of its latest run: the firmware and fio version it was measured with
     # and when it finished.
     provenance: dict[int, bytes] = {}
-    for (run_id, finished_at, cond), when in zip(runs, finished, strict=True):
-        orders[run_id] = order(run_id, finished_at)
+    for run_id, when in zip(run_ids_all, finished, strict=True):
+        info = runs[run_id]
+        orders[run_id] = order(run_id, info.finished_at)
         provenance[run_id] = b"".join(
             (
+                b',"run_id":',
+                str(run_id).encode(),
                 b',"firmware":',
-                _json_text(cond["firmware"]),
+                _json_text(info.firmware),
                 b',"fio_version":',
-                _json_text(cond["fio version"]),
+                _json_text(info.fio_version),
                 b',"finished_at":',
                 when,
-                b"}",
             )
         )
+    conds = {step_id: c for step_id, (c, _job) in steps.items()}
     groups, units = grouped
-    stats = [variation(values) for values, _run_ids in groups.values()]
+    pools = [
+        pooled(values, run_ids, step_ids, conds) for values, run_ids, step_ids in groups.values()
+    ]
+    stats = [variation(values) for _c, values, _r in pools]
     # The variations as JSON, each a dict of numbers: "},{" is where one ends.
     stats_json = json_of(stats)[2:-2].split(b"},{") if stats else []
     assert len(stats_json) == len(stats)
@@ -154,22 +199,41 @@ def build(
     shown = _tokens(
         [
             v
-            for (values, _r), s in zip(groups.values(), stats, strict=True)
+            for (values, _r, _s), s in zip(groups.values(), stats, strict=True)
             for v in (values[-1], s["mean"])
         ]
     )
     metrics: dict[str, Entry] = {}
-    for i, ((mid, (values, run_ids)), s) in enumerate(zip(groups.items(), stats, strict=True)):
+    for i, ((mid, (values, run_ids, step_ids)), (cond, _vals, kept), s) in enumerate(
+        zip(groups.items(), pools, stats, strict=True)
+    ):
+        latest_run = run_ids[-1]
+        info = runs[latest_run]
+        job = steps[step_ids[-1]][1]
         metrics[mid] = (
             orders[run_ids[0]],
-            orders[run_ids[-1]],
+            orders[latest_run],
             units[mid],
-            tuple(run_ids),
+            cond,
+            (info.host, any(runs[r].resumed for r in kept)),
             values[-1],
             s["mean"],
             shown[2 * i],
             shown[2 * i + 1],
-            b',"runs":{' + stats_json[i] + b"}" + provenance[run_ids[-1]],
+            b"".join(
+                (
+                    b',"runs":{',
+                    stats_json[i],
+                    b'},"other_runs":',
+                    str(len(values) - len(kept)).encode(),
+                    provenance[latest_run],
+                    b',"job_sha256":',
+                    _json_text(job),
+                    b',"conditions":',
+                    conditions_json(cond),
+                    b"}",
+                )
+            ),
             drive_id,
         )
-    return Part(row_head, metrics, {run_id: tuple(c.items()) for run_id, _f, c in runs})
+    return Part(row_head, metrics)

@@ -19,6 +19,7 @@ from backend.analysis.downsample import minmax_downsample
 from backend.core.errors import InvalidParams
 from backend.drives.service import drive_label
 from backend.plans.base import parse_size
+from backend.results import conditions as cond
 from backend.results.compare import _drives
 from backend.results.models import Result
 from backend.results.service import STALL_ROLES
@@ -56,16 +57,18 @@ def _charted(kind: str, role: str) -> bool:
 
 def _latest_runs(
     session: Session, drive_ids: list[int], plan: str, op_percent: int | None
-) -> dict[int, tuple[Run, str | None, str | None]]:
+) -> dict[int, tuple[Run, str | None, str | None, str | None, bool]]:
     """Each drive's latest finished run of the plan (with that OP, when given), with the
-    firmware and fio version its environment names: picked out by PostgreSQL, not loaded
-    with the rest of the environment (tens of KB of JSON a run)."""
+    firmware, fio version and host its environment names: picked out by PostgreSQL, not
+    loaded with the rest of the environment (tens of KB of JSON a run)."""
     env = Run.environment
     query = (
         select(
             Run,
             env["drive"]["firmware"].as_string(),
             env["host"]["fio_version"].as_string(),
+            env["host"]["hostname"].as_string(),
+            env["resumes"].as_string(),
         )
         .options(
             load_only(Run.id, Run.drive_id, Run.plan, Run.params, Run.finished_at, raiseload=True)
@@ -77,7 +80,10 @@ def _latest_runs(
     if op_percent is not None:
         op = func.coalesce(Run.params["op_percent"].astext.cast(Integer), 0)
         query = query.where(op == op_percent)
-    return {run.drive_id: (run, firmware, fio) for run, firmware, fio in session.execute(query)}
+    return {
+        run.drive_id: (run, firmware, fio, host, resumes not in (None, "0", "[]", "null", "false"))
+        for run, firmware, fio, host, resumes in session.execute(query)
+    }
 
 
 def _pattern(run: Run, step_params: dict[str, Any]) -> str | None:
@@ -105,19 +111,36 @@ def _conditions(
     firmware: str | None,
     fio_version: str | None,
     steps: Sequence[Step],
-    drive_firmware: str | None,
+    befores: dict[int, str],
+    drive: Any,
 ) -> dict[str, Any]:
+    """What an exported chart states about the run (of its first charted step), and the
+    conditions a comparison compares (backend.results.conditions)."""
     main = steps[0].params if steps else {}
     op = run.params.get("op_percent", main.get("op_percent", 0))
+    firmware = firmware or drive.firmware
+    fields = {f: None if main.get(f) is None else str(main.get(f)) for f in cond.STEP_FIELDS}
+    compared = {
+        **cond.step_conditions(fields, befores.get(steps[0].id, "as found") if steps else ""),
+        **cond.run_conditions(
+            op_percent=op,
+            has_op_percent=True,
+            fio_version=fio_version,
+            ioengine=run.params.get("ioengine"),
+            firmware=firmware,
+            simulated=drive.model.simulated,
+        ),
+    }
     return {
         "plan": run.plan,
         "iodepth": main.get("iodepth"),
         "span_bytes": _span(main),
         "pattern": _pattern(run, main),
         "op_percent": int(op or 0),
-        "firmware": firmware or drive_firmware,
+        "firmware": firmware,
         "fio_version": fio_version,
         "finished_at": run.finished_at,
+        "compared": dict(cond.merged(compared, {})),
     }
 
 
@@ -253,21 +276,30 @@ def compare_series(
     drives = _drives(session, drive_ids, hide_embargoed)
     runs = _latest_runs(session, list(drives), plan, op_percent)
     steps_by_run: dict[int, list[Step]] = defaultdict(list)
+    befores: dict[int, str] = {}
     if runs:
         # Only what a series and its conditions read: not fio's output, stderr or job file.
-        needed = [Step.id, Step.run_id, Step.name, Step.params]
+        needed = [Step.id, Step.run_id, Step.kind, Step.name, Step.status, Step.params]
         if kind == "position":
             needed.append(Step.analysis)
         elif kind == "stalls":
             needed += [Step.analysis, Step.logs]
+        every: dict[int, list[Step]] = defaultdict(list)
         for step in session.scalars(
             select(Step)
             .options(load_only(*needed, raiseload=True))
-            .where(Step.run_id.in_([r.id for r, _f, _v in runs.values()]), Step.status == "done")
+            .where(Step.run_id.in_([found[0].id for found in runs.values()]))
             .order_by(Step.run_id, Step.idx)
         ):
-            if _charted(kind, str(step.params.get("role") or "")):
+            every[step.run_id].append(step)
+            role = str(step.params.get("role") or "")
+            if step.status == "done" and _charted(kind, role):
                 steps_by_run[step.run_id].append(step)
+        for run_steps in every.values():
+            states = cond.state_before(
+                [(s.kind, s.name, s.params.get("role"), s.status == "done") for s in run_steps]
+            )
+            befores.update({s.id: b for s, b in zip(run_steps, states, strict=True)})
     all_steps = [s for steps in steps_by_run.values() for s in steps]
     timed = _time_series(session, all_steps, metric, points) if kind == "time" else {}
     transfer: dict[int, dict[str, float]] = defaultdict(dict)
@@ -280,7 +312,9 @@ def compare_series(
         ):
             if step_id is not None:
                 transfer[step_id][name] = value
-    out, missing = [], []
+    out: list[dict[str, Any]] = []
+    missing = []
+    notes: list[tuple[str, Any, bool]] = []
     for drive_id in dict.fromkeys(drive_ids):
         drive = drives[drive_id]
         label = drive_label(drive)
@@ -291,11 +325,12 @@ def compare_series(
                 {
                     "drive_id": drive_id,
                     "label": label,
+                    "short_name": drive.short_name,
                     "reason": f"no finished {plan} run{op}",
                 }  # fmt: skip
             )
             continue
-        run, firmware, fio_version = found
+        run, firmware, fio_version, host, resumed = found
         steps = steps_by_run.get(run.id, [])
         series = [
             s
@@ -308,11 +343,21 @@ def compare_series(
             {
                 "drive_id": drive_id,
                 "label": label,
+                "short_name": drive.short_name,
                 "simulated": drive.model.simulated,
                 "run_id": run.id,
-                "conditions": _conditions(run, firmware, fio_version, steps, drive.firmware),
+                "conditions": _conditions(run, firmware, fio_version, steps, befores, drive),
                 "series": series,
             }
         )
+        notes.append((drive.short_name or drive.model.model, host, resumed))
+    warnings = cond.warnings(
+        [
+            (d["short_name"] or drives[d["drive_id"]].model.model,
+             tuple(d["conditions"]["compared"].items()))
+            for d in out
+        ],
+        notes,
+    )  # fmt: skip
     return {"plan": plan, "metric": metric, "op_percent": op_percent, "drives": out,
-            "missing": missing}  # fmt: skip
+            "missing": missing, "warnings": warnings}  # fmt: skip

@@ -19,24 +19,61 @@ class Variation(BaseModel):
     spread_pct: float | None
 
 
+Conditions = dict[str, str | None]
+
+
 class CompareRow(BaseModel):
     drive_id: int
     label: str
+    short_name: str | None = Field(description="What charts call the drive, when set.")
     simulated: bool
     embargoed: bool
     under_review: bool
+    set_apart: str | None = Field(
+        description="Why this row is not ranked with the others (measured over another span "
+        "or block size than the drive under review, or than most drives); such rows come "
+        "after the ranked ones. None: ranked."
+    )
     value: float
-    runs: Variation
+    runs: Variation = Field(
+        description="Run-to-run variation of the drive's runs measured under the same "
+        "conditions as its latest (only those are pooled)."
+    )
+    other_runs: int = Field(description="Runs of this metric under other conditions, not pooled.")
+    run_id: int = Field(description="The latest run: where the value comes from.")
     firmware: str | None = Field(description="Of the latest run: the chart's provenance.")
     fio_version: str | None
     finished_at: datetime | None
+    job_sha256: str | None = Field(description="sha256 of the fio job file of the latest run.")
+    conditions: Conditions = Field(
+        description="What the value was measured under: span, block size, queue depth, "
+        "runtime, data pattern, OP, drive state before, fio version, ioengine, firmware, "
+        "drive (simulated or real)."
+    )
+
+
+class MetricNames(BaseModel):
+    """A metric in words, for people: raw ids stay in the api and CSV files."""
+
+    plan: str = Field(description="e.g. Four corners")
+    test: str = Field(description="e.g. 4K random write QD32, incompressible")
+    measure: str = Field(description="e.g. IOPS")
+    title: str = Field(description="test: measure, unique within a comparison")
 
 
 class CompareMetric(BaseModel):
-    metric: str = Field(description="plan:step:metric")
+    metric: str = Field(description="plan:step:metric, the step with its variant (@op25)")
+    names: MetricNames
     unit: str
     lower_is_better: bool
-    rows: list[CompareRow] = Field(description="One per drive, best first.")
+    performance: bool = Field(
+        description="Whether it says how good a drive is (not a runtime or bytes moved)."
+    )
+    conditions: Conditions = Field(description="The conditions every row shares.")
+    differing: list[str] = Field(description="The conditions the rows differ in.")
+    rows: list[CompareRow] = Field(
+        description="One per drive, best first; the rows set apart last."
+    )
     warnings: list[str]
 
 
@@ -49,15 +86,23 @@ class Comparison(BaseModel):
 class PairDrive(BaseModel):
     drive_id: int
     label: str
+    short_name: str | None
+    simulated: bool
 
 
 class PairMetric(BaseModel):
     metric: str
+    names: MetricNames
     unit: str
     lower_is_better: bool
+    performance: bool = Field(description="Only performance metrics are better or worse.")
     a: float
     b: float
     diff_pct: float | None = Field(description="(b - a) / |a| x 100; None when a is 0.")
+    conditions: Conditions = Field(description="The conditions both share.")
+    differing: dict[str, tuple[str | None, str | None]] = Field(
+        description="The conditions A and B were measured under where they differ: (A, B)."
+    )
     warnings: list[str]
 
 
@@ -115,11 +160,16 @@ class RunConditions(BaseModel):
     firmware: str | None
     fio_version: str | None
     finished_at: datetime | None
+    compared: Conditions = Field(
+        description="The conditions a comparison compares, as GET /api/compare states them "
+        "(of the run's first charted step)."
+    )
 
 
 class DriveSeries(BaseModel):
     drive_id: int
     label: str
+    short_name: str | None
     simulated: bool
     run_id: int
     conditions: RunConditions
@@ -129,6 +179,7 @@ class DriveSeries(BaseModel):
 class MissingSeries(BaseModel):
     drive_id: int
     label: str
+    short_name: str | None
     reason: str
 
 
@@ -138,3 +189,4 @@ class CompareSeries(BaseModel):
     op_percent: int | None
     drives: list[DriveSeries] = Field(description="In the order asked for.")
     missing: list[MissingSeries] = Field(description="Drives without a finished run of the plan.")
+    warnings: list[str] = Field(description="Conditions the drives' runs differ in.")

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 from backend.analysis.downsample import minmax_downsample
 from backend.core.errors import InvalidParams, NotFound
 from backend.runs.models import SAMPLE_COLUMNS, Sample, Step
-from backend.runs.service import get_run
+from backend.runs.service import get_run, run_step
 
 DEFAULT_POINTS = 650
 
@@ -31,10 +31,7 @@ LOG_METRICS = {"log_bw": ("bw", "MB/s", 1e-6), "log_iops": ("iops", "IOPS", 1.0)
 
 def _step(session: Session, run_id: int, step_id: int, hide_embargoed: bool = False) -> Step:
     get_run(session, run_id, with_steps=False, hide_embargoed=hide_embargoed)
-    step = session.scalar(select(Step).where(Step.id == step_id, Step.run_id == run_id))
-    if step is None:
-        raise NotFound(f"run {run_id} has no step {step_id}", field="step_id")
-    return step
+    return run_step(session, run_id, step_id)
 
 
 def _sample_rows(session: Session, step_id: int) -> list[Any]:

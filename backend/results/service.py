@@ -13,6 +13,8 @@ from backend.analysis.consistency import dropoff_time, iops_stats
 from backend.analysis.hdtach import step_downs, throughput_vs_position
 from backend.analysis.stalls import find_stalls
 from backend.analysis.trace import replay_metrics, size_breakdown
+from backend.pts.derive import derive_rounds
+from backend.pts.service import ROUNDS_ROLES
 from backend.runs.models import Sample, Step
 from backend.traces.models import Trace
 
@@ -45,6 +47,8 @@ def derive(
         return _stalls(step)
     if role in ("trace-replay", "trace-profile") and final is not None:
         return _trace(session, step, final)
+    if role in ROUNDS_ROLES and step.params.get("track"):
+        return derive_rounds(session, step)
     return [], {}
 
 

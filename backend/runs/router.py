@@ -113,9 +113,10 @@ def get_run(run_id: int, session: SessionDep, user: CurrentUser) -> RunOut:
 
 
 @router.post("/{run_id}/cancel", response_model=RunOut)
-def cancel_run(run_id: int, session: SessionDep, state: StateDep, _user: Reviewer) -> RunOut:
-    """Cancel a queued run, or stop a running one (fio stops within 2 s; samples are kept)."""
-    run = service.cancel_run(session, state, run_id)
+def cancel_run(run_id: int, session: SessionDep, state: StateDep, user: Reviewer) -> RunOut:
+    """Cancel a queued run, or stop a running one (fio stops within 2 s; samples are kept).
+    Recorded in the audit log (`run.cancelled`)."""
+    run = service.cancel_run(session, state, run_id, user)
     return service.run_out(session, run)
 
 

@@ -27,6 +27,7 @@ class RunMove(BaseModel):
 
 class ResultOut(BaseModel):
     metric: str
+    name: str = Field("", description="The metric in words, e.g. '99th percentile latency'.")
     value: float
     unit: str
 

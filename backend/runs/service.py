@@ -19,6 +19,7 @@ from backend.plans import fio_check
 from backend.plans.base import DriveContext, Plan, StepSpec, fio_args
 from backend.plans.catalog import compile_plan
 from backend.results.models import Result
+from backend.results.names import measure_name
 from backend.runs import queue
 from backend.runs.models import SAMPLE_COLUMNS, Run, Sample, Step
 from backend.runs.schemas import (
@@ -154,7 +155,9 @@ def _results_by_step(session: Session, run_ids: list[int]) -> dict[int, list[Res
     for step_id, metric, value, unit in rows:
         if step_id is None:
             continue
-        out[step_id].append(ResultOut(metric=metric, value=value, unit=unit))
+        out[step_id].append(
+            ResultOut(metric=metric, name=measure_name(metric), value=value, unit=unit)
+        )
     return out
 
 
@@ -280,8 +283,10 @@ def publish_progress(session: Session, state: AppState, run: Run, step: Step) ->
     after_commit(session, send)
 
 
-def cancel_run(session: Session, state: AppState, run_id: int) -> Run:
+def cancel_run(session: Session, state: AppState, run_id: int, user: User | None = None) -> Run:
+    """Cancel a waiting run or stop a running one, recorded in the audit log."""
     run = get_run(session, run_id)
+    was = run.status
     if run.status == "queued":
         # Never started: nothing to stop. The worker's claim will find it cancelled.
         run.status = "cancelled"
@@ -296,8 +301,36 @@ def cancel_run(session: Session, state: AppState, run_id: int) -> Run:
         run.cancel_requested = True
     else:
         raise Conflict(f"run {run.id} is already {run.status}: there is nothing to cancel")
+    audit.record(
+        session,
+        "run.cancelled",
+        user or audit.SYSTEM,
+        drive=run.drive,
+        run_id=run.id,
+        subject=f"run {run.id}",
+        details={"plan": run.plan, "was": was},
+    )
     publish_run(session, state, run.id)
     return run
+
+
+def run_step(session: Session, run_id: int, step_id: int) -> Step:
+    """A step of the run by its id. Step ids are global (unique across runs, as steps[].id of
+    GET /api/runs/{id} gives them), not a step's position in its run: a 404 for a number that
+    is a position says which step sits there."""
+    step = session.scalar(select(Step).where(Step.id == step_id, Step.run_id == run_id))
+    if step is not None:
+        return step
+    at = session.execute(
+        select(Step.id, Step.name).where(Step.run_id == run_id, Step.idx == step_id)
+    ).first()
+    hint = (
+        f": step ids are global, not positions (steps[].id of GET /api/runs/{run_id}); "
+        f"its step at index {step_id} is step {at.id} ({at.name})"
+        if at is not None
+        else f": see steps[].id of GET /api/runs/{run_id}"
+    )
+    raise NotFound(f"run {run_id} has no step {step_id}{hint}", field="step_id")
 
 
 def list_samples(
@@ -360,9 +393,7 @@ def step_logs(
     session: Session, run_id: int, step_id: int, *, hide_embargoed: bool = False
 ) -> dict[str, Any]:
     get_run(session, run_id, with_steps=False, hide_embargoed=hide_embargoed)
-    step = session.scalar(select(Step).where(Step.id == step_id, Step.run_id == run_id))
-    if step is None:
-        raise NotFound(f"run {run_id} has no step {step_id}")
+    step = run_step(session, run_id, step_id)
     if step.logs is None:
         raise NotFound(
             f"step {step_id} ({step.name}) has no logs: it is {step.status}, and only "
@@ -375,9 +406,7 @@ def step_output(
     session: Session, run_id: int, step_id: int, *, hide_embargoed: bool = False
 ) -> str:
     get_run(session, run_id, with_steps=False, hide_embargoed=hide_embargoed)
-    step = session.scalar(select(Step).where(Step.id == step_id, Step.run_id == run_id))
-    if step is None:
-        raise NotFound(f"run {run_id} has no step {step_id}")
+    step = run_step(session, run_id, step_id)
     if step.output is None:
         raise NotFound(f"step {step_id} ({step.name}) has no fio output yet: it is {step.status}")
     return step.output

@@ -12,6 +12,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from backend.benches.service import touch
 from backend.core.deps import BenchAuth, SessionDep, StateDep
+from backend.pts.schemas import RoundIn
 from backend.runs import worker_service as svc
 from backend.runs.schemas import (
     ClaimIn,
@@ -123,6 +124,19 @@ def finish_step(
     bench: BenchAuth,
 ) -> Control:
     return svc.finish_step(session, state, bench, run_id, step_id, data)
+
+
+@router.post("/runs/{run_id}/steps/{step_id}/rounds", response_model=Control)
+def store_round(
+    run_id: int,
+    step_id: int,
+    data: RoundIn,
+    session: SessionDep,
+    state: StateDep,
+    bench: BenchAuth,
+) -> Control:
+    """A round of a SNIA PTS rounds step: fio's final JSON of the round, kept verbatim."""
+    return svc.store_round(session, state, bench, run_id, step_id, data)
 
 
 @router.post("/runs/{run_id}/finish", status_code=204)

@@ -28,6 +28,8 @@ from backend.core.events import has_listeners, publish, run_channel
 from backend.drives.models import DriveSample
 from backend.plans.base import job_file_target, retarget_job_file
 from backend.plans.catalog import get_plan
+from backend.pts import service as pts_service
+from backend.pts.schemas import RoundIn
 from backend.results.models import Result
 from backend.results.service import derive
 from backend.runs import queue
@@ -296,6 +298,27 @@ def _copy_rows(cur: Any, table: str, run_id: int, step_id: int, fields: list[lis
         copy.set_types(_COPY_TYPES)
         for row in zip(repeat(run_id), repeat(step_id), *fields, strict=False):
             copy.write_row(row)
+
+
+def store_round(
+    session: Session, state: AppState, bench: Bench, run_id: int, step_id: int, data: RoundIn
+) -> Control:
+    """Keep a PTS round's fio output and tell the run's viewers where convergence stands."""
+    run = _running(session, bench, run_id)
+    step = _step(run, step_id)
+    if step.status != "running":
+        raise Conflict(f"step {step.id} of run {run_id} is {step.status}, not running")
+    new = pts_service.save_round(
+        session, run, step, data.round, data.output, data.t_start_ms, data.t_end_ms
+    )
+    run.heartbeat_at = utcnow()
+    touch(bench)
+    if new and step.params.get("track"):
+        rows = pts_service.round_rows(session, step.id)
+        event = pts_service.live_round(step, rows)
+        channel = run_channel(state.channels, run_id)
+        after_commit(session, lambda: publish(state.redis, channel, "round", event))
+    return _control(run)
 
 
 def finish_step(

@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from typing import Any
+
+from fastapi import APIRouter, Query, Request
 
 from backend.core.deps import Reviewer, SessionDep, StateDep
-from backend.results.schemas import Comparison
+from backend.prices import schemas as price_schemas
+from backend.prices.service import price_table
+from backend.pts.compare import compare_pts
+from backend.pts.schemas import PtsComparison
+from backend.results import compare_series as cser
+from backend.results.schemas import CompareSeries, Comparison, ValueComparison
+from backend.results.series import DEFAULT_POINTS
 from backend.shares import service
 from backend.shares.models import Share
-from backend.shares.schemas import NewShare, ShareCreate, SharedComparison, ShareOut
+from backend.shares.schemas import (
+    NewShare,
+    ShareCreate,
+    SharedComparison,
+    SharedDrive,
+    ShareOut,
+)
 from backend.users.auth_router import public_base
 
 router = APIRouter(prefix="/api/shares", tags=["shares"])
@@ -54,12 +68,57 @@ def read_share(token: str, session: SessionDep) -> SharedComparison:
     """The shared comparison, without signing in: as GET /api/compare, computed now, leaving
     out drives under embargo. 404 once revoked."""
     share, under_review, comparison = service.shared_comparison(session, token)
+    _share, drives, _review = service.live_share(session, token)
     return SharedComparison(
         title=share.title,
         created_at=share.created_at,
         under_review=under_review,
+        drives=[SharedDrive(**d) for d in service.shared_drives(session, drives)],
         comparison=Comparison.model_validate(comparison),
     )
+
+
+@router.get("/{token}/series", response_model=CompareSeries)
+def read_share_series(
+    token: str,
+    session: SessionDep,
+    plan: str = Query(..., description=", ".join(cser.PLAN_KINDS)),
+    metric: str | None = None,
+    points: int = DEFAULT_POINTS,
+    op_percent: int | None = None,
+) -> Any:
+    """A chart of the shared comparison (HD Tach, consistency, transfer size, stalls), as
+    GET /api/compare/series gives it for the share's drives, without signing in."""
+    return service.shared_series(session, token, plan, metric, points, op_percent)
+
+
+@router.get("/{token}/value", response_model=ValueComparison)
+def read_share_value(
+    token: str,
+    session: SessionDep,
+    metric: str = Query(..., description="plan:step:metric"),
+    currency: str = Query("USD", pattern="^[A-Z]{3}$"),
+) -> Any:
+    """Performance per dollar of the shared comparison's drives, without signing in."""
+    return service.shared_value(session, token, metric, currency)
+
+
+@router.get("/{token}/pts", response_model=PtsComparison)
+def read_share_pts(token: str, session: SessionDep) -> Any:
+    """SNIA PTS results of the shared comparison's drives (as GET /api/compare/pts), without
+    signing in."""
+    _share, drives, under_review = service.live_share(session, token)
+    return compare_pts(session, drives, under_review, hide_embargoed=True)
+
+
+@router.get("/{token}/prices", response_model=price_schemas.PriceTable)
+def read_share_prices(
+    token: str, session: SessionDep, currency: str = Query("USD", pattern="^[A-Z]{3}$")
+) -> price_schemas.PriceTable:
+    """The review's price table by capacity class (models under embargo left out), for the
+    shared comparison's readers."""
+    service.live_share(session, token)
+    return price_table(session, currency, hide_embargoed=True)
 
 
 @router.delete("/{token}", status_code=204)

@@ -35,10 +35,21 @@ class NewShare(ShareOut):
     page_url: str = Field(description="The same comparison as a page: open it without signing in.")
 
 
+class SharedDrive(BaseModel):
+    id: int
+    label: str
+    short_name: str | None
+    simulated: bool
+
+
 class SharedComparison(BaseModel):
     title: str
     created_at: datetime
     under_review: int | None
+    drives: list[SharedDrive] = Field(
+        default_factory=list,
+        description="The drives compared, in the order chosen, without those under embargo.",
+    )
     comparison: Comparison = Field(
         description="As GET /api/compare returns it, without drives under embargo."
     )

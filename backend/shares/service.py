@@ -4,6 +4,7 @@ left out until the embargo ends)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from sqlalchemy import select
@@ -12,8 +13,9 @@ from sqlalchemy.orm import Session
 from backend.core.db import utcnow
 from backend.core.errors import InvalidParams, NotFound
 from backend.core.security import hash_token, new_secret
-from backend.drives.service import visible_drive_ids
-from backend.results.compare import compare
+from backend.drives.service import drive_label, visible_drive_ids
+from backend.results.compare import _drives, compare, compare_json, per_dollar
+from backend.results.compare_series import compare_series
 from backend.shares.models import Share
 from backend.shares.schemas import ShareCreate
 from backend.users.models import User
@@ -78,8 +80,9 @@ def revoke_share(session: Session, ref: str) -> Share:
     return share
 
 
-def shared_comparison(session: Session, token: str) -> tuple[Share, int | None, dict[str, Any]]:
-    """(share, the drive under review if visible, the comparison)."""
+def live_share(session: Session, token: str) -> tuple[Share, list[int], int | None]:
+    """(the share a token opens, its drives not under embargo, the drive under review if it is
+    one of them); 404 once revoked."""
     share = session.scalar(
         select(Share).where(Share.token_hash == hash_token(token), Share.revoked_at.is_(None))
     )
@@ -88,7 +91,48 @@ def shared_comparison(session: Session, token: str) -> tuple[Share, int | None, 
     visible = visible_drive_ids(session, share.drive_ids)
     drives = [d for d in share.drive_ids if d in visible]
     under_review = share.under_review if share.under_review in visible else None
+    return share, drives, under_review
+
+
+def shared_drives(session: Session, drive_ids: list[int]) -> list[dict[str, Any]]:
+    """What a shared page shows of its drives: label, short name, simulated."""
+    found = _drives(session, drive_ids, hide_embargoed=True) if drive_ids else {}
+    return [
+        {
+            "id": d,
+            "label": drive_label(found[d]),
+            "short_name": found[d].short_name,
+            "simulated": found[d].model.simulated,
+        }
+        for d in drive_ids
+    ]
+
+
+def shared_comparison(session: Session, token: str) -> tuple[Share, int | None, dict[str, Any]]:
+    """(share, the drive under review if visible, the comparison)."""
+    share, drives, under_review = live_share(session, token)
     if not drives:
         return share, None, {"aggregate": "latest", "metrics": [], "missing": share.metrics or []}
-    comparison = compare(session, drives, share.metrics, under_review, hide_embargoed=True)
+    comparison = json.loads(
+        compare_json(session, drives, share.metrics, under_review, hide_embargoed=True)
+    )
     return share, under_review, comparison
+
+
+def shared_series(
+    session: Session, token: str, plan: str, metric: str | None, points: int, op: int | None
+) -> dict[str, Any]:
+    """A chart family of the shared comparison (as GET /api/compare/series)."""
+    _share, drives, _review = live_share(session, token)
+    if not drives:
+        return {"plan": plan, "metric": metric or "", "op_percent": op, "drives": [],
+                "missing": [], "warnings": []}  # fmt: skip
+    return compare_series(session, drives, plan, metric, points, op, hide_embargoed=True)
+
+
+def shared_value(session: Session, token: str, metric: str, currency: str) -> dict[str, Any]:
+    """Performance per dollar of the shared comparison's drives (as GET /api/compare/value)."""
+    _share, drives, _review = live_share(session, token)
+    if not drives:
+        return {"metric": metric, "unit": "", "rows": [], "unpriced": []}
+    return per_dollar(session, drives, metric, currency, hide_embargoed=True)

@@ -1,5 +1,6 @@
 // The house style first, so component styles beside their components can refine it.
 import "./styles/global.css";
+import "./styles/print.css";
 import { QueryClientProvider } from "@tanstack/react-query";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";

@@ -173,6 +173,13 @@ MATRIX: dict[tuple[str, str], Case] = {
     ("GET", "/api/runs/{run_id}/steps/{step_id}/output"): Case(VIEWER, 200, path=STEP),
     # a four-corners step keeps no window log: 404 says so, past the access check
     ("GET", "/api/runs/{run_id}/steps/{step_id}/logs"): Case(VIEWER, 404, path=STEP),
+    # SNIA PTS: the run is a four-corners run, which has no report and no rounds
+    ("GET", "/api/runs/{run_id}/pts"): Case(VIEWER, 404, path=RUN),
+    ("GET", "/api/runs/{run_id}/steps/{step_id}/rounds"): Case(VIEWER, 200, path=STEP),
+    ("GET", "/api/runs/{run_id}/steps/{step_id}/rounds/{number}/output"): Case(
+        VIEWER, 404, path={**STEP, "number": "1"}
+    ),
+    ("GET", "/api/compare/pts"): Case(VIEWER, 200, query={"drives": "{sim_drive}"}),
     ("GET", "/api/compare"): Case(VIEWER, 200, query={"drives": "{sim_drive}"}),
     ("GET", "/api/compare/pair"): Case(
         VIEWER, 200, query={"a": "{sim_drive}", "b": "{idle_drive}"}
@@ -189,6 +196,14 @@ MATRIX: dict[tuple[str, str], Case] = {
     ("GET", "/api/shares"): Case(REVIEWER, 200),
     ("POST", "/api/shares"): Case(REVIEWER, 422, body={}),
     ("GET", "/api/shares/{token}"): Case(PUBLIC, 200, path={"token": "{share_token}"}),
+    ("GET", "/api/shares/{token}/pts"): Case(PUBLIC, 200, path={"token": "{share_token}"}),
+    ("GET", "/api/shares/{token}/series"): Case(
+        PUBLIC, 200, path={"token": "{share_token}"}, query={"plan": "consistency"}
+    ),
+    ("GET", "/api/shares/{token}/value"): Case(
+        PUBLIC, 200, path={"token": "{share_token}"}, query={"metric": METRIC}
+    ),
+    ("GET", "/api/shares/{token}/prices"): Case(PUBLIC, 200, path={"token": "{share_token}"}),
     ("DELETE", "/api/shares/{token}"): Case(REVIEWER, 204, path={"token": "{spare_share}"}),
     # the worker api: bench tokens only, and only for runs of the bench's own drives
     ("POST", "/api/worker/hello"): Case(ANY_BENCH, 422, body={}),
@@ -208,6 +223,12 @@ MATRIX: dict[tuple[str, str], Case] = {
     ),
     ("POST", "/api/worker/runs/{run_id}/steps/{step_id}/finish"): Case(
         OWN_BENCH, 409, body={"status": "done"}, path=WORKER_STEP
+    ),
+    ("POST", "/api/worker/runs/{run_id}/steps/{step_id}/rounds"): Case(
+        OWN_BENCH,
+        409,
+        body={"round": 1, "output": "{{}}", "t_start_ms": 0, "t_end_ms": 1},  # "{}" once filled
+        path=WORKER_STEP,
     ),
     # the run is done already: finishing it again changes nothing
     ("POST", "/api/worker/runs/{run_id}/finish"): Case(
@@ -577,6 +598,8 @@ def test_embargoed_drives_are_hidden_from_viewers_and_shared_links(
         return {row["drive_id"] for m in body["comparison"]["metrics"] for row in m["rows"]}
 
     assert drive["id"] in shared_drives()
+    r = httpx.get(f"{stack.api_url}/api/shares/{token}/series", params={"plan": "consistency"})
+    assert drive["id"] in {d["drive_id"] for d in r.json()["drives"]}, r.text
     _embargo(stack, model_id, datetime.now(UTC) + timedelta(days=7))
     try:
         with stack.client(token=users["viewer"].token) as viewer:
@@ -616,8 +639,12 @@ def test_embargoed_drives_are_hidden_from_viewers_and_shared_links(
                 for row in m["rows"]
             ]
             assert rows and all(row["embargoed"] for row in rows)
-        # The shared link leaves it out, and so the drive under review too.
+        # The shared link leaves it out, and so the drive under review too, from its charts.
         assert shared_drives() == {sim_drive["id"]}
+        r = httpx.get(f"{stack.api_url}/api/shares/{token}/series", params={"plan": "consistency"})
+        assert r.status_code == 200, r.text
+        charted = {d["drive_id"] for d in r.json()["drives"] + r.json()["missing"]}
+        assert drive["id"] not in charted
         assert httpx.get(f"{stack.api_url}/api/shares/{token}").json()["under_review"] is None
         # An embargo that has ended hides nothing.
         _embargo(stack, model_id, datetime.now(UTC) - timedelta(minutes=1))

@@ -13,9 +13,13 @@ Screenshots: test-artifacts/screenshots/admin.png and admin-audit.png, and /tmp/
 
 from __future__ import annotations
 
+import contextlib
 import re
 import secrets
 import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -31,6 +35,23 @@ from tests.e2e.test_queue_ui import watch_problems
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
 AUDIT_PAGE = 50  # entries per page of the Audit log tab
+
+
+@contextlib.contextmanager
+def own_loop_device(path: Path) -> Iterator[str | None]:
+    """A loop device over a sparse file of this test's own, detached afterwards; None where
+    losetup is unavailable (not root)."""
+    with open(path, "wb") as f:
+        f.truncate(64 * 1024**2)
+    out = subprocess.run(["losetup", "-f", "--show", str(path)], capture_output=True, text=True)
+    if out.returncode != 0:
+        yield None
+        return
+    device = out.stdout.strip()
+    try:
+        yield device
+    finally:
+        subprocess.run(["losetup", "-d", device], check=False)
 
 
 def test_admin_users_tokens_and_audit(browser, stack: Stack) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
@@ -159,6 +180,10 @@ def test_admin_users_tokens_and_audit(browser, stack: Stack) -> None:  # type: i
         created = audit.filter(has_text=f"user {name}").filter(has_text="user.created")
         expect(audit).to_have_count(AUDIT_PAGE)
         expect(audit.first).to_contain_text("login_link.created")
+        # Each entry's time says its date too.
+        expect(audit.first.locator("time")).to_have_text(
+            re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$")
+        )
         expect(created).to_have_count(0)
         paging = page.locator(".admin-page__paging")
         paging.get_by_role("button", name="Older").click()
@@ -187,6 +212,32 @@ def test_admin_users_tokens_and_audit(browser, stack: Stack) -> None:  # type: i
         filters.get_by_role("button", name="Clear").click()
         expect(audit).to_have_count(AUDIT_PAGE)
         shot(page, "admin-audit")
+
+        # 7. Benches: the devices the local worker sees; a loop device of this test's own,
+        # registered as a drive by picking it.
+        with own_loop_device(stack.data_dir / "admin-picked.img") as loop:
+            page.get_by_role("tab", name="Benches").click()
+            expect(page).to_have_url(re.compile(r"/admin\?tab=benches$"))
+            bench = page.locator("[data-bench=local]")
+            expect(bench).to_contain_text("online")
+            if loop is not None:
+                row = bench.locator(f'tr[data-device="{loop}"]')
+                # the worker reports its devices every 10 s
+                expect(row).to_have_count(1, timeout=30_000)
+                row.get_by_role("button", name=f"Register {loop} as a drive").click()
+                form = row.get_by_role("form", name=f"Register {loop}")
+                form.get_by_label("Vendor").fill("drivelab")
+                form.get_by_label("Model").fill(f"Picked {secrets.token_hex(2)}")
+                form.get_by_label("Short name").fill("Picked")
+                form.get_by_role("button", name="Register").click()
+                expect(row).to_contain_text(re.compile(r"drive \d+"))
+                with stack.client() as c:
+                    devices = c.get("/api/benches/local/devices").json()
+                    device = next(d for d in devices if d["path"] == loop)
+                    added = next(d for d in c.get("/api/drives").json() if d["target_path"] == loop)
+                assert added["serial"] == device["serial"] and added["short_name"] == "Picked"
+                assert added["model"]["capacity_bytes"] == device["size_bytes"]
+                assert added["simulated"]
         assert not problems, problems
     finally:
         context.close()

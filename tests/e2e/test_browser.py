@@ -168,9 +168,11 @@ def test_overview_and_live_run_page(browser, stack: Stack, sim_drive: dict) -> N
         expect(page).to_have_url(re.compile(rf"[?&]step={step['id']}\b"))
         results = page.locator(".run-page__results table")
         row = results.locator(
-            "tbody tr", has=page.locator("td", has_text=re.compile("^read_mbps$"))
+            "tbody tr", has=page.locator("td .cell-sub", has_text=re.compile("^read_mbps$"))
         )
         expect(row).to_have_count(1)
+        # named in words, the raw key under it
+        expect(row.locator("td").first).to_contain_text("read MB/s")
         shown = row.locator("td").nth(1).inner_text()
         assert row.locator("td").nth(2).inner_text() == api["read_mbps"]["unit"] == "MB/s"
         value = float(shown.replace(",", ""))
@@ -180,7 +182,7 @@ def test_overview_and_live_run_page(browser, stack: Stack, sim_drive: dict) -> N
         )
         assert value > 0
         # Every metric of the step is listed, in the api's order.
-        metrics = results.locator("tbody tr td:first-child").all_inner_texts()
+        metrics = results.locator("tbody tr td:first-child .cell-sub").all_inner_texts()
         assert metrics == [r["metric"] for r in step["results"]]
         expect(page.locator(".run-chart path.recharts-line-curve").first).to_have_attribute(
             "d", DRAWN_LINE

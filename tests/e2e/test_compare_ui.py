@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import re
 import shutil
 import struct
+import unicodedata
 import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
@@ -26,7 +28,14 @@ import pytest
 
 from tests.conftest import Stack
 from tests.e2e.conftest import Demo
-from tests.e2e.test_browser import DOCS_SCREENSHOTS, VIEWPORT, browser, shot, sign_in
+from tests.e2e.test_browser import (
+    DOCS_SCREENSHOTS,
+    SCREENSHOTS,
+    VIEWPORT,
+    browser,
+    shot,
+    sign_in,
+)
 
 __all__ = ["browser"]  # the module's Chromium fixture, shared
 
@@ -53,6 +62,46 @@ def demo(quick_demo: Demo) -> list[dict[str, Any]]:
     assert "queued 24 runs" in quick_demo.out.stdout, quick_demo.out.stdout
     assert len(quick_demo.drives) == 3
     return quick_demo.drives
+
+
+@pytest.fixture(scope="module")
+def reviewed(stack: Stack, demo: list[dict[str, Any]]) -> dict[str, Any]:
+    """The reviewer's own drive, measured unlike the demo's: four corners over 256 MiB for
+    2 s per random test (the demo's: 32 MiB, 1 s), no other plan; its short name is set."""
+    drive = stack.add_drive(
+        stack.data_dir / "targets" / "compare-reviewed.img", "Reviewed drive", size=512 * 1024**2
+    )
+    out = stack.cli(
+        "run", "four-corners", "--drive", str(drive["id"]), "--param", "span=256m",
+        "--param", "runtime_s=2", "--param", "seq_runtime_s=1", "--param", "prewrite=false",
+        "--confirm-serial", drive["serial"], "--wait", "--json", timeout=300,
+    )  # fmt: skip
+    assert json.loads(out.stdout)["status"] == "done", out.stdout
+    with stack.client() as c:
+        r = c.patch(f"/api/drives/{drive['id']}", json={"short_name": "Rev 512"})
+        assert r.status_code == 200 and r.json()["short_name"] == "Rev 512", r.text
+    return r.json()
+
+
+def svg_texts(svg: bytes) -> dict[str, str]:
+    root = ET.fromstring(svg)
+    return {
+        str(el.get("data-export")): " ".join(t.strip() for t in el.itertext())
+        for el in root.iter()
+        if el.get("data-export") in ("title", "conditions", "provenance", "simulated", "warnings")
+    }
+
+
+def check_labels_whole(svg: bytes, names: set[str]) -> None:
+    """Every drive label of a bar chart is a drive's whole name (wrapped over lines, never
+    cut with an ellipsis), and no text of the chart is cut either."""
+    root = ET.fromstring(svg)
+    assert "…" not in "".join(root.itertext())
+    labels = [el for el in root.iter() if el.get("data-label")]
+    for el in labels:
+        shown = " ".join(t.strip() for t in el.itertext() if t.strip() != "(not ranked)")
+        assert shown == el.get("data-label"), (shown, el.get("data-label"))
+        assert any(n in str(el.get("data-label")) for n in names), (el.get("data-label"), names)
 
 
 def download(page, button) -> tuple[str, bytes]:  # type: ignore[no-untyped-def]
@@ -109,7 +158,8 @@ def test_compare_page_charts_and_exports(  # type: ignore[no-untyped-def]
         bars = page.locator('[data-chart^="bars-"]')
         expect(bars.first).to_be_visible()
         assert bars.count() >= 5
-        expect(bars.first.locator("svg rect").first).to_be_visible()
+        expect(bars.first.locator("svg .recharts-bar-rectangle").first).to_be_visible()
+        expect(bars.first.get_by_test_id("simulated-mark")).to_contain_text("Simulated drive")
         for chart in ("hdtach", "transfer", "stalls"):
             expect(
                 page.locator(f"[data-chart={chart}] .recharts-line-curve").first
@@ -153,7 +203,11 @@ def test_compare_page_charts_and_exports(  # type: ignore[no-untyped-def]
 
         name, data = download(page, scatter.get_by_role("button", name="CSV"))
         assert name == "compare-consistency-linear.csv"
-        rows = list(csv.reader(io.StringIO(data.decode())))
+        text = data.decode()
+        assert text.startswith("# title: Performance consistency")
+        assert "# simulated: " in text and "# provenance: drivelab · " in text
+        rows = list(csv.reader(io.StringIO(text), strict=True))
+        rows = [r for r in rows if not r[0].startswith("#")]
         assert rows[0] == ["series", "t_s", "write_iops"]
         assert len(rows) > 6 and all(float(r[2]) >= 0 for r in rows[1:])
 
@@ -167,6 +221,15 @@ def test_compare_page_charts_and_exports(  # type: ignore[no-untyped-def]
             assert len([n for n in names if "-bars-" in n]) >= 10
             assert png_size(z.read("compare-hdtach-all.png"))[0] == 2 * ARTICLE_WIDTH
             ET.fromstring(z.read("compare-transfer-size.svg"))
+            # The CSVs and the price table are in the pack too.
+            assert "compare-price-table.csv" in names
+            assert "compare-consistency-linear.csv" in names
+            # Every chart: its labels whole and the simulated mark (every drive here is).
+            drive_names = {f"Simulated drive {x}" for x in "ABC"}
+            for svg_name in (n for n in names if n.endswith(".svg")):
+                svg = z.read(svg_name)
+                assert "Simulated drive" in svg_texts(svg).get("simulated", ""), svg_name
+                check_labels_whole(svg, drive_names)
         assert errors == []
     finally:
         context.close()
@@ -197,7 +260,6 @@ def test_publish_share_and_side_by_side(  # type: ignore[no-untyped-def]
         expect(public.locator('[data-chart^="bars-"]').first).to_be_visible()
         expect(public.get_by_role("button", name="Publish read-only link")).to_have_count(0)
         assert "/login" not in public.url
-        docs_copy(shot(public, "shared"))
 
         with stack.client() as c:
             assert c.delete(f"/api/shares/{token}").status_code == 204
@@ -212,7 +274,6 @@ def test_publish_share_and_side_by_side(  # type: ignore[no-untyped-def]
         judged = page.locator(".pair-diff--better, .pair-diff--worse")
         assert judged.count() > 0
         expect(judged.first).to_have_text(re.compile(r"^[+−]\d+\.\d%"))
-        docs_copy(shot(page, "side-by-side"))
     finally:
         context.close()
         anonymous.close()
@@ -231,5 +292,193 @@ def test_a_viewer_cannot_publish(  # type: ignore[no-untyped-def]
         page.goto(f"/compare?drives={demo[0]['id']},{demo[1]['id']}")
         expect(page.locator('[data-chart^="bars-"]').first).to_be_visible()
         expect(page.get_by_role("button", name="Publish read-only link")).to_have_count(0)
+    finally:
+        context.close()
+
+
+READ_IOPS = "four-corners:randread-4k-qd3:read_iops"
+
+
+def test_conditions_that_differ_are_flagged_everywhere(  # type: ignore[no-untyped-def]
+    browser, stack: Stack, demo: list[dict[str, Any]], reviewed: dict[str, Any]
+) -> None:
+    """The reviewer's drive (256 MiB, 2 s) against the demo's (32 MiB, 1 s): the warning and
+    the rows set apart on screen, in the SVG, the PNG drawn from it, the CSV and the shared
+    link; the consistency chart says the drive under review has no run of it."""
+    from playwright.sync_api import expect
+
+    ids = [reviewed["id"], *(d["id"] for d in demo)]
+    with stack.client() as c:
+        answer = c.get(
+            "/api/compare",
+            params={"drives": ",".join(map(str, ids)), "under_review": reviewed["id"]},
+        ).json()
+    metric = next(m for m in answer["metrics"] if m["metric"] == READ_IOPS)
+    assert metric["names"]["title"] == "4K random read QD3: IOPS"
+    assert {"span", "runtime"} <= set(metric["differing"])
+    rows = metric["rows"]
+    assert rows[0]["drive_id"] == reviewed["id"] and rows[0]["set_apart"] is None
+    assert all(r["set_apart"] == "span 32 MiB, not 256 MiB" for r in rows[1:])
+
+    context = browser.new_context(base_url=stack.api_url, viewport=VIEWPORT, accept_downloads=True)
+    page = context.new_page()
+    anonymous = browser.new_context(base_url=stack.api_url, viewport=VIEWPORT)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        sign_in(page, stack)
+        page.goto(f"/compare?drives={','.join(map(str, ids))}&review={reviewed['id']}")
+        chart = page.locator('[data-chart="bars-four-corners-randread-4k-qd3-read-iops"]')
+        warnings = chart.get_by_role("list", name=re.compile("^Warnings for"))
+        expect(warnings).to_contain_text("measured with different span: ")
+        expect(warnings).to_contain_text("is not ranked with the others: span 32 MiB, not 256 MiB")
+        expect(chart.locator("svg [data-label]").first).to_have_attribute("data-label", "Rev 512")
+        expect(chart.locator("svg")).to_contain_text("(not ranked)")
+        expect(chart.get_by_test_id("simulated-mark")).to_contain_text("Rev 512")
+        # The drive under review has no consistency run: the chart says so.
+        expect(page.locator("[data-chart=consistency]")).to_contain_text(
+            "The drive under review, Rev 512, is not in this chart"
+        )
+        docs_copy(shot(page, "compare-conditions"))
+
+        name, svg = download(page, chart.get_by_role("button", name="SVG"))
+        assert name == "compare-bars-randread-4k-qd3-read-iops.svg"
+        texts = svg_texts(svg)
+        assert "measured with different span: " in texts["warnings"]
+        assert "not ranked with the others" in texts["warnings"]
+        assert "Rev 512" in texts["simulated"]
+        assert "Four corners" in texts["title"] and "IOPS" in texts["title"]
+        check_labels_whole(svg, {"Rev 512", *(f"Simulated drive {x}" for x in "ABC")})
+        name, png = download(page, chart.get_by_role("button", name="PNG"))
+        assert png_size(png)[0] == 2 * ARTICLE_WIDTH
+        name, data = download(page, chart.get_by_role("button", name="CSV"))
+        text = data.decode()
+        assert "# warning: measured with different span: " in text
+        assert f"# metric: {READ_IOPS} (IOPS)" in text and "# simulated: " in text
+        table = [r for r in csv.reader(io.StringIO(text)) if not r[0].startswith("#")]
+        header, first = table[0], table[1]
+        assert header[:3] == ["drive", "value (IOPS)", "ranked"] and "span" in header
+        assert first[0] == "Rev 512" and first[2] == "yes"
+        assert first[header.index("span")] == "256 MiB"
+        assert all(r[2] == "no: span 32 MiB, not 256 MiB" for r in table[2:])
+        assert len(first[header.index("job file sha256")]) == 64
+        # values rounded to what the measurement supports: 4 significant digits, whole from 10,000
+        for r in table[1:]:
+            value = float(r[1])
+            digits = r[1].replace("-", "").replace(".", "").lstrip("0")
+            assert (value >= 10_000 and "." not in r[1]) or len(digits.rstrip("0") or "0") <= 4, r
+
+        # The shared link: the same warnings, the simulated mark and every chart, read-only.
+        page.get_by_role("button", name="Publish read-only link").click()
+        url = page.get_by_label("Shared link").input_value()
+        public = anonymous.new_page()
+        public.goto(url.removeprefix(stack.api_url))
+        expect(public.get_by_test_id("simulated-mark").first).to_contain_text("Rev 512")
+        shared_chart = public.locator('[data-chart="bars-four-corners-randread-4k-qd3-read-iops"]')
+        expect(shared_chart).to_contain_text("measured with different span: ")
+        for section in ("hdtach", "consistency", "transfer", "stalls", "prices"):
+            expect(public.locator(f'[data-section="{section}"]')).to_be_visible()
+        expect(public.locator("[data-chart=hdtach] .recharts-line-curve").first).to_be_attached()
+        expect(public.locator("[data-chart=consistency] path[d*='h0']").first).to_be_attached()
+        expect(public.locator("[data-chart=price-table] table").first).to_be_visible()
+        expect(public.get_by_role("button", name="Publish read-only link")).to_have_count(0)
+        expect(public.locator(".all-results")).to_contain_text("Four corners")
+        docs_copy(shot(public, "shared"))
+        assert errors == []
+    finally:
+        context.close()
+        anonymous.close()
+
+
+def test_side_by_side_names_variants_and_colours_only_performance(  # type: ignore[no-untyped-def]
+    browser, stack: Stack, demo: list[dict[str, Any]], reviewed: dict[str, Any]
+) -> None:
+    from playwright.sync_api import expect
+
+    context = browser.new_context(base_url=stack.api_url, viewport=VIEWPORT)
+    page = context.new_page()
+    try:
+        sign_in(page, stack)
+        page.goto(f"/compare/pair?a={reviewed['id']}&b={demo[0]['id']}")
+        table = page.get_by_test_id("pair-table").first
+        expect(table).to_be_visible()
+        names = table.locator("tbody tr td:first-child").evaluate_all(
+            "cells => cells.map(c => c.childNodes[0].textContent)"
+        )
+        assert len(names) == len(set(names)), names  # every row's name unique
+        assert "4K random write QD3, compressible: IOPS" in names
+        assert "4K random write QD3, incompressible: IOPS" in names
+        runtime = table.locator('tr[data-metric="four-corners:randread-4k-qd3:read_runtime_s"]')
+        expect(runtime.locator("td").last).to_have_class(re.compile("pair-diff--info"))
+        iops = table.locator(f'tr[data-metric="{READ_IOPS}"]')
+        expect(iops.locator("td").last).to_have_class(re.compile("pair-diff--(better|worse|same)"))
+        expect(iops.get_by_test_id("pair-differs")).to_contain_text("span 256 MiB vs 32 MiB")
+        expect(page.get_by_role("list", name="Warnings for Four corners")).to_contain_text(
+            "measured with different span"
+        )
+        docs_copy(shot(page, "side-by-side"))
+    finally:
+        context.close()
+
+
+def test_the_report_prints_to_pdf(  # type: ignore[no-untyped-def]
+    browser, stack: Stack, demo: list[dict[str, Any]], reviewed: dict[str, Any], tmp_path: Path
+) -> None:
+    """The comparison report in article order, printed by Chromium: several pages, each
+    section and the results table in it, app chrome and buttons left out."""
+    from playwright.sync_api import expect
+    from pypdf import PdfReader
+
+    ids = [reviewed["id"], *(d["id"] for d in demo)]
+    context = browser.new_context(base_url=stack.api_url, viewport=VIEWPORT)
+    page = context.new_page()
+    try:
+        sign_in(page, stack)
+        page.goto(f"/report?drives={','.join(map(str, ids))}&review={reviewed['id']}")
+        report = page.get_by_test_id("report")
+        expect(report.get_by_role("heading", level=1)).to_have_text(
+            re.compile(r"^Comparison report: Rev 512 vs ")
+        )
+        expect(report.locator('[data-chart^="bars-"]').first).to_be_visible()
+        expect(page.locator("[data-chart=hdtach] .recharts-line-curve").first).to_be_attached()
+        expect(page.locator("[data-chart=consistency] path[d*='h0']").first).to_be_attached()
+        expect(page.locator("[data-chart=price-table] table").first).to_be_visible()
+        # conditions and provenance of each chart are in the report
+        expect(report.get_by_test_id("chart-provenance").first).to_contain_text("drivelab · ")
+        page.wait_for_timeout(500)
+        # The report's first screens (the whole page runs to every result).
+        page.set_viewport_size({"width": 1280, "height": 1800})
+        page.wait_for_timeout(300)
+        report_png = SCREENSHOTS / "report.png"
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(report_png))
+        docs_copy(report_png)
+        pdf = tmp_path / "report.pdf"
+        page.pdf(path=str(pdf), format="A4", print_background=True)
+        reader = PdfReader(str(pdf))
+        pages = [p.extract_text() or "" for p in reader.pages]
+        assert len(pages) >= 4, len(pages)
+        assert all(text.strip() for text in pages), "a blank page"
+        # lines wrap anywhere in a PDF, and "fi" may be a ligature
+        text = " ".join(unicodedata.normalize("NFKC", "\n".join(pages)).split())
+        for heading in (
+            "Comparison report: Rev 512",
+            "Results, best first",
+            "4K random read QD3: IOPS",
+            "Throughput against position",
+            "Performance consistency",
+            "Transfer size",
+            "Stall timelines",
+            "Prices and performance per dollar",
+            "All results",
+            "measured with different span",
+            "Simulated drive",
+        ):
+            assert heading in text, heading
+        for chrome in ("Sign out", "Print or save as PDF", "Download chart pack", "SVGPNGCSV"):
+            assert chrome not in text, chrome
+        # The per-drive report: one drive, its own charts.
+        page.goto(f"/report?drives={reviewed['id']}")
+        expect(page.get_by_role("heading", level=1)).to_have_text("Drive report: Rev 512")
     finally:
         context.close()

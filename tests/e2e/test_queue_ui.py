@@ -59,10 +59,13 @@ def test_queue_follow_and_catalog(browser, stack: Stack, sim_drive: dict) -> Non
 
     context = browser.new_context(viewport=VIEWPORT, base_url=stack.api_url)
     page = context.new_page()
-    # Refusals the test provokes: estimates of bad values, the wrong serial, the
-    # trace-replay plan, which has no estimate without a trace or profile, and a bad price.
+    # Refusals the test provokes: estimates of bad values, the wrong serial and a bad price.
+    # (Picking a drive asks no estimate of trace-replay, which needs a trace or a profile.)
     problems = watch_problems(
-        page, re.compile(r"(POST .*/api/(plans/[\w-]+/estimate|runs)|PATCH .*/api/prices/\d+)$")
+        page,
+        re.compile(
+            r"(POST .*/api/(plans/(?!trace-replay/)[\w-]+/estimate|runs)|PATCH .*/api/prices/\d+)$"
+        ),
     )
     shots = {}
     try:
@@ -76,6 +79,12 @@ def test_queue_follow_and_catalog(browser, stack: Stack, sim_drive: dict) -> Non
         # The choice goes to the URL in a router transition: wait for it to show as checked.
         page.locator("input[name=plan][value=four-corners]").click()
         expect(page.locator("input[name=plan][value=four-corners]")).to_be_checked()
+        # trace-replay's card says what its defaults leave to choose, without a 422.
+        trace_card = page.locator(
+            ".plan-select__card", has=page.locator("input[value=trace-replay]")
+        )
+        expect(trace_card).to_contain_text("no default duration")
+        expect(trace_card).to_contain_text("give exactly one of trace_id and profile")
         expect(page).to_have_url(re.compile(r"plan=four-corners"))
         # The review defaults are filled in.
         expect(page.locator("[name='param-span']")).to_have_value("8g")

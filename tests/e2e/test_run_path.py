@@ -55,6 +55,14 @@ def check_against_fio(client: httpx.Client, run: dict) -> None:
     samples of each step add up to fio's io_bytes within 2%."""
     assert run["status"] == "done", run
     assert [s["name"] for s in run["steps"]] == EXPECTED_STEPS
+    # {step} is the step's global id: a position answers 404 saying which step sits there.
+    second = run["steps"][1]
+    if second["id"] != 1:
+        r = client.get(f"/api/runs/{run['id']}/steps/1/output")
+        assert r.status_code == 404
+        assert (
+            f"its step at index 1 is step {second['id']} ({second['name']})" in r.json()["detail"]
+        )
     for step in run["steps"]:
         assert step["status"] == "done"
         text = client.get(f"/api/runs/{run['id']}/steps/{step['id']}/output").text
@@ -200,6 +208,11 @@ def test_cancel_stops_fio_and_keeps_samples(stack: Stack, sim_drive: dict) -> No
         # The drive is free again and cancelling twice says why it cannot.
         again = c.post(f"/api/runs/{run['id']}/cancel")
         assert again.status_code == 409 and "already cancelled" in again.json()["detail"]
+        # The audit log says who cancelled it, once.
+        audit = c.get("/api/audit", params={"action": "run.cancelled"}).json()
+        (entry,) = [e for e in audit if e["run_id"] == run["id"]]
+        assert entry["actor_name"] == "admin" and entry["drive_id"] == sim_drive["id"]
+        assert entry["details"]["was"] == "running"
 
 
 def test_bad_requests_say_what_to_fix(stack: Stack, sim_drive: dict) -> None:

@@ -79,9 +79,9 @@ def _retry(action: Callable[[], object], attempts: int = 20) -> None:
 
 def _detach(device: str, file: Path) -> None:
     """Detach `device` if it is still attached to `file`: a test may have detached it, and the
-    number may since belong to somebody else's file. (The kernel names a deleted file
-    "PATH (deleted)".)"""
-    if loop_backing_files().get(Path(device).name) in (str(file), f"{file} (deleted)"):
+    number may since belong to somebody else's file."""
+    backing = loop_backing_files().get(Path(device).name, "")
+    if backing.removesuffix(" (deleted)") == str(file):
         run("losetup", "-d", device)
 
 

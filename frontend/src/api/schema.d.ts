@@ -282,6 +282,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/compare/pts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare
+         * @description SNIA PTS results of several drives: each drive's latest finished run of each PTS test,
+         *     as the reports' tables (IOPS by block size and mix, MB/s, response times, WSAT and HIR
+         *     IOPS). Differences are taken against the drive under review (else the first).
+         */
+        get: operations["compare_api_compare_pts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/compare/series": {
         parameters: {
             query?: never;
@@ -687,6 +709,7 @@ export interface paths {
         /**
          * Cancel Run
          * @description Cancel a queued run, or stop a running one (fio stops within 2 s; samples are kept).
+         *     Recorded in the audit log (`run.cancelled`).
          */
         post: operations["cancel_run_api_runs__run_id__cancel_post"];
         delete?: never;
@@ -752,6 +775,29 @@ export interface paths {
          * @description Reorder a waiting run among the runs waiting for the same drive (1 = next).
          */
         post: operations["move_run_api_runs__run_id__move_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{run_id}/pts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Report
+         * @description A SNIA PTS run's report: the specification's header fields (sponsor, drive, firmware,
+         *     capacity, purge, preconditioning, convergence, host and fio), the steady-state
+         *     convergence and measurement window of each rounds step with the window's table, and the
+         *     test's own series. Live while the run goes on.
+         */
+        get: operations["get_report_api_runs__run_id__pts_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -862,6 +908,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{run_id}/steps/{step_id}/rounds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Rounds
+         * @description Every round of a PTS rounds step so far, with each element's figures.
+         */
+        get: operations["get_rounds_api_runs__run_id__steps__step_id__rounds_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{run_id}/steps/{step_id}/rounds/{number}/output": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Round Output
+         * @description fio's final JSON of one round, byte for byte as fio printed it.
+         */
+        get: operations["get_round_output_api_runs__run_id__steps__step_id__rounds__number__output_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/shares": {
         parameters: {
             query?: never;
@@ -907,6 +993,89 @@ export interface paths {
          * @description Revoke a share by its token or its id: the link answers 404 from now on.
          */
         delete: operations["revoke_share_api_shares__token__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/shares/{token}/prices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Share Prices
+         * @description The review's price table by capacity class (models under embargo left out), for the
+         *     shared comparison's readers.
+         */
+        get: operations["read_share_prices_api_shares__token__prices_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/shares/{token}/pts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Share Pts
+         * @description SNIA PTS results of the shared comparison's drives (as GET /api/compare/pts), without
+         *     signing in.
+         */
+        get: operations["read_share_pts_api_shares__token__pts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/shares/{token}/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Share Series
+         * @description A chart of the shared comparison (HD Tach, consistency, transfer size, stalls), as
+         *     GET /api/compare/series gives it for the share's drives, without signing in.
+         */
+        get: operations["read_share_series_api_shares__token__series_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/shares/{token}/value": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Share Value
+         * @description Performance per dollar of the shared comparison's drives, without signing in.
+         */
+        get: operations["read_share_value_api_shares__token__value_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1141,6 +1310,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/worker/runs/{run_id}/steps/{step_id}/rounds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Store Round
+         * @description A round of a SNIA PTS rounds step: fio's final JSON of the round, kept verbatim.
+         */
+        post: operations["store_round_api_worker_runs__run_id__steps__step_id__rounds_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/worker/runs/{run_id}/steps/{step_id}/start": {
         parameters: {
             query?: never;
@@ -1334,16 +1523,34 @@ export interface components {
         };
         /** CompareMetric */
         CompareMetric: {
+            /**
+             * Conditions
+             * @description The conditions every row shares.
+             */
+            conditions: {
+                [key: string]: string | null;
+            };
+            /**
+             * Differing
+             * @description The conditions the rows differ in.
+             */
+            differing: string[];
             /** Lower Is Better */
             lower_is_better: boolean;
             /**
              * Metric
-             * @description plan:step:metric
+             * @description plan:step:metric, the step with its variant (@op25)
              */
             metric: string;
+            names: components["schemas"]["MetricNames"];
+            /**
+             * Performance
+             * @description Whether it says how good a drive is (not a runtime or bytes moved).
+             */
+            performance: boolean;
             /**
              * Rows
-             * @description One per drive, best first.
+             * @description One per drive, best first; the rows set apart last.
              */
             rows: components["schemas"]["CompareRow"][];
             /** Unit */
@@ -1353,6 +1560,13 @@ export interface components {
         };
         /** CompareRow */
         CompareRow: {
+            /**
+             * Conditions
+             * @description What the value was measured under: span, block size, queue depth, runtime, data pattern, OP, drive state before, fio version, ioengine, firmware, drive (simulated or real).
+             */
+            conditions: {
+                [key: string]: string | null;
+            };
             /** Drive Id */
             drive_id: number;
             /** Embargoed */
@@ -1366,9 +1580,35 @@ export interface components {
              * @description Of the latest run: the chart's provenance.
              */
             firmware: string | null;
+            /**
+             * Job Sha256
+             * @description sha256 of the fio job file of the latest run.
+             */
+            job_sha256: string | null;
             /** Label */
             label: string;
+            /**
+             * Other Runs
+             * @description Runs of this metric under other conditions, not pooled.
+             */
+            other_runs: number;
+            /**
+             * Run Id
+             * @description The latest run: where the value comes from.
+             */
+            run_id: number;
+            /** @description Run-to-run variation of the drive's runs measured under the same conditions as its latest (only those are pooled). */
             runs: components["schemas"]["Variation"];
+            /**
+             * Set Apart
+             * @description Why this row is not ranked with the others (measured over another span or block size than the drive under review, or than most drives); such rows come after the ranked ones. None: ranked.
+             */
+            set_apart: string | null;
+            /**
+             * Short Name
+             * @description What charts call the drive, when set.
+             */
+            short_name: string | null;
             /** Simulated */
             simulated: boolean;
             /** Under Review */
@@ -1394,6 +1634,11 @@ export interface components {
             op_percent: number | null;
             /** Plan */
             plan: string;
+            /**
+             * Warnings
+             * @description Conditions the drives' runs differ in.
+             */
+            warnings: string[];
         };
         /** Comparison */
         Comparison: {
@@ -1467,6 +1712,11 @@ export interface components {
             /** Serial */
             serial: string;
             /**
+             * Short Name
+             * @description What charts and exports call the drive.
+             */
+            short_name?: string | null;
+            /**
              * Simulated
              * @default false
              */
@@ -1520,6 +1770,11 @@ export interface components {
             model: components["schemas"]["DriveModelOut"];
             /** Serial */
             serial: string;
+            /**
+             * Short Name
+             * @description What charts and exports call the drive, when a reviewer set one.
+             */
+            short_name?: string | null;
             /** Simulated */
             simulated: boolean;
             /** Target Path */
@@ -1541,6 +1796,8 @@ export interface components {
             run_id: number;
             /** Series */
             series: components["schemas"]["StepSeries"][];
+            /** Short Name */
+            short_name: string | null;
             /** Simulated */
             simulated: boolean;
         };
@@ -1561,6 +1818,11 @@ export interface components {
             model_id?: number | null;
             /** Serial */
             serial?: string | null;
+            /**
+             * Short Name
+             * @description A short name for charts and exports (e.g. '990 PRO 2TB'); empty or null clears it. Can be set while the drive runs.
+             */
+            short_name?: string | null;
             /** Target Path */
             target_path?: string | null;
         };
@@ -1704,6 +1966,32 @@ export interface components {
              */
             via: "session" | "token";
         };
+        /**
+         * MetricNames
+         * @description A metric in words, for people: raw ids stay in the api and CSV files.
+         */
+        MetricNames: {
+            /**
+             * Measure
+             * @description e.g. IOPS
+             */
+            measure: string;
+            /**
+             * Plan
+             * @description e.g. Four corners
+             */
+            plan: string;
+            /**
+             * Test
+             * @description e.g. 4K random write QD32, incompressible
+             */
+            test: string;
+            /**
+             * Title
+             * @description test: measure, unique within a comparison
+             */
+            title: string;
+        };
         /** MissingSeries */
         MissingSeries: {
             /** Drive Id */
@@ -1712,6 +2000,8 @@ export interface components {
             label: string;
             /** Reason */
             reason: string;
+            /** Short Name */
+            short_name: string | null;
         };
         /** ModelCreate */
         ModelCreate: {
@@ -1884,6 +2174,10 @@ export interface components {
             drive_id: number;
             /** Label */
             label: string;
+            /** Short Name */
+            short_name: string | null;
+            /** Simulated */
+            simulated: boolean;
         };
         /** PairMetric */
         PairMetric: {
@@ -1892,14 +2186,37 @@ export interface components {
             /** B */
             b: number;
             /**
+             * Conditions
+             * @description The conditions both share.
+             */
+            conditions: {
+                [key: string]: string | null;
+            };
+            /**
              * Diff Pct
              * @description (b - a) / |a| x 100; None when a is 0.
              */
             diff_pct: number | null;
+            /**
+             * Differing
+             * @description The conditions A and B were measured under where they differ: (A, B).
+             */
+            differing: {
+                [key: string]: [
+                    string | null,
+                    string | null
+                ];
+            };
             /** Lower Is Better */
             lower_is_better: boolean;
             /** Metric */
             metric: string;
+            names: components["schemas"]["MetricNames"];
+            /**
+             * Performance
+             * @description Only performance metrics are better or worse.
+             */
+            performance: boolean;
             /** Unit */
             unit: string;
             /** Warnings */
@@ -2051,20 +2368,162 @@ export interface components {
             /** Source */
             source?: string | null;
         };
+        /** PtsComparison */
+        PtsComparison: {
+            /**
+             * Reference
+             * @description The drive the others are compared with.
+             */
+            reference: number;
+            /** Tests */
+            tests: components["schemas"]["PtsTestComparison"][];
+        };
+        /** PtsDriveResult */
+        PtsDriveResult: {
+            /** Drive Id */
+            drive_id: number;
+            /** Label */
+            label: string;
+            /** Profile */
+            profile: string | null;
+            /** Run Id */
+            run_id: number;
+            /** Simulated */
+            simulated: boolean;
+            /**
+             * Steady
+             * @description Every rounds step of the run reached steady state.
+             */
+            steady: boolean;
+            /** Under Review */
+            under_review: boolean;
+            /**
+             * Values
+             * @description pts-iops: {block size: {mix: IOPS}}; pts-throughput: {block size: {read, write: MB/s}}; pts-latency: {element: {label, mean, max, p99999 in µs}}; pts-wsat and pts-hir: {steady: {iops}} and HIR's {wait-Ns: {iops}}.
+             */
+            values: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        /**
+         * PtsReport
+         * @description A SNIA PTS run's report: the header fields of the specification, one section per
+         *     rounds step (convergence, measurement window, the window's table and distributions) and
+         *     the test's own series.
+         */
+        PtsReport: {
+            /** Header */
+            header: {
+                [key: string]: unknown;
+            };
+            /** Hir */
+            hir?: {
+                [key: string]: unknown;
+            } | null;
+            /** Plan */
+            plan: string;
+            /** Run Id */
+            run_id: number;
+            /** Sections */
+            sections: {
+                [key: string]: unknown;
+            }[];
+            /** Simulated */
+            simulated: boolean;
+            /** Status */
+            status: string;
+            /** Title */
+            title: string;
+            /** Xsr */
+            xsr?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** PtsTestComparison */
+        PtsTestComparison: {
+            /** Drives */
+            drives: components["schemas"]["PtsDriveResult"][];
+            /** Plan */
+            plan: string;
+            /** Title */
+            title: string;
+        };
         /** ResultOut */
         ResultOut: {
             /** Metric */
             metric: string;
+            /**
+             * Name
+             * @description The metric in words, e.g. '99th percentile latency'.
+             * @default
+             */
+            name: string;
             /** Unit */
             unit: string;
             /** Value */
             value: number;
         };
         /**
+         * RoundIn
+         * @description A round of a PTS rounds step, as the worker posts it when the round ends.
+         */
+        RoundIn: {
+            /**
+             * Output
+             * @description fio's final JSON, verbatim.
+             */
+            output: string;
+            /**
+             * Round
+             * @description 1-based round number.
+             */
+            round: number;
+            /**
+             * T End Ms
+             * @description When it ended, step clock.
+             */
+            t_end_ms: number;
+            /**
+             * T Start Ms
+             * @description When the round's fio run started, step clock.
+             */
+            t_start_ms: number;
+        };
+        /** RoundOut */
+        RoundOut: {
+            /**
+             * Elements
+             * @description Each element's figures in this round (MB/s, IOPS, bytes, latency in µs), by element name (the fio job section).
+             */
+            elements: {
+                [key: string]: {
+                    [key: string]: number;
+                };
+            };
+            /** Round */
+            round: number;
+            /** T End Ms */
+            t_end_ms: number;
+            /**
+             * T Start Ms
+             * @description Start of the round's fio run, ms on the step's clock.
+             */
+            t_start_ms: number;
+        };
+        /**
          * RunConditions
          * @description What an exported chart states about how the numbers were measured.
          */
         RunConditions: {
+            /**
+             * Compared
+             * @description The conditions a comparison compares, as GET /api/compare states them (of the run's first charted step).
+             */
+            compared: {
+                [key: string]: string | null;
+            };
             /** Finished At */
             finished_at: string | null;
             /** Fio Version */
@@ -2448,10 +2907,26 @@ export interface components {
              * Format: date-time
              */
             created_at: string;
+            /**
+             * Drives
+             * @description The drives compared, in the order chosen, without those under embargo.
+             */
+            drives?: components["schemas"]["SharedDrive"][];
             /** Title */
             title: string;
             /** Under Review */
             under_review: number | null;
+        };
+        /** SharedDrive */
+        SharedDrive: {
+            /** Id */
+            id: number;
+            /** Label */
+            label: string;
+            /** Short Name */
+            short_name: string | null;
+            /** Simulated */
+            simulated: boolean;
         };
         /** Stall */
         Stall: {
@@ -2761,6 +3236,13 @@ export interface components {
         };
         /** ValueRow */
         ValueRow: {
+            /**
+             * Conditions
+             * @description What the value was measured under: span, block size, queue depth, runtime, data pattern, OP, drive state before, fio version, ioengine, firmware, drive (simulated or real).
+             */
+            conditions: {
+                [key: string]: string | null;
+            };
             /** Currency */
             currency: string;
             /** Drive Id */
@@ -2776,8 +3258,18 @@ export interface components {
              * @description Of the latest run: the chart's provenance.
              */
             firmware: string | null;
+            /**
+             * Job Sha256
+             * @description sha256 of the fio job file of the latest run.
+             */
+            job_sha256: string | null;
             /** Label */
             label: string;
+            /**
+             * Other Runs
+             * @description Runs of this metric under other conditions, not pooled.
+             */
+            other_runs: number;
             /** Per Unit Price */
             per_unit_price: number;
             /** Price */
@@ -2786,7 +3278,23 @@ export interface components {
             price_date: string;
             /** Price Source */
             price_source: string | null;
+            /**
+             * Run Id
+             * @description The latest run: where the value comes from.
+             */
+            run_id: number;
+            /** @description Run-to-run variation of the drive's runs measured under the same conditions as its latest (only those are pooled). */
             runs: components["schemas"]["Variation"];
+            /**
+             * Set Apart
+             * @description Why this row is not ranked with the others (measured over another span or block size than the drive under review, or than most drives); such rows come after the ranked ones. None: ranked.
+             */
+            set_apart: string | null;
+            /**
+             * Short Name
+             * @description What charts call the drive, when set.
+             */
+            short_name: string | null;
             /** Simulated */
             simulated: boolean;
             /** Under Review */
@@ -3322,6 +3830,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Pair"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    compare_api_compare_pts_get: {
+        parameters: {
+            query: {
+                /** @description drive ids, e.g. 1,2,3 */
+                drives: string;
+                under_review?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PtsComparison"];
                 };
             };
             /** @description Validation Error */
@@ -4227,6 +4768,37 @@ export interface operations {
             };
         };
     };
+    get_report_api_runs__run_id__pts_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PtsReport"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     resume_run_api_runs__run_id__resume_post: {
         parameters: {
             query?: never;
@@ -4397,6 +4969,71 @@ export interface operations {
             };
         };
     };
+    get_rounds_api_runs__run_id__steps__step_id__rounds_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+                step_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoundOut"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_round_output_api_runs__run_id__steps__step_id__rounds__number__output_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+                step_id: number;
+                number: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     list_shares_api_shares_get: {
         parameters: {
             query?: never;
@@ -4498,6 +5135,142 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_share_prices_api_shares__token__prices_get: {
+        parameters: {
+            query?: {
+                currency?: string;
+            };
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PriceTable"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_share_pts_api_shares__token__pts_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PtsComparison"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_share_series_api_shares__token__series_get: {
+        parameters: {
+            query: {
+                /** @description consistency, hdtach, trim-validation, write-hitching, trim-performance, transfer-size */
+                plan: string;
+                metric?: string | null;
+                points?: number;
+                op_percent?: number | null;
+            };
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompareSeries"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_share_value_api_shares__token__value_get: {
+        parameters: {
+            query: {
+                /** @description plan:step:metric */
+                metric: string;
+                currency?: string;
+            };
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValueComparison"];
+                };
             };
             /** @description Validation Error */
             422: {
@@ -4966,6 +5739,42 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["StepFinish"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Control"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    store_round_api_worker_runs__run_id__steps__step_id__rounds_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+                step_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoundIn"];
             };
         };
         responses: {

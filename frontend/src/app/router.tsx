@@ -8,6 +8,9 @@ import { PlansPage } from "../pages/plans/plans-page";
 
 // Pages with charts carry Recharts; the overview, queue and plans pages load without it.
 const RunPage = lazy(() => import("../pages/run/run-page").then((m) => ({ default: m.RunPage })));
+const PtsReportPage = lazy(() =>
+  import("../pages/pts-report/pts-report-page").then((m) => ({ default: m.PtsReportPage })),
+);
 const QueuePage = lazy(() =>
   import("../pages/queue/queue-page").then((m) => ({ default: m.QueuePage })),
 );
@@ -19,6 +22,9 @@ const ComparePage = lazy(() =>
 );
 const SideBySidePage = lazy(() =>
   import("../pages/side-by-side/side-by-side-page").then((m) => ({ default: m.SideBySidePage })),
+);
+const ReportPage = lazy(() =>
+  import("../pages/report/report-page").then((m) => ({ default: m.ReportPage })),
 );
 const AdminPage = lazy(() =>
   import("../pages/admin/admin-page").then((m) => ({ default: m.AdminPage })),
@@ -47,8 +53,10 @@ export const router = createBrowserRouter([
       { index: true, element: <LabOverviewPage /> },
       { path: "queue", element: suspended(<QueuePage />) },
       { path: "runs/:id", element: suspended(<RunPage />) },
+      { path: "runs/:id/report", element: suspended(<PtsReportPage />) },
       { path: "compare", element: suspended(<ComparePage />) },
       { path: "compare/pair", element: suspended(<SideBySidePage />) },
+      { path: "report", element: suspended(<ReportPage />) },
       { path: "catalog", element: suspended(<CatalogPage />) },
       { path: "plans", element: <PlansPage /> },
       { path: "admin", element: suspended(<AdminPage />) },

@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
   buildSvgDocument,
+  csvDocument,
   escapeXml,
   exportBodyWidth,
   exportFileName,
   legendRows,
   pngSize,
+  roundMeasured,
+  simulatedMark,
   svgLayout,
   toCsv,
   wrapText,
@@ -117,5 +120,41 @@ describe("toCsv and names", () => {
 
   it("escapes XML", () => {
     expect(escapeXml(`a<b>&"c'`)).toBe("a&lt;b&gt;&amp;&quot;c&apos;");
+  });
+});
+
+describe("article exports", () => {
+  it("round values to what the measurement supports", () => {
+    expect([3512.3456, 85.23456, 0.0123456, 123456.7, 0].map(roundMeasured)).toEqual([
+      3512, 85.23, 0.01235, 123457, 0,
+    ]);
+  });
+
+  it("lead a CSV with what it holds", () => {
+    const text = csvDocument(
+      { title: "T", metric: "a:b:c (IOPS)", simulated: "Simulated drive: A", warnings: ["w1"] },
+      ["drive", "value"],
+      [["A", 1234.5678]],
+    );
+    expect(text).toBe(
+      "# title: T\n# metric: a:b:c (IOPS)\n# simulated: Simulated drive: A\n# warning: w1\n" +
+        "drive,value\nA,1235\n",
+    );
+  });
+
+  it("carry the simulated mark and the warnings in the SVG, and wrap a long title", () => {
+    const meta = {
+      title: "Performance consistency: 4K random write IOPS (linear, zoomed, from t = 1400 s)",
+      simulated: simulatedMark(["Simulated drive A"]),
+      warnings: ["measured with different span: 32 MiB (A); 1 GiB (B)"],
+      legend: [{ label: "read pass", color: "#123456", dashed: true }],
+    };
+    const svg = buildSvgDocument(meta, "<g/>", 300, 100);
+    expect(svg).toContain('data-export="simulated"');
+    expect(svg).toContain("Simulated drive: Simulated drive A");
+    expect(svg).toContain('data-export="warnings"');
+    expect(svg).toContain('stroke-dasharray="3 2"');
+    expect(wrapText(meta.title, 300, 16, true).length).toBeGreaterThan(1);
+    expect(wrapText("x".repeat(100), 100, 12).every((l) => l.length * 12 * 0.58 <= 100)).toBe(true);
   });
 });

@@ -16,6 +16,10 @@ export interface LegendItem {
   color: string;
   /** The drive under review: drawn bold in the legend. */
   highlight?: boolean;
+  /** A line drawn dashed (a read pass, a later pass): its swatch is a dashed line. */
+  dashed?: boolean;
+  /** A bar drawn lighter (the compressible bar of a pair). */
+  opacity?: number;
 }
 
 /** What an exported image says about itself, besides the chart. */
@@ -26,6 +30,16 @@ export interface ExportMeta {
   /** Drive firmware, fio version, date. */
   provenance?: string;
   legend?: LegendItem[];
+  /** Said when a result comes from a simulated drive (SIMULATED_MARK). */
+  simulated?: string;
+  /** Conditions that differ between the drives, rows set apart, drives without a result. */
+  warnings?: string[];
+}
+
+/** The words every export and shared view carries when a result is from a simulated drive. */
+export function simulatedMark(names: string[]): string | undefined {
+  if (names.length === 0) return undefined;
+  return `Simulated drive${names.length > 1 ? "s" : ""}: ${names.join(", ")} (results of drivelab's simulated drive, not of a real product)`;
 }
 
 export interface SvgLayout {
@@ -54,22 +68,29 @@ export function escapeXml(text: string): string {
     .replace(/'/g, "&apos;");
 }
 
-/** A rough text width for legend layout (no DOM): average glyph width of a sans font. */
-export function textWidth(text: string, size: number): number {
-  return text.length * size * 0.56;
+/** A rough text width for layout (no DOM): a generous average glyph width of a sans font,
+ * wider for bold text, so that estimated lines never run past the real ones. */
+export function textWidth(text: string, size: number, bold = false): number {
+  return text.length * size * (bold ? 0.62 : 0.58);
 }
 
-/** Words of `text` broken into lines no wider than `width` at `size` px (estimated). */
-export function wrapText(text: string, width: number, size: number): string[] {
+/** Words of `text` broken into lines no wider than `width` at `size` px (estimated); a word
+ * longer than a line is broken inside, never cut. */
+export function wrapText(text: string, width: number, size: number, bold = false): string[] {
   const lines: string[] = [];
+  const perLine = Math.max(4, Math.floor(width / (size * (bold ? 0.62 : 0.58))));
   let line = "";
-  for (const word of text.split(/\s+/).filter(Boolean)) {
-    const next = line ? `${line} ${word}` : word;
-    if (line && textWidth(next, size) > width) {
-      lines.push(line);
-      line = word;
-    } else {
-      line = next;
+  for (const whole of text.split(/\s+/).filter(Boolean)) {
+    const pieces: string[] = [];
+    for (let i = 0; i < whole.length; i += perLine) pieces.push(whole.slice(i, i + perLine));
+    for (const word of pieces) {
+      const next = line ? `${line} ${word}` : word;
+      if (line && textWidth(next, size, bold) > width) {
+        lines.push(line);
+        line = word;
+      } else {
+        line = next;
+      }
     }
   }
   if (line) lines.push(line);
@@ -105,8 +126,10 @@ export function exportBodyWidth(articleWidth: number): number {
 /** The text lines of the title, conditions and provenance for a body of `bodyWidth`. */
 function textBlocks(meta: ExportMeta, bodyWidth: number) {
   return {
-    title: wrapText(meta.title, bodyWidth, TITLE_SIZE),
+    title: wrapText(meta.title, bodyWidth, TITLE_SIZE, true),
+    simulated: meta.simulated ? wrapText(meta.simulated, bodyWidth, TEXT_SIZE, true) : [],
     conditions: meta.conditions ? wrapText(meta.conditions, bodyWidth, TEXT_SIZE) : [],
+    warnings: (meta.warnings ?? []).flatMap((w) => wrapText(`⚠ ${w}`, bodyWidth, TEXT_SIZE)),
     provenance: meta.provenance ? wrapText(meta.provenance, bodyWidth, PROV_SIZE) : [],
   };
 }
@@ -114,7 +137,10 @@ function textBlocks(meta: ExportMeta, bodyWidth: number) {
 /** Where each part goes for a chart body of bodyWidth x bodyHeight. */
 export function svgLayout(meta: ExportMeta, bodyWidth: number, bodyHeight: number): SvgLayout {
   const blocks = textBlocks(meta, bodyWidth);
-  let y = PAD + blocks.title.length * TITLE_LINE + blocks.conditions.length * LINE;
+  let y =
+    PAD +
+    blocks.title.length * TITLE_LINE +
+    (blocks.simulated.length + blocks.conditions.length + blocks.warnings.length) * LINE;
   y += 8;
   const legend = legendRows(meta.legend ?? [], bodyWidth);
   const body = { x: PAD, y: y + legend.rows * LINE, width: bodyWidth, height: bodyHeight };
@@ -155,9 +181,17 @@ export function buildSvgDocument(
   let y = PAD;
   text(blocks.title, y, TITLE_LINE, `font-size="${TITLE_SIZE}" font-weight="600" fill="#1b2530"`, "title");
   y += blocks.title.length * TITLE_LINE;
+  if (blocks.simulated.length) {
+    text(blocks.simulated, y, LINE, `font-size="${TEXT_SIZE}" font-weight="700" fill="#9a3412"`, "simulated");
+    y += blocks.simulated.length * LINE;
+  }
   if (blocks.conditions.length) {
     text(blocks.conditions, y, LINE, `font-size="${TEXT_SIZE}" fill="#4a5663"`, "conditions");
     y += blocks.conditions.length * LINE;
+  }
+  if (blocks.warnings.length) {
+    text(blocks.warnings, y, LINE, `font-size="${TEXT_SIZE}" fill="#92400e"`, "warnings");
+    y += blocks.warnings.length * LINE;
   }
   const legend = legendRows(meta.legend ?? [], bodyWidth);
   const legendTop = y + 8;
@@ -165,8 +199,11 @@ export function buildSvgDocument(
     const [lx, row] = legend.positions[i] ?? [0, 0];
     const ty = legendTop + row * LINE + 11;
     parts.push(
-      `<rect x="${PAD + lx}" y="${ty - SWATCH + 1}" width="${SWATCH}" height="${SWATCH}" ` +
-        `fill="${escapeXml(item.color)}"/>`,
+      item.dashed
+        ? `<line x1="${PAD + lx}" x2="${PAD + lx + SWATCH}" y1="${ty - 4}" y2="${ty - 4}" ` +
+            `stroke="${escapeXml(item.color)}" stroke-width="2" stroke-dasharray="3 2"/>`
+        : `<rect x="${PAD + lx}" y="${ty - SWATCH + 1}" width="${SWATCH}" height="${SWATCH}" ` +
+            `fill="${escapeXml(item.color)}"${item.opacity !== undefined ? ` fill-opacity="${item.opacity}"` : ""}/>`,
       `<text x="${PAD + lx + SWATCH + 4}" y="${ty}" font-size="${TEXT_SIZE}" fill="#1b2530"` +
         `${item.highlight ? ' font-weight="700"' : ""} data-export="legend">` +
         `${escapeXml(item.label)}</text>`,
@@ -198,15 +235,57 @@ export function pngSize(
   return { width: Math.round(width * scale), height: Math.round(height * scale) };
 }
 
+/**
+ * A measured value rounded to what the measurement supports: four significant digits
+ * (fio's runtimes are in milliseconds and its latencies in nanosecond buckets), whole
+ * numbers from 10,000 up. 3512.3456 -> 3512, 85.23456 -> 85.23, 0.0123456 -> 0.01235.
+ */
+export function roundMeasured(value: number): number {
+  if (!Number.isFinite(value) || value === 0) return value;
+  if (Math.abs(value) >= 10_000) return Math.round(value);
+  return Number(value.toPrecision(4));
+}
+
 function csvCell(value: string | number | null | undefined): string {
   if (value === null || value === undefined) return "";
   if (typeof value === "number") return Number.isFinite(value) ? String(value) : "";
   return /[",\n\r]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 }
 
-/** CSV text with a header row; numbers as JavaScript prints them (no rounding). */
+/** CSV text with a header row; numbers as given. */
 export function toCsv(header: string[], rows: (string | number | null | undefined)[][]): string {
   return [header, ...rows].map((row) => row.map(csvCell).join(",")).join("\n") + "\n";
+}
+
+/** What a CSV states about its data in its leading `# ` lines. */
+export interface CsvAbout {
+  title: string;
+  /** The metric id(s) and unit: "four-corners:randread-4k-qd3:read_iops (IOPS)". */
+  metric?: string;
+  conditions?: string;
+  simulated?: string;
+  warnings?: string[];
+  provenance?: string;
+}
+
+/** A CSV whose leading `# name: value` lines say what it holds (spreadsheets and pandas'
+ * comment="#" skip them), then the header and rows; numbers rounded (roundMeasured). */
+export function csvDocument(
+  about: CsvAbout,
+  header: string[],
+  rows: (string | number | null | undefined)[][],
+): string {
+  const line = (name: string, value: string | undefined) =>
+    value ? `# ${name}: ${value.replace(/[\r\n]+/g, " ")}\n` : "";
+  const head =
+    line("title", about.title) +
+    line("metric", about.metric) +
+    line("conditions", about.conditions) +
+    line("simulated", about.simulated) +
+    (about.warnings ?? []).map((w) => line("warning", w)).join("") +
+    line("provenance", about.provenance);
+  const rounded = rows.map((row) => row.map((v) => (typeof v === "number" ? roundMeasured(v) : v)));
+  return head + toCsv(header, rounded);
 }
 
 /** A download name from its parts: `compare-consistency-linear.svg`. */

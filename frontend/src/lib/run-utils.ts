@@ -113,3 +113,11 @@ export function etaText(
   const hm = `${String(end.getHours()).padStart(2, "0")}:${String(end.getMinutes()).padStart(2, "0")}`;
   return `ends about ${hm} (${formatDuration(left)} left)`;
 }
+
+/** A run id from the URL: positive integers only; anything else is a visible error, not a
+ * request. */
+export function parseRunId(raw: string | undefined): number | null {
+  if (!raw || !/^\d+$/.test(raw)) return null;
+  const id = Number(raw);
+  return Number.isSafeInteger(id) && id > 0 ? id : null;
+}

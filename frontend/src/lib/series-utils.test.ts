@@ -11,12 +11,16 @@ import {
   logScale,
   niceTicks,
   provenanceLine,
+  seriesSimulated,
+  seriesWarnings,
+  tickFormat,
   toLines,
 } from "./series-utils";
 
 const drive = (id: number, qd: number, extra: Partial<DriveSeries> = {}): DriveSeries => ({
   drive_id: id,
   label: `Simulated drive ${id} (S/N SIM-${id})`,
+  short_name: null,
   simulated: true,
   run_id: 10 + id,
   conditions: {
@@ -28,6 +32,7 @@ const drive = (id: number, qd: number, extra: Partial<DriveSeries> = {}): DriveS
     firmware: "sim",
     fio_version: "fio-3.36",
     finished_at: "2026-11-21T15:10:40Z",
+    compared: {},
   },
   series: [
     {
@@ -74,6 +79,7 @@ describe("toLines", () => {
       op_percent: 0,
       drives: [drive(1, 32), two],
       missing: [],
+      warnings: [],
     };
     const styles = driveStyles([1, 2], 2);
     const lines = toLines(data, styles);
@@ -84,9 +90,39 @@ describe("toLines", () => {
     ]);
     expect(lines[1]?.color).toBe(REVIEW_COLOR);
     expect(legendOf(lines, styles).map((l) => l.highlight)).toEqual([false, true, true]);
+    // the later pass is dashed in the legend too
+    expect(legendOf(lines, styles).map((l) => l.dashed)).toEqual([false, false, true]);
     expect(linesCsv(lines.slice(0, 1), "t_s", "write_iops")).toBe(
       "series,t_s,write_iops\nSimulated drive 1,1,100\nSimulated drive 1,2,0\n",
     );
+  });
+});
+
+describe("chart warnings and marks", () => {
+  it("says when the drive under review is missing and which drives are simulated", () => {
+    const data: CompareSeries = {
+      plan: "consistency",
+      metric: "write_iops",
+      op_percent: 0,
+      drives: [drive(1, 32)],
+      missing: [{ drive_id: 2, label: "Drive B (S/N x)", short_name: "B", reason: "no finished consistency run" }],
+      warnings: ["measured with different span: 1 GiB (A); 32 MiB (B)"],
+    };
+    expect(seriesWarnings(data, driveStyles([1, 2], 2))).toEqual([
+      "measured with different span: 1 GiB (A); 32 MiB (B)",
+      "The drive under review, B, is not in this chart: no finished consistency run.",
+    ]);
+    expect(seriesWarnings(data, driveStyles([1, 2], 1))).toHaveLength(1);
+    expect(seriesSimulated([drive(1, 32, { short_name: "Sim one" })])).toContain("Sim one");
+  });
+
+  it("formats every tick of an axis alike", () => {
+    const k = tickFormat([0, 10000, 20000, 30000]);
+    expect([0, 10000, 20000, 30000].map(k)).toEqual(["0", "10K", "20K", "30K"]);
+    const half = tickFormat([0, 2500, 5000, 7500]);
+    expect([2500, 5000].map(half)).toEqual(["2,500", "5,000"]);
+    const m = tickFormat([0, 5e5, 1e6, 1.5e6]);
+    expect([5e5, 1e6].map(m)).toEqual(["0.5M", "1.0M"]);
   });
 });
 

@@ -6,8 +6,8 @@
 
 import type { CompareSeries, DriveSeries, RunConditions } from "../api/results/types";
 import { colorOf, type DriveStyle } from "./house-style";
-import type { LegendItem } from "./export-utils";
-import { toCsv } from "./export-utils";
+import type { CsvAbout, LegendItem } from "./export-utils";
+import { csvDocument, simulatedMark } from "./export-utils";
 
 export interface Line {
   key: string;
@@ -17,6 +17,12 @@ export interface Line {
   /** Second and later passes of a drive are dashed. */
   dashed: boolean;
   points: [number, number][];
+}
+
+/** What charts, legends and exports call a drive: the short name a reviewer set, else its
+ * label without the serial. */
+export function driveName(drive: { label: string; short_name?: string | null }): string {
+  return drive.short_name || shortLabel(drive.label);
 }
 
 /** "256 MiB" from bytes (fio's sizes are binary). */
@@ -48,16 +54,44 @@ const uniq = <T>(values: T[]) => Array.from(new Set(values));
 export function conditionsLine(drives: DriveSeries[]): string {
   if (drives.length === 0) return "";
   const c = drives.map((d) => d.conditions);
-  const join = (values: (string | null)[]) =>
+  const join = (values: (string | null | undefined)[]) =>
     uniq(values.filter((v): v is string => Boolean(v))).join("/");
   const parts = [
     join(c.map((x) => x.plan)),
     join(c.map((x) => (x.iodepth ? `QD${x.iodepth}` : null))),
     join(c.map((x) => (x.span_bytes ? `span ${formatBinaryBytes(x.span_bytes)}` : null))),
+    join(c.map((x) => x.compared?.["runtime"])),
     join(c.map((x) => x.pattern)),
     join(c.map((x) => `OP ${x.op_percent}%`)),
+    join(c.map((x) => x.compared?.["drive state before"])),
+    join(c.map((x) => x.compared?.["ioengine"])),
   ];
   return parts.filter(Boolean).join(" · ");
+}
+
+/** A chart's warnings: the conditions its drives' runs differ in, and the drive under review
+ * when it has no run of the plan (said on the chart, never left out silently). */
+export function seriesWarnings(
+  data: CompareSeries | undefined,
+  styles: Map<number, DriveStyle>,
+  extra: CompareSeries[] = [],
+): string[] {
+  const out: string[] = [];
+  for (const d of [data, ...extra]) {
+    if (!d) continue;
+    out.push(...d.warnings);
+    for (const m of d.missing) {
+      if (styles.get(m.drive_id)?.underReview) {
+        out.push(`The drive under review, ${driveName(m)}, is not in this chart: ${m.reason}.`);
+      }
+    }
+  }
+  return uniq(out);
+}
+
+/** The simulated mark of a chart's drives (none when every one is real). */
+export function seriesSimulated(drives: DriveSeries[]): string | undefined {
+  return simulatedMark(uniq(drives.filter((d) => d.simulated).map(driveName)));
 }
 
 const day = (iso: string | null | undefined) => (iso ? iso.slice(0, 10) : "date unknown");
@@ -67,6 +101,7 @@ const day = (iso: string | null | undefined) => (iso ? iso.slice(0, 10) : "date 
 export function provenanceLine(
   drives: {
     label: string;
+    short_name?: string | null;
     conditions: Pick<RunConditions, "firmware" | "fio_version" | "finished_at">;
   }[],
 ): string {
@@ -75,7 +110,7 @@ export function provenanceLine(
     const key =
       `fw ${d.conditions.firmware ?? "?"}, ${d.conditions.fio_version ?? "fio ?"}, ` +
       day(d.conditions.finished_at);
-    groups.set(key, [...(groups.get(key) ?? []), shortLabel(d.label)]);
+    groups.set(key, [...(groups.get(key) ?? []), driveName(d)]);
   }
   const parts = Array.from(groups, ([key, labels]) => `${uniq(labels).join(", ")}: ${key}`);
   return `drivelab · ${parts.join("; ")}`;
@@ -100,7 +135,7 @@ export function toLines(
       lines.push({
         key: `${drive.drive_id}:${s.step_id}:${s.step}`,
         driveId: drive.drive_id,
-        label: steps.length > 1 ? `${shortLabel(drive.label)}, ${s.label}` : shortLabel(drive.label),
+        label: steps.length > 1 ? `${driveName(drive)}, ${s.label}` : driveName(drive),
         color: colorOf(styles, drive.drive_id),
         dashed: i > 0,
         points: s.points.map(([x, y]) => [x, y] as [number, number]),
@@ -110,20 +145,27 @@ export function toLines(
   return lines;
 }
 
-/** Legend items: one per line, the drive under review in bold. */
+/** Legend items: one per line, the drive under review in bold, dashed lines dashed. */
 export function legendOf(lines: Line[], styles: Map<number, DriveStyle>): LegendItem[] {
   return lines.map((l) => ({
     label: l.label,
     color: l.color,
     highlight: styles.get(l.driveId)?.underReview ?? false,
+    dashed: l.dashed,
   }));
 }
 
-/** Long-format CSV of lines: one row per point. */
-export function linesCsv(lines: Line[], xName: string, yName: string): string {
+/** Long-format CSV of lines: one row per point, after the chart's title, conditions and
+ * provenance (see csvDocument). */
+export function linesCsv(
+  lines: Line[],
+  xName: string,
+  yName: string,
+  about: CsvAbout = { title: "" },
+): string {
   const rows: (string | number)[][] = [];
   for (const l of lines) for (const [x, y] of l.points) rows.push([l.label, x, y]);
-  return toCsv(["series", xName, yName], rows);
+  return csvDocument(about, ["series", xName, yName], rows);
 }
 
 /** Largest x of any line (0 with none). */
@@ -179,4 +221,24 @@ export function niceTicks(lo: number, hi: number, count = 5): number[] {
     ticks.push(Number(v.toPrecision(12)));
   }
   return ticks;
+}
+
+/**
+ * One number format for every tick of an axis (never "8,000 / 22k / 10K"): the unit suffix
+ * and the decimals the largest tick needs, the same for all. [0, 10000, 20000] -> 0, 10K,
+ * 20K; [0, 2500, 5000] -> 0, 2,500, 5,000; [0, 0.5, 1] -> 0.0, 0.5, 1.0.
+ */
+export function tickFormat(ticks: number[]): (value: number) => string {
+  const max = Math.max(0, ...ticks.map(Math.abs));
+  const [div, suffix] = max >= 1e6 ? [1e6, "M"] : max >= 1e4 ? [1e3, "K"] : [1, ""];
+  const scaled = ticks.map((t) => t / div);
+  const decimals = Math.min(
+    3,
+    Math.max(0, ...scaled.map((t) => (Number.isInteger(t) ? 0 : (String(Number(t.toPrecision(6))).split(".")[1] ?? "").length))),
+  );
+  const format = new Intl.NumberFormat("en-US", {
+    minimumFractionDigits: decimals,
+    maximumFractionDigits: decimals,
+  });
+  return (value: number) => (value === 0 ? "0" : `${format.format(value / div)}${suffix}`);
 }

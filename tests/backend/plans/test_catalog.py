@@ -10,7 +10,7 @@ import pytest
 from backend.core.errors import InvalidParams
 from backend.plans.base import DriveContext, StepSpec, parse_size
 from backend.plans.catalog import PLANS, compile_plan
-from tests.backend.plans.jobfiles import SMALL, TB2, TB2_4KN, job, sections
+from tests.backend.plans.jobfiles import SMALL, TB2, TB2_4KN, sections
 
 KEYS = [
     "four-corners",
@@ -24,6 +24,12 @@ KEYS = [
     "write-hitching",
     "trace-replay",
     "pts-steady-state",
+    "pts-iops",
+    "pts-throughput",
+    "pts-latency",
+    "pts-wsat",
+    "pts-hir",
+    "pts-xsr",
 ]
 # The least each plan needs: trace-replay has no default workload (a trace or a profile).
 MINIMAL: dict[str, dict[str, Any]] = {"trace-replay": {"profile": "heavy"}}
@@ -40,8 +46,35 @@ SHORT: dict[str, dict[str, Any]] = {
     "write-hitching": {"span": "256m", "runtime_s": 2},
     "trace-replay": {"profile": "light", "span": "128m", "runtime_s": 2},
     "pts-steady-state": {"span": "64m", "round_s": 1, "max_rounds": 5, "measurement_s": 2},
+    "pts-iops": {
+        "span": "64m",
+        "block_sizes": ["4k", "64k"],
+        "mixes": ["100/0", "0/100"],
+        "element_s": 1,
+        "max_rounds": 5,
+        "precondition_loops": 1,
+    },
+    "pts-throughput": {"span": "64m", "block_sizes": ["1m"], "element_s": 1, "max_rounds": 5},
+    "pts-latency": {
+        "span": "64m",
+        "block_sizes": ["4k"],
+        "mixes": ["100/0", "0/100"],
+        "element_s": 1,
+        "max_rounds": 5,
+    },
+    "pts-wsat": {"span": "32m", "round_s": 1, "max_s": 20},
+    "pts-hir": {
+        "span": "64m",
+        "element_s": 1,
+        "max_rounds": 5,
+        "waits_s": [1, 2],
+        "cycles": 2,
+        "write_s": 1,
+        "baseline_s": 2,
+    },
+    "pts-xsr": {"span": "64m", "seq1_s": 5, "rand_s": 5, "seq2_s": 5},
 }
-KINDS = {"fio", "fio-rounds", "purge", "trim", "idle"}
+KINDS = {"fio", "fio-rounds", "purge", "trim", "idle", "write-cache"}
 LOG_OPTS = ("log_avg_msec", "bwavgtime", "iopsavgtime")
 
 
@@ -59,7 +92,8 @@ def check_steps(steps: list[StepSpec], drive: DriveContext, ioengine: str = "lib
             assert g["filename"] == drive.target_path
             assert g["direct"] == "1" and g["ioengine"] == ioengine and g["numjobs"] == "1"
             assert g["randseed"].isdigit() and g["allow_mounted_write"] == "0"
-            opts = job(s)
+            jobs = [v for k, v in sections(s.job_file or "").items() if k != "global"]
+            opts = jobs[0]
             window = s.params.get("log_window_ms")
             if window is not None:
                 assert opts["write_bw_log"] == opts["write_iops_log"] == s.name
@@ -71,8 +105,18 @@ def check_steps(steps: list[StepSpec], drive: DriveContext, ioengine: str = "lib
                 assert end <= drive.capacity_bytes, s.name
             if opts.get("time_based") == "1" and s.kind == "fio":
                 assert s.estimate_s == float(opts["runtime"]), s.name
-            if "rw" in opts and "write" in opts["rw"] or opts.get("rw") == "randrw":
-                assert opts["refill_buffers"] == "1", f"{s.name}: writes without a data pattern"
+            for each in jobs:
+                if "write" in each.get("rw", "") or each.get("rw") == "randrw":
+                    assert each["refill_buffers"] == "1", f"{s.name}: writes without a pattern"
+                if "size" in each:
+                    threads = int(each.get("numjobs", "1"))
+                    step = parse_size(each.get("offset_increment", "0"))
+                    end = (
+                        int(each.get("offset", "0"))
+                        + step * (threads - 1)
+                        + parse_size(each["size"])
+                    )
+                    assert end <= drive.capacity_bytes, s.name
         else:
             assert s.job_file is None
         if s.kind == "trim":
@@ -83,11 +127,15 @@ def check_steps(steps: list[StepSpec], drive: DriveContext, ioengine: str = "lib
             assert s.params["seconds"] == s.estimate_s > 0
         if s.kind == "fio-rounds":
             p = s.params
-            assert p["metric"] in ("write_iops", "read_iops", "write_mbps", "read_mbps")
+            assert p["metric"] in (
+                "write_iops", "read_iops", "write_mbps", "read_mbps", "write_lat_mean_us"
+            )  # fmt: skip
             assert (p["window"], p["excursion_pct"], p["slope_pct"]) == (5, 20, 10)
-            assert p["max_rounds"] >= p["window"]
-            opts = job(s)
-            assert opts["time_based"] == "1" and opts["runtime"] == str(p["round_s"])
+            assert p["max_rounds"] >= p["window"] or p.get("stop_at_steady") is False
+            assert all(j["time_based"] == "1" for j in jobs)
+            assert sum(int(j["runtime"]) for j in jobs) == p["round_s"]
+            if len(jobs) > 1:
+                assert all(j["stonewall"] == "1" for j in jobs), s.name
 
 
 def test_catalog_lists_every_plan_four_corners_first() -> None:

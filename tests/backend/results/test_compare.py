@@ -1,5 +1,5 @@
-"""Comparisons on a real PostgreSQL: 10 drives over the whole suite in three queries, sorted bars,
-run-to-run variation and warnings about conditions."""
+"""Comparisons on a real PostgreSQL: 10 drives over the whole suite in four queries, sorted bars,
+run-to-run variation of the runs measured alike, warnings about conditions and rows set apart."""
 
 from __future__ import annotations
 
@@ -95,7 +95,7 @@ def lab(engine: Engine) -> dict[str, list[int]]:
         return {"drives": [d.id for d in drives]}
 
 
-def test_ten_drives_in_three_queries(engine: Engine, lab: dict[str, list[int]]) -> None:
+def test_ten_drives_in_four_queries(engine: Engine, lab: dict[str, list[int]]) -> None:
     statements: list[str] = []
     listener = lambda *args: statements.append(args[2])  # noqa: E731
     event.listen(engine, "before_cursor_execute", listener)
@@ -105,9 +105,9 @@ def test_ten_drives_in_three_queries(engine: Engine, lab: dict[str, list[int]]) 
     finally:
         event.remove(engine, "before_cursor_execute", listener)
     selects = [q for q in statements if q.lstrip().upper().startswith("SELECT")]
-    # The drives with their models, the runs' conditions, then the results: never a query
-    # per drive, run or metric.
-    assert len(selects) == 3, selects
+    # The drives with their models, the runs' conditions, the steps' conditions, then the
+    # results: never a query per drive, run or metric.
+    assert len(selects) == 4, selects
     by = {m["metric"]: m for m in result["metrics"]}
     read = by["four-corners:randread-4k-qd3:read_mbps"]
     assert [r["value"] for r in read["rows"]] == sorted(
@@ -213,14 +213,21 @@ def test_performance_per_dollar(engine: Engine, lab: dict[str, list[int]]) -> No
 
 
 def test_warns_on_firmware_and_drive_state(engine: Engine, lab: dict[str, list[int]]) -> None:
+    """Two samples of one model on different firmware; a drive pre-written before its test
+    and one that was not. A drive's runs on other firmware are not pooled with its latest."""
     with session_factory(engine)() as s:
-        drive = s.get(DriveSample, lab["drives"][5])
-        assert drive is not None
+        five = s.get(DriveSample, lab["drives"][5])
+        six = s.get(DriveSample, lab["drives"][6])
+        assert five is not None and six is not None
+        six.model_id = five.model_id
         run = add_run(
-            s, drive, {"randread-4k-qd3": 1, "randwrite-4k-qd32": 1, "randwrite-4k-qd3": 1}
+            s, five, {"randread-4k-qd3": 1, "randwrite-4k-qd32": 1, "randwrite-4k-qd3": 1}
         )
         run.environment = {**run.environment, "drive": {"firmware": "2B6Q"}}
-        run.params = {**run.params, "prewrite": False}
+        prewrite = Step(
+            run_id=run.id, idx=-1, kind="fio", name="prewrite", params={}, status="done"
+        )
+        s.add(prewrite)
         s.flush()
         result = compare(
             s,
@@ -229,18 +236,27 @@ def test_warns_on_firmware_and_drive_state(engine: Engine, lab: dict[str, list[i
             None,
         )
         s.rollback()
-    warnings = result["metrics"][0]["warnings"]
+    metric = result["metrics"][0]
+    warnings = metric["warnings"]
     assert any(
         "Simulated 5 was measured with different firmware: 2B6Q, sim" in w for w in warnings
     ), warnings
-    assert any("drive state before the test" in w and "as found" in w for w in warnings)
+    assert any(
+        w.startswith("measured with different drive state before: ")
+        and "as found" in w
+        and "pre-written" in w
+        for w in warnings
+    ), warnings
+    five_row = next(r for r in metric["rows"] if r["drive_id"] == lab["drives"][5])
+    assert five_row["runs"]["count"] == 1 and five_row["other_runs"] == 1
+    assert five_row["conditions"]["firmware"] == "2B6Q"
+    assert five_row["conditions"]["drive state before"] == "pre-written"
+    assert set(metric["differing"]) == {"firmware", "drive state before"}
 
 
-def test_warns_on_over_provisioning_and_resumed_runs(
-    engine: Engine, lab: dict[str, list[int]]
-) -> None:
-    """Conditions are read from the runs' JSON as text: numbers, lists and booleans come back
-    as the values they are."""
+def test_over_provisioning_is_another_metric(engine: Engine, lab: dict[str, list[int]]) -> None:
+    """A run with 25% OP measures other metrics (their id says @op25), never pooled or
+    ranked with the default ones; resumed runs are flagged."""
     with session_factory(engine)() as s:
         drive = s.get(DriveSample, lab["drives"][7])
         assert drive is not None
@@ -250,20 +266,61 @@ def test_warns_on_over_provisioning_and_resumed_runs(
         run.params = {**run.params, "op_percent": 25}
         run.environment = {**run.environment, "resumes": [{"at": "2026-11-21T10:00:00"}]}
         s.flush()
-        result = compare(
-            s,
-            [lab["drives"][7], lab["drives"][8]],
-            ["four-corners:randread-4k-qd3:read_mbps"],
-            None,
-        )
+        result = compare(s, [lab["drives"][7], lab["drives"][8]], None, None)
         s.rollback()
-    warnings = result["metrics"][0]["warnings"]
-    assert any(
-        w.startswith("measured with different OP: ") and "0 (Simulated" in w and "25 (" in w
-        for w in warnings
-    ), warnings
-    assert "some runs were resumed after an interruption: Simulated 7" in warnings, warnings
-    assert not any("resumed" in w and "Simulated 8" in w for w in warnings)
+    by = {m["metric"]: m for m in result["metrics"]}
+    plain = by["four-corners:randread-4k-qd3:read_mbps"]
+    op = by["four-corners:randread-4k-qd3@op25:read_mbps"]
+    assert [r["drive_id"] for r in op["rows"]] == [lab["drives"][7]]
+    assert op["rows"][0]["value"] == 1 and op["conditions"]["OP"] == "25%"
+    assert op["names"]["test"] == "4K random read QD3, 25% OP"
+    assert "some runs were resumed after an interruption: Simulated 7" in op["warnings"]
+    assert {r["drive_id"] for r in plain["rows"]} == {lab["drives"][7], lab["drives"][8]}
+    assert all(r["runs"]["count"] == 1 and r["value"] != 1 for r in plain["rows"])
+    assert plain["warnings"] == [] and plain["conditions"]["OP"] == "0%"
+
+
+def test_a_different_span_sets_rows_apart(engine: Engine, lab: dict[str, list[int]]) -> None:
+    """The demo's four corners over 32 MiB for 1 s against a drive's over 1 GiB for 15 s:
+    warned, and the rows measured unlike the drive under review are not ranked with it."""
+    with session_factory(engine)() as s:
+        drives = [s.get(DriveSample, lab["drives"][i]) for i in (1, 2, 3)]
+        runs = []
+        for d, span, runtime, value in zip(
+            drives, ("32m", "1g", "32m"), (1, 15, 1), (500, 100, 300), strict=True
+        ):
+            assert d is not None
+            run = add_run(
+                s, d, {"randread-4k-qd3": value, "randwrite-4k-qd32": 1, "randwrite-4k-qd3": 1}
+            )
+            for step in s.query(Step).filter_by(run_id=run.id):
+                step.params = {"rw": "randread", "bs": "4k", "iodepth": 3, "size": span,
+                               "runtime": runtime, "time_based": True}  # fmt: skip
+            runs.append(run)
+        s.flush()
+        ids = [d.id for d in drives if d is not None]
+        reviewed = compare(s, ids, ["four-corners:randread-4k-qd3:read_mbps"], ids[1])
+        unreviewed = compare(s, ids, ["four-corners:randread-4k-qd3:read_mbps"], None)
+        s.rollback()
+    metric = reviewed["metrics"][0]
+    assert [r["drive_id"] for r in metric["rows"]] == [ids[1], ids[0], ids[2]]
+    assert [r["set_apart"] for r in metric["rows"]] == [
+        None,
+        "span 32 MiB, not 1 GiB",
+        "span 32 MiB, not 1 GiB",
+    ]
+    assert metric["rows"][0]["conditions"]["runtime"] == "15 s"
+    assert any(w.startswith("measured with different span: ") for w in metric["warnings"])
+    assert any(w.startswith("measured with different runtime: ") for w in metric["warnings"])
+    assert metric["differing"] == ["span", "runtime"]
+    # No drive under review: the span most drives were measured over.
+    rows = unreviewed["metrics"][0]["rows"]
+    assert [(r["drive_id"], r["set_apart"]) for r in rows] == [
+        (ids[0], None),
+        (ids[2], None),
+        (ids[1], "span 1 GiB, not 32 MiB"),
+    ]
+    Comparison.model_validate(reviewed)
 
 
 def test_a_smaller_spread_is_better() -> None:

@@ -76,7 +76,7 @@ def test_a_repeated_comparison_fetches_no_results(engine: Engine, lab: dict) -> 
         body = cmp.compare_json(s, drives, None, drives[0])
         again = selects(engine, lambda: cmp.compare_json(s, drives, None, drives[0]))
         assert body == cmp._PLAIN.dump_json(cmp.compare(s, drives, None, drives[0]))
-    assert len(first) == 3  # drives, runs with their results' digest, results
+    assert len(first) == 4  # drives, runs with their results' digest, steps, results
     # the drives and the runs again; not the results (ordered by the runs' finish)
     assert len(again) == 2 and not any("ORDER BY runs.finished_at" in q for q in again)
     assert any("ORDER BY runs.finished_at" in q for q in first)

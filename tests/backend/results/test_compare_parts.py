@@ -237,7 +237,23 @@ def run_conditions_changed(s: Session, lab: list[int]) -> int:
         "host": {"fio_version": "fio-3.38", "hostname": "bench2"},
         "resumes": 1,
     }
-    run.params = {**run.params, "op_percent": 25, "prewrite": True, "ioengine": "io_uring"}
+    run.params = {**run.params, "prewrite": True, "ioengine": "io_uring"}
+    s.flush()
+    return 1
+
+
+def run_variant_changed(s: Session, lab: list[int]) -> int:
+    """Its latest run had 25% over-provisioning: other metrics."""
+    run = latest_run(s, lab[1])
+    run.params = {**run.params, "op_percent": 25}
+    s.flush()
+    return 1
+
+
+def drive_short_name_set(s: Session, lab: list[int]) -> int:
+    drive = s.get(DriveSample, lab[1])
+    assert drive is not None
+    drive.short_name = 'Sim "one"'
     s.flush()
     return 1
 
@@ -272,6 +288,8 @@ CHANGES: list[Callable[[Session, list[int]], int]] = [
     drive_firmware_changed,
     run_firmware_changed,
     run_conditions_changed,
+    run_variant_changed,
+    drive_short_name_set,
     run_finish_time_changed,
     another_drive_changes,
 ]
@@ -454,11 +472,12 @@ def test_threads_share_the_caches(engine: Engine, lab: list[int]) -> None:
 
 
 def test_a_rows_head_is_the_start_of_its_json() -> None:
-    head = parts.head(7, 'a "label", µ\\', True, False)
+    head = parts.head(7, 'a "label", µ\\', None, True, False)
     row = head + b"true" + b"}"
     assert json.loads(row) == {
         "drive_id": 7,
         "label": 'a "label", µ\\',
+        "short_name": None,
         "simulated": True,
         "embargoed": False,
         "under_review": True,

@@ -133,9 +133,14 @@ def test_consistency_latest_run_per_drive_downsampled(engine: Engine, lab: dict)
         {
             "drive_id": lab["c"],
             "label": out["missing"][0]["label"],
+            "short_name": None,
             "reason": "no finished consistency run",
         }  # fmt: skip
     ]
+    compared = out["drives"][1]["conditions"]["compared"]
+    assert compared["queue depth"] == "QD32" and compared["OP"] == "0%"
+    assert compared["drive"] == "simulated" and compared["firmware"] == "FW1"
+    assert out["warnings"] == []  # both drives' runs measured alike
     a = out["drives"][1]
     assert a["conditions"]["iodepth"] == 32 and a["conditions"]["op_percent"] == 0
     assert a["conditions"]["pattern"] == "incompressible"

@@ -14,3 +14,29 @@ export const benchesQuery = () =>
   });
 
 export const useBenches = () => useQuery(benchesQuery());
+
+/** A block device a bench's worker reported (worker.devices.DeviceInfo). */
+export interface BenchDevice {
+  path: string;
+  name: string;
+  kind: string;
+  model: string | null;
+  serial: string;
+  firmware: string | null;
+  size_bytes: number;
+  logical_sector: number;
+  transport: string | null;
+  partitions: string[];
+  holders: string[];
+  backing_file: string | null;
+}
+
+/** The devices a bench's worker sees (it reports them every 10 s), to register a drive. */
+export const useBenchDevices = (bench: string | null) =>
+  useQuery({
+    queryKey: benchKeys.devices(bench ?? ""),
+    queryFn: ({ signal }) =>
+      apiGet<BenchDevice[]>(`/benches/${encodeURIComponent(bench ?? "")}/devices`, signal),
+    enabled: bench !== null,
+    refetchInterval: BENCH_POLL_MS,
+  });

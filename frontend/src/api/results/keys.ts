@@ -5,7 +5,8 @@ export const resultKeys = {
   compare: (drives: number[], underReview: number | null) =>
     [...resultKeys.all, "compare", { drives, underReview }] as const,
   pair: (a: number, b: number) => [...resultKeys.all, "pair", { a, b }] as const,
-  value: (drives: number[], metric: string) =>
-    [...resultKeys.all, "value", { drives, metric }] as const,
-  series: (request: SeriesRequest) => [...resultKeys.all, "series", request] as const,
+  value: (drives: number[], metric: string, share: string | null = null) =>
+    [...resultKeys.all, "value", { drives, metric, share }] as const,
+  series: (request: SeriesRequest, share: string | null = null) =>
+    [...resultKeys.all, "series", { ...request, share }] as const,
 };

@@ -1,6 +1,7 @@
 import { keepPreviousData, queryOptions, useQuery } from "@tanstack/react-query";
 import { apiGet } from "../client";
 import { resultKeys } from "./keys";
+import { sourcePath, useCompareSource, type CompareSource } from "./source";
 import type { CompareSeries, Comparison, Pair, SeriesRequest, ValueComparison } from "./types";
 
 const ids = (drives: number[]) => drives.join(",");
@@ -30,21 +31,23 @@ export const usePair = (a: number | null, b: number | null) =>
     enabled: a !== null && b !== null && a !== b,
   });
 
-export const useValue = (drives: number[], metric: string | null) =>
-  useQuery({
-    queryKey: resultKeys.value(drives, metric ?? ""),
+export const useValue = (drives: number[], metric: string | null) => {
+  const source = useCompareSource();
+  return useQuery({
+    queryKey: resultKeys.value(drives, metric ?? "", source.shareToken),
     queryFn: ({ signal }) =>
       apiGet<ValueComparison>(
-        `/compare/value?drives=${ids(drives)}&metric=${encodeURIComponent(metric ?? "")}`,
+        `${sourcePath(source, "value")}?drives=${ids(drives)}&metric=${encodeURIComponent(metric ?? "")}`,
         signal,
       ),
     enabled: drives.length > 0 && Boolean(metric),
     retry: false,
   });
+};
 
-export const seriesQuery = (request: SeriesRequest) =>
+export const seriesQuery = (request: SeriesRequest, source: CompareSource = { shareToken: null }) =>
   queryOptions({
-    queryKey: resultKeys.series(request),
+    queryKey: resultKeys.series(request, source.shareToken),
     queryFn: ({ signal }) => {
       const params = new URLSearchParams({
         drives: ids(request.drives),
@@ -53,9 +56,12 @@ export const seriesQuery = (request: SeriesRequest) =>
       });
       if (request.opPercent !== undefined) params.set("op_percent", String(request.opPercent));
       if (request.metric) params.set("metric", request.metric);
-      return apiGet<CompareSeries>(`/compare/series?${params.toString()}`, signal);
+      return apiGet<CompareSeries>(`${sourcePath(source, "series")}?${params.toString()}`, signal);
     },
   });
 
-export const useCompareSeries = (request: SeriesRequest) =>
-  useQuery({ ...seriesQuery(request), enabled: request.drives.length > 0 });
+/** A chart family's series, from the signed-in api or the page's shared link. */
+export const useCompareSeries = (request: SeriesRequest) => {
+  const source = useCompareSource();
+  return useQuery({ ...seriesQuery(request, source), enabled: request.drives.length > 0 });
+};

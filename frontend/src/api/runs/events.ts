@@ -3,6 +3,7 @@ import { useEffect, useState } from "react";
 import { isFinalStatus } from "../../lib/run-utils";
 import { API_BASE } from "../client";
 import type { RunDetail, RunProgress, SampleBatch } from "../types";
+import { ptsKeys } from "../pts/keys";
 import { runKeys } from "./keys";
 import { ACTIVE_POLL_MS } from "./queries";
 import { addSampleBatch, applyProgress, type LiveSamples } from "./samples-utils";
@@ -95,6 +96,7 @@ export function useRunEvents(runId: number, enabled: boolean): RunEvents {
         return;
       }
       queryClient.setQueryData(runKeys.detail(runId), run);
+      void queryClient.invalidateQueries({ queryKey: ptsKeys.report(runId) });
       if (isFinalStatus(run.status)) {
         source.close();
         setState("ended");
@@ -107,6 +109,10 @@ export function useRunEvents(runId: number, enabled: boolean): RunEvents {
       queryClient.setQueryData<RunDetail>(runKeys.detail(runId), (run) =>
         run ? applyProgress(run, progress) : run,
       );
+    });
+    // A PTS round ended (its fio output is stored) or a step changed: the report reads both.
+    source.addEventListener("round", () => {
+      void queryClient.invalidateQueries({ queryKey: ptsKeys.report(runId) });
     });
     source.addEventListener("samples", (event) => {
       const batch = parse(event);

@@ -1,80 +1,53 @@
 /**
  * Sorted horizontal bar charts of a comparison (GET /api/compare): one chart per metric,
- * drives in the api's order (best first), compressible and incompressible results of the
- * same test paired in one chart where both exist.
+ * drives in the api's order (best first, the rows measured unlike the others set apart
+ * after them), compressible and incompressible results of the same test paired in one chart
+ * where both exist. Pure: the api's answer in, what the chart and its exports need out.
  */
 
-import type { CompareMetric } from "../../api/results/types";
-import { toCsv } from "../../lib/export-utils";
-import { provenanceLine } from "../../lib/series-utils";
+import type { CompareMetric, CompareRow } from "../../api/results/types";
+import { csvDocument, simulatedMark, textWidth, wrapText } from "../../lib/export-utils";
+import { driveName, provenanceLine } from "../../lib/series-utils";
 
 export interface BarRow {
   driveId: number;
+  /** What the chart calls the drive (its short name, else its label without the serial). */
+  name: string;
   label: string;
   underReview: boolean;
   simulated: boolean;
-  /** The primary value (incompressible data, or the only one). */
-  value: number;
+  /** The primary value (incompressible data, or the only one); null: no result. */
+  value: number | null;
   /** The compressible-data value of the same test, when paired. */
   paired: number | null;
-  /** Provenance of the value: its run's drive firmware, fio version and end. */
+  /** Why the row is not ranked with the others (another span or block size), or null. */
+  setApart: string | null;
+  /** Provenance of the value: its run's drive firmware, fio version, job file and end. */
+  runId: number | null;
   firmware: string | null;
   fioVersion: string | null;
+  jobSha256: string | null;
   finishedAt: string | null;
+  conditions: Record<string, string | null>;
+  runs: CompareRow["runs"] | null;
 }
 
 export interface BarGroup {
   /** The primary metric id (plan:step:metric). */
   key: string;
+  /** The twin's id when paired (compressible). */
+  twinKey: string | null;
   title: string;
+  plan: string;
   unit: string;
   lowerIsBetter: boolean;
   /** Names of the paired bars: ["incompressible", "compressible"] or null. */
   pairNames: [string, string] | null;
   rows: BarRow[];
+  /** The conditions every row shares, and the ones the rows differ in. */
+  conditions: Record<string, string | null>;
+  differing: string[];
   warnings: string[];
-}
-
-const PATTERN = /-(incompressible|compressible)$/;
-
-const STEP_WORDS: [RegExp, string][] = [
-  [/^randread-/, "random read "],
-  [/^randwrite-/, "random write "],
-  [/^seqread-/, "sequential read "],
-  [/^seqwrite-/, "sequential write "],
-];
-
-const METRIC_WORDS: Record<string, string> = {
-  mbps: "MB/s",
-  iops: "IOPS",
-  lat_mean_us: "mean latency",
-  lat_p99_us: "99th percentile latency",
-  iops_mean_last400: "mean IOPS, last 400 s",
-  iops_stddev_last400: "IOPS standard deviation, last 400 s",
-  iops_min_last400: "minimum IOPS, last 400 s",
-  dropoff_s: "time until the drop-off",
-  stall_count: "stalls",
-  stall_longest_s: "longest stall",
-  stall_total_s: "total stall time",
-};
-
-/** "four-corners:randwrite-4k-qd32-incompressible:write_iops" -> "4K random write QD32: IOPS". */
-export function metricTitle(metric: string): string {
-  const [plan = "", rawStep = "", name = ""] = metric.split(":");
-  let step = rawStep.replace(PATTERN, "");
-  let words = step;
-  for (const [re, text] of STEP_WORDS) {
-    if (re.test(step)) {
-      step = step.replace(re, "");
-      const [bs = "", qd = ""] = step.split("-");
-      words = `${bs.toUpperCase()} ${text}${qd.toUpperCase()}`.trim();
-      break;
-    }
-  }
-  const bare = name.replace(/^(read|write)_/, "");
-  const what = METRIC_WORDS[name] ?? METRIC_WORDS[bare] ?? name.replace(/_/g, " ");
-  if (plan === "four-corners") return `${words}: ${what}`;
-  return words.startsWith(plan) ? `${plan}: ${what}` : `${plan} ${words}: ${what}`;
 }
 
 /** The metrics shown as bars until the reviewer picks others: the four corners' headline
@@ -90,18 +63,57 @@ export const HEADLINE = [
 ];
 
 export function headlineMetrics(all: string[]): string[] {
-  return HEADLINE.flatMap((re) => all.filter((m) => re.test(m)).slice(0, 1));
+  // Every variant of a headline (OP 0% and OP 25% consistency are two metrics).
+  return HEADLINE.flatMap((re) => {
+    const found = all.filter((m) => re.test(m.replace(/@[^:]*/, "")));
+    const plain = found.filter((m) => !m.includes("@"));
+    return [...plain.slice(0, 1), ...found.filter((m) => m.includes("@"))];
+  });
 }
 
 /** The compressible twin of an incompressible metric id, or null. */
 export function twinOf(metric: string): string | null {
   const parts = metric.split(":");
-  if (parts.length !== 3 || !parts[1]?.endsWith("-incompressible")) return null;
-  return `${parts[0]}:${parts[1].replace(/-incompressible$/, "-compressible")}:${parts[2]}`;
+  if (parts.length !== 3 || !/-incompressible(@|$)/.test(parts[1] ?? "")) return null;
+  return `${parts[0]}:${parts[1]!.replace(/-incompressible(@|$)/, "-compressible$1")}:${parts[2]}`;
 }
 
-/** One bar group per wanted metric, with its compressible twin paired when it exists. */
-export function barGroups(metrics: CompareMetric[], wanted: string[]): BarGroup[] {
+/** "Four corners · 4K random write QD32, incompressible: IOPS" without the pattern when the
+ * chart pairs both patterns. */
+function pairedTitle(m: CompareMetric, paired: boolean): string {
+  return paired ? m.names.title.replace(/, incompressible(?=[:,])/, "") : m.names.title;
+}
+
+function rowOf(r: CompareRow, paired: number | null): BarRow {
+  return {
+    driveId: r.drive_id,
+    name: driveName(r),
+    label: r.label,
+    underReview: r.under_review,
+    simulated: r.simulated,
+    value: r.value,
+    paired,
+    setApart: r.set_apart,
+    runId: r.run_id,
+    firmware: r.firmware,
+    fioVersion: r.fio_version,
+    jobSha256: r.job_sha256,
+    finishedAt: r.finished_at,
+    conditions: r.conditions,
+    runs: r.runs,
+  };
+}
+
+/**
+ * One bar group per wanted metric, with its compressible twin paired when it exists. The
+ * drive under review, when it has no result, gets an empty row that says so (`reviewed`:
+ * its id and name).
+ */
+export function barGroups(
+  metrics: CompareMetric[],
+  wanted: string[],
+  reviewed: { id: number; name: string } | null = null,
+): BarGroup[] {
   const by = new Map(metrics.map((m) => [m.metric, m]));
   const groups: BarGroup[] = [];
   for (const id of wanted) {
@@ -110,66 +122,108 @@ export function barGroups(metrics: CompareMetric[], wanted: string[]): BarGroup[
     const twinId = twinOf(id);
     const twin = twinId ? by.get(twinId) : undefined;
     const twinValues = new Map((twin?.rows ?? []).map((r) => [r.drive_id, r.value]));
+    const rows = m.rows.map((r) => rowOf(r, twinValues.get(r.drive_id) ?? null));
+    const warnings = [...m.warnings, ...(twin?.warnings ?? [])];
+    for (const r of rows) {
+      if (r.setApart) warnings.push(`${r.name} is not ranked with the others: ${r.setApart}.`);
+    }
+    if (reviewed && !rows.some((r) => r.driveId === reviewed.id)) {
+      rows.push({
+        ...rowOf(
+          { ...m.rows[0]!, drive_id: reviewed.id, label: reviewed.name, short_name: reviewed.name },
+          null,
+        ),
+        underReview: true,
+        value: null,
+        simulated: false,
+        setApart: null,
+        runId: null,
+        firmware: null,
+        fioVersion: null,
+        jobSha256: null,
+        finishedAt: null,
+        conditions: {},
+        runs: null,
+      });
+      warnings.push(`The drive under review, ${reviewed.name}, has no result for this test.`);
+    }
     groups.push({
       key: id,
-      title: metricTitle(id),
+      twinKey: twin ? twinId : null,
+      title: pairedTitle(m, Boolean(twin)),
+      plan: m.names.plan,
       unit: m.unit,
       lowerIsBetter: m.lower_is_better,
       pairNames: twin ? ["incompressible", "compressible"] : null,
-      rows: m.rows.map((r) => ({
-        driveId: r.drive_id,
-        label: r.label,
-        underReview: r.under_review,
-        simulated: r.simulated,
-        value: r.value,
-        paired: twinValues.get(r.drive_id) ?? null,
-        firmware: r.firmware,
-        fioVersion: r.fio_version,
-        finishedAt: r.finished_at,
-      })),
-      warnings: Array.from(new Set([...m.warnings, ...(twin?.warnings ?? [])])),
+      rows,
+      conditions: m.conditions,
+      differing: Array.from(new Set([...m.differing, ...(twin?.differing ?? [])])),
+      warnings: Array.from(new Set(warnings)),
     });
   }
   return groups;
 }
 
+/** The conditions line of an export: every shared condition, "name value". */
+export function conditionsText(conditions: Record<string, string | null>, plan?: string): string {
+  const parts = Object.entries(conditions)
+    .filter(([, v]) => v)
+    .map(([k, v]) => (k === "queue depth" ? `${v}` : k === "drive" ? `${v} drive` : `${k} ${v}`));
+  return [plan, ...parts].filter(Boolean).join(" · ");
+}
+
+export function barsSimulated(group: BarGroup): string | undefined {
+  return simulatedMark(group.rows.filter((r) => r.simulated).map((r) => r.name));
+}
+
+/** The chart's data as CSV: title, metric, conditions and warnings in its leading lines,
+ * then one row per drive with its value(s), whether it is ranked, its run-to-run variation,
+ * the conditions the drives differ in, and its provenance. */
 export function barsCsv(group: BarGroup): string {
   const header = ["drive", `${group.pairNames?.[0] ?? "value"} (${group.unit})`];
   if (group.pairNames) header.push(`${group.pairNames[1]} (${group.unit})`);
-  return toCsv(
+  header.push("ranked", "runs pooled", "spread %", ...group.differing);
+  header.push("simulated", "firmware", "fio version", "job file sha256", "run", "finished");
+  const rows = group.rows.map((r) => [
+    r.name,
+    r.value,
+    ...(group.pairNames ? [r.paired] : []),
+    r.value === null ? "no result" : r.setApart ? `no: ${r.setApart}` : "yes",
+    r.runs?.count ?? null,
+    r.runs?.spread_pct ?? null,
+    ...group.differing.map((k) => r.conditions[k] ?? null),
+    r.simulated ? "yes" : "no",
+    r.firmware,
+    r.fioVersion,
+    r.jobSha256,
+    r.runId,
+    r.finishedAt,
+  ]);
+  return csvDocument(
+    {
+      title: `${group.title} (${group.unit}, ${group.lowerIsBetter ? "lower" : "higher"} is better)`,
+      metric: [group.key, group.twinKey].filter(Boolean).join(", ") + ` (${group.unit})`,
+      conditions: conditionsText(group.conditions, group.plan),
+      simulated: barsSimulated(group),
+      warnings: group.warnings,
+      provenance: barsProvenance(group),
+    },
     header,
-    group.rows.map((r) => (group.pairNames ? [r.label, r.value, r.paired] : [r.label, r.value])),
+    rows,
   );
 }
 
-export interface BarLayout {
-  labelWidth: number;
-  barHeight: number;
-  rowHeight: number;
-  height: number;
-  /** px per unit of value. */
-  scale: number;
-}
-
-/** Sizes of a bar chart of `rows` drives in `width` px. */
-export function barLayout(group: BarGroup, width: number): BarLayout {
-  const paired = group.pairNames !== null;
-  const barHeight = paired ? 11 : 16;
-  const rowHeight = paired ? 2 * barHeight + 10 : barHeight + 10;
-  const labelWidth = Math.min(220, Math.max(120, width * 0.34));
-  const max = Math.max(1e-12, ...group.rows.flatMap((r) => [r.value, r.paired ?? 0]));
-  const valueRoom = 64;
-  const scale = Math.max(0, width - labelWidth - valueRoom) / max;
-  return { labelWidth, barHeight, rowHeight, height: group.rows.length * rowHeight + 6, scale };
-}
-
-/** The text cut in the middle to fit `width` px at `size` px (average glyph width): the
- * end, where drive names differ ("... drive A 0.134 GB"), stays. */
-export function fitText(text: string, width: number, size: number): string {
-  const max = Math.max(4, Math.floor(width / (size * 0.56)));
-  if (text.length <= max) return text;
-  const head = Math.floor((max - 1) / 3);
-  return `${text.slice(0, head)}…${text.slice(text.length - (max - 1 - head))}`;
+/** The small print of a bar chart: firmware, fio version and date of each drive's run. */
+export function barsProvenance(group: BarGroup): string {
+  return provenanceLine(
+    group.rows
+      .filter((r) => r.value !== null)
+      .map((r) => ({
+        label: r.name,
+        short_name: r.name,
+        conditions: { firmware: r.firmware, fio_version: r.fioVersion, finished_at: r.finishedAt },
+      })),
+  );
 }
 
 /** Labels without the first word when every label starts with the same one (the vendor). */
@@ -179,12 +233,32 @@ export function dropCommonVendor(labels: string[]): string[] {
   return same ? labels.map((l) => l.slice((first[0] ?? "").length).trim() || l) : labels;
 }
 
-/** The small print of a bar chart: firmware, fio version and date of each drive's run. */
-export function barsProvenance(group: BarGroup): string {
-  return provenanceLine(
-    group.rows.map((r) => ({
-      label: r.label,
-      conditions: { firmware: r.firmware, fio_version: r.fioVersion, finished_at: r.finishedAt },
-    })),
+export const LABEL_SIZE = 12;
+export const LABEL_LINE = 14;
+
+export interface BarLayout {
+  labelWidth: number;
+  /** Each row's label, wrapped to the label column: whole, never cut. */
+  lines: string[][];
+  rowHeight: number;
+  height: number;
+}
+
+/** Sizes of a bar chart of the group's rows in `width` px: the label column and the lines
+ * of each label wrapped into it (bold for the drive under review), the rows' height. */
+export function barLayout(group: BarGroup, labels: string[], width: number): BarLayout {
+  const paired = group.pairNames !== null;
+  const labelWidth = Math.round(Math.min(240, Math.max(110, width * 0.34)));
+  const lines = labels.map((l, i) =>
+    wrapText(l, labelWidth - 10, LABEL_SIZE, group.rows[i]?.underReview ?? false),
   );
+  const most = Math.max(1, ...lines.map((l) => l.length));
+  const barsHeight = paired ? 2 * 12 + 2 : 18;
+  const rowHeight = Math.max(barsHeight, most * LABEL_LINE) + 10;
+  return { labelWidth, lines, rowHeight, height: group.rows.length * rowHeight + 36 };
+}
+
+/** Whether every label fits its column whole (what the tests check of each export). */
+export function labelsFit(layout: BarLayout): boolean {
+  return layout.lines.every((l) => l.every((line) => textWidth(line, LABEL_SIZE, true) <= layout.labelWidth));
 }

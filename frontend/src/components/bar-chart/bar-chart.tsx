@@ -1,17 +1,32 @@
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Cell,
+  LabelList,
+  ReferenceArea,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from "recharts";
 import type { DriveStyle } from "../../lib/house-style";
 import { colorOf } from "../../lib/house-style";
 import { formatMetric } from "../../lib/format-utils";
-import { shortLabel } from "../../lib/series-utils";
+import { niceTicks, tickFormat } from "../../lib/series-utils";
 import { useWidth } from "../../lib/use-width";
 import { ChartFrame } from "../chart-frame/chart-frame";
-import { CHART_FONT } from "../chart-frame/chart-theme";
+import { AXIS_LINE, AXIS_TICK, CHART_FONT, GRID_STROKE } from "../chart-frame/chart-theme";
 import {
   barLayout,
   barsCsv,
   barsProvenance,
+  barsSimulated,
+  conditionsText,
   dropCommonVendor,
-  fitText,
+  LABEL_LINE,
+  LABEL_SIZE,
   type BarGroup,
+  type BarRow,
 } from "./bar-chart-utils";
 
 interface Props {
@@ -20,93 +35,223 @@ interface Props {
   fileBase: string;
 }
 
-function Bars({ group, styles }: { group: BarGroup; styles: Map<number, DriveStyle> }) {
+const LIGHT = 0.45;
+const NARROWEST = 360;
+const MARGIN = { top: 4, right: 56, bottom: 4, left: 0 };
+
+interface Datum {
+  key: string;
+  value: number | null;
+  paired: number | null;
+  row: BarRow;
+}
+
+/** A drive's name on the category axis, wrapped into the label column: whole, never cut;
+ * bold for the drive under review, grey and marked for a row set apart. */
+function WrappedTick(props: {
+  x?: number;
+  y?: number;
+  payload?: { value: string };
+  lines: Map<string, { lines: string[]; row: BarRow; label: string }>;
+}) {
+  const { x = 0, y = 0, payload, lines } = props;
+  const found = payload ? lines.get(payload.value) : undefined;
+  if (!found) return null;
+  const { row } = found;
+  const all = [...found.lines];
+  if (row.setApart) all.push("(not ranked)");
+  const top = y - ((all.length - 1) * LABEL_LINE) / 2;
+  return (
+    <text
+      x={x - 6}
+      y={top}
+      textAnchor="end"
+      dominantBaseline="central"
+      fontSize={LABEL_SIZE}
+      fontWeight={row.underReview ? 700 : 400}
+      fill={row.setApart || row.value === null ? "#6b7785" : "#1b2530"}
+      data-label={found.label}
+    >
+      {all.map((line, i) => (
+        <tspan key={i} x={x - 6} dy={i === 0 ? 0 : LABEL_LINE}>
+          {line}
+        </tspan>
+      ))}
+    </text>
+  );
+}
+
+function Bars({
+  group,
+  styles,
+  height,
+}: {
+  group: BarGroup;
+  styles: Map<number, DriveStyle>;
+  height: number;
+}) {
   const [ref, width] = useWidth<HTMLDivElement>(500);
-  const l = barLayout(group, width);
-  const labels = dropCommonVendor(group.rows.map((r) => shortLabel(r.label)));
+  const labels = dropCommonVendor(group.rows.map((r) => r.name));
+  const layout = barLayout(group, labels, width);
+  const data: Datum[] = group.rows.map((r) => ({
+    key: String(r.driveId),
+    value: r.value,
+    paired: group.pairNames ? r.paired : null,
+    row: r,
+  }));
+  const byKey = new Map(
+    data.map((d, i) => [
+      d.key,
+      { lines: layout.lines[i] ?? [d.row.name], row: d.row, label: labels[i] ?? d.row.name },
+    ]),
+  );
+  const max = Math.max(1e-12, ...group.rows.flatMap((r) => [r.value ?? 0, r.paired ?? 0]));
+  const ticks = niceTicks(0, max, Math.max(2, Math.floor((width - layout.labelWidth) / 80)));
+  // The axis ends on a round tick past the longest bar.
+  const step = ticks.length > 1 ? ticks[1]! - ticks[0]! : max;
+  while ((ticks[ticks.length - 1] ?? 0) < max) ticks.push((ticks[ticks.length - 1] ?? 0) + step);
+  const domainMax = ticks[ticks.length - 1] ?? max;
+  const format = tickFormat(ticks);
+  const apart = data.filter((d) => d.row.setApart);
+  const missing = data.filter((d) => d.value === null);
   return (
     <div ref={ref} style={{ width: "100%" }}>
-      <svg
+      <BarChart
         width={width}
-        height={l.height}
+        height={height}
+        layout="vertical"
+        data={data}
+        margin={MARGIN}
+        barCategoryGap={6}
+        barGap={1}
+        style={{ fontFamily: CHART_FONT }}
         role="img"
         aria-label={`${group.title}, ${group.unit}, best first`}
-        style={{ fontFamily: CHART_FONT, display: "block" }}
       >
-        {group.rows.map((r, i) => {
-          const y = i * l.rowHeight + 3;
-          const color = colorOf(styles, r.driveId);
-          const bars: [number, number][] = [[r.value, 1]];
-          if (group.pairNames) bars.push([r.paired ?? NaN, 0.45]);
-          return (
-            <g key={r.driveId}>
-              <text
-                x={l.labelWidth - 8}
-                y={y + (l.rowHeight - 10) / 2 + 4}
-                textAnchor="end"
-                fontSize={12}
-                fontWeight={r.underReview ? 700 : 400}
-                fill="#1b2530"
-              >
-                {fitText(labels[i] ?? r.label, l.labelWidth - 10, r.underReview ? 13 : 12)}
-              </text>
-              {bars.map(([v, opacity], j) => {
-                const by = y + j * l.barHeight;
-                const w = Number.isFinite(v) ? Math.max(1, v * l.scale) : 0;
-                return (
-                  <g key={j}>
-                    <rect
-                      x={l.labelWidth}
-                      y={by}
-                      width={w}
-                      height={l.barHeight - 1}
-                      fill={color}
-                      fillOpacity={opacity}
-                      stroke={r.underReview ? "#1b2530" : "none"}
-                      strokeWidth={r.underReview ? 1 : 0}
-                    />
-                    <text
-                      x={l.labelWidth + w + 4}
-                      y={by + l.barHeight - 3}
-                      fontSize={11}
-                      fill="#4a5663"
-                    >
-                      {Number.isFinite(v) ? formatMetric(v) : "—"}
-                    </text>
-                  </g>
-                );
-              })}
-            </g>
-          );
-        })}
-      </svg>
+        <CartesianGrid horizontal={false} stroke={GRID_STROKE} />
+        {apart.length > 0 && (
+          <ReferenceArea
+            y1={apart[0]!.key}
+            y2={apart[apart.length - 1]!.key}
+            fill="#eef0f3"
+            fillOpacity={0.8}
+            stroke="none"
+            ifOverflow="extendDomain"
+          />
+        )}
+        <XAxis
+          type="number"
+          domain={[0, domainMax]}
+          ticks={ticks}
+          tickFormatter={format}
+          tick={AXIS_TICK}
+          stroke={AXIS_LINE}
+          allowDataOverflow
+        />
+        <YAxis
+          type="category"
+          dataKey="key"
+          width={layout.labelWidth}
+          interval={0}
+          tickLine={false}
+          stroke={AXIS_LINE}
+          tick={<WrappedTick lines={byKey} />}
+        />
+        <Tooltip
+          isAnimationActive={false}
+          formatter={(v) => (typeof v === "number" ? `${formatMetric(v)} ${group.unit}` : "—")}
+          labelFormatter={(key) => byKey.get(String(key))?.row.name ?? String(key)}
+        />
+        <Bar
+          dataKey="value"
+          name={group.pairNames?.[0] ?? group.unit}
+          isAnimationActive={false}
+          minPointSize={1}
+        >
+          {data.map((d) => (
+            <Cell
+              key={d.key}
+              fill={colorOf(styles, d.row.driveId)}
+              fillOpacity={d.row.setApart ? 0.55 : 1}
+              stroke={d.row.underReview ? "#1b2530" : "none"}
+              strokeWidth={d.row.underReview ? 1 : 0}
+            />
+          ))}
+          <LabelList
+            dataKey="value"
+            position="right"
+            fontSize={11}
+            fill="#4a5663"
+            formatter={(v: unknown) => (typeof v === "number" ? formatMetric(v) : "")}
+          />
+        </Bar>
+        {group.pairNames && (
+          <Bar dataKey="paired" name={group.pairNames[1]} isAnimationActive={false} minPointSize={1}>
+            {data.map((d) => (
+              <Cell key={d.key} fill={colorOf(styles, d.row.driveId)} fillOpacity={LIGHT} />
+            ))}
+            <LabelList
+              dataKey="paired"
+              position="right"
+              fontSize={11}
+              fill="#4a5663"
+              formatter={(v: unknown) => (typeof v === "number" ? formatMetric(v) : "")}
+            />
+          </Bar>
+        )}
+        {missing.map((d) => (
+          <ReferenceArea
+            key={`missing-${d.key}`}
+            y1={d.key}
+            y2={d.key}
+            fill="none"
+            stroke="none"
+            label={{
+              value: "no result for this test",
+              position: "insideLeft",
+              fontSize: 11,
+              fill: "#6b7785",
+              fontStyle: "italic",
+            }}
+          />
+        ))}
+      </BarChart>
     </div>
   );
 }
 
 /** One metric as horizontal bars, best first, the drive under review outlined and bold. */
 export function MetricBars({ group, styles, fileBase }: Props) {
-  const height = barLayout(group, 500).height;
+  const labels = dropCommonVendor(group.rows.map((r) => r.name));
+  // Tall enough for the labels wrapped in the narrowest column a chart gets (a phone, a
+  // 560 px article): wider, the rows have room to spare.
+  const height = barLayout(group, labels, NARROWEST).height;
   const better = group.lowerIsBetter ? "lower is better" : "higher is better";
-  const pairs = group.pairNames
-    ? ` · solid: ${group.pairNames[0]} data, light: ${group.pairNames[1]} data`
-    : "";
-  const [plan, step] = group.key.split(":");
+  const [, step = group.key, name = ""] = group.key.split(":");
+  const legend = group.pairNames
+    ? [
+        { label: `${group.pairNames[0]} data (solid)`, color: "#5d6b7b" },
+        { label: `${group.pairNames[1]} data (light)`, color: "#5d6b7b", opacity: LIGHT },
+      ]
+    : undefined;
   return (
     <ChartFrame
       title={group.title}
-      subtitle={`${group.unit}, ${better}`}
+      subtitle={`${group.plan} · ${group.unit}, ${better}`}
       height={height}
       chartId={`bars-${group.key.replace(/[^a-z0-9]+/gi, "-")}`}
       exportAs={{
-        fileName: [fileBase, "bars", step ?? group.key, group.key.split(":")[2] ?? ""],
-        title: `${group.title} (${group.unit}, ${better})`,
-        conditions: `${plan} · ${step}${pairs}`,
+        fileName: [fileBase, "bars", step, name],
+        title: `${group.plan}: ${group.title} (${group.unit}, ${better})`,
+        conditions: conditionsText(group.conditions, group.plan),
         provenance: barsProvenance(group),
+        simulated: barsSimulated(group),
+        warnings: group.warnings,
+        legend,
         csv: () => barsCsv(group),
       }}
     >
-      <Bars group={group} styles={styles} />
+      <Bars group={group} styles={styles} height={height} />
     </ChartFrame>
   );
 }

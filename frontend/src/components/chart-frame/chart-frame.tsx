@@ -68,7 +68,17 @@ function Legend({ items }: { items: LegendItem[] }) {
           key={item.label}
           className={item.highlight ? "chart-frame__legend-item--highlight" : undefined}
         >
-          <span className="chart-frame__swatch" style={{ background: item.color }} />
+          {item.dashed ? (
+            <span
+              className="chart-frame__swatch chart-frame__swatch--dashed"
+              style={{ borderTopColor: item.color }}
+            />
+          ) : (
+            <span
+              className="chart-frame__swatch"
+              style={{ background: item.color, opacity: item.opacity ?? 1 }}
+            />
+          )}
           {item.label}
         </li>
       ))}
@@ -120,6 +130,8 @@ export function ChartFrame({
         conditions: spec?.conditions,
         provenance: spec?.provenance,
         legend: spec?.legend,
+        simulated: spec?.simulated,
+        warnings: spec?.warnings,
       };
       const bodyWidth = exportBodyWidth(width);
       const plot = await new Promise<HTMLElement>((resolve) =>
@@ -141,7 +153,11 @@ export function ChartFrame({
   const exportName = exportAs ? exportFileName(exportAs.fileName, "x").slice(0, -2) : null;
   useEffect(() => {
     if (!register || !exportName) return;
-    return register(id, { name: exportName, render });
+    return register(id, {
+      name: exportName,
+      render,
+      csv: () => specRef.current?.csv?.() ?? null,
+    });
   }, [register, exportName, id, render]);
 
   const run = async (kind: "svg" | "png" | "csv") => {
@@ -175,7 +191,7 @@ export function ChartFrame({
         <span className="chart-frame__title">{title}</span>
         {subtitle && <span className="chart-frame__subtitle">{subtitle}</span>}
         {(controls || exportAs) && (
-          <span className="chart-frame__tools">
+          <span className="chart-frame__tools no-print">
             {controls}
             {exportAs && (
               <span className="chart-frame__export" role="group" aria-label={`Export ${title}`}>
@@ -208,9 +224,31 @@ export function ChartFrame({
           Export failed: {error}
         </p>
       )}
+      {exportAs?.simulated && !overlay && (
+        <p className="chart-frame__simulated" data-testid="simulated-mark">
+          {exportAs.simulated}
+        </p>
+      )}
       <div className="chart-frame__plot" style={{ height }}>
         {overlay ? <div className="chart-frame__overlay">{overlay}</div> : children}
       </div>
+      {exportAs?.warnings && exportAs.warnings.length > 0 && !overlay && (
+        <ul className="compare-warnings" aria-label={`Warnings for ${title}`}>
+          {exportAs.warnings.map((w) => (
+            <li key={w}>{w}</li>
+          ))}
+        </ul>
+      )}
+      {exportAs?.conditions && !overlay && (
+        <p className="chart-frame__conditions print-only" data-testid="chart-conditions">
+          {exportAs.conditions}
+        </p>
+      )}
+      {exportAs?.provenance && !overlay && (
+        <p className="chart-frame__conditions print-only" data-testid="chart-provenance">
+          {exportAs.provenance}
+        </p>
+      )}
       {offscreen &&
         createPortal(
           <div className="chart-frame__offscreen" aria-hidden="true">

@@ -2,7 +2,8 @@ import { svgToPng } from "../../lib/export-dom";
 import { zipStore, type ZipEntry } from "../../lib/zip-utils";
 import type { ChartExporter } from "./export-context";
 
-/** Every chart's SVG and PNG (2x the article width) in one store-only zip. */
+/** Every chart's SVG, PNG (2x the article width) and CSV, and the tables' CSVs (the price
+ * table), in one store-only zip. */
 export async function buildChartPack(
   exporters: ChartExporter[],
   articleWidth: number,
@@ -16,12 +17,16 @@ export async function buildChartPack(
     let name = exporter.name;
     for (let i = 2; used.has(name); i++) name = `${exporter.name}-${i}`;
     used.add(name);
-    const out = await exporter.render(articleWidth);
-    const png = await svgToPng(out.svg, out.width, out.height);
-    entries.push(
-      { name: `${name}.svg`, data: encoder.encode(out.svg) },
-      { name: `${name}.png`, data: new Uint8Array(await png.arrayBuffer()) },
-    );
+    if (exporter.render) {
+      const out = await exporter.render(articleWidth);
+      const png = await svgToPng(out.svg, out.width, out.height);
+      entries.push(
+        { name: `${name}.svg`, data: encoder.encode(out.svg) },
+        { name: `${name}.png`, data: new Uint8Array(await png.arrayBuffer()) },
+      );
+    }
+    const csv = exporter.csv?.();
+    if (csv) entries.push({ name: `${name}.csv`, data: encoder.encode(csv) });
     done += 1;
     onProgress?.(done, exporters.length);
   }

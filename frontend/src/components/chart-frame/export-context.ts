@@ -11,7 +11,10 @@ export interface RenderedChart {
 export interface ChartExporter {
   /** Download base name, e.g. "compare-consistency-linear". */
   name: string;
-  render: (articleWidth: number) => Promise<RenderedChart>;
+  /** The chart as an image; none for a table (the price table: CSV only). */
+  render?: (articleWidth: number) => Promise<RenderedChart>;
+  /** The chart's data as CSV, with its title, conditions and provenance; null: none. */
+  csv?: () => string | null;
 }
 
 /**

@@ -1,4 +1,14 @@
-import { useMemo, useState } from "react";
+import { useMemo, useRef, useState } from "react";
+import {
+  CartesianGrid,
+  ComposedChart,
+  Label,
+  Tooltip,
+  useXAxisScale,
+  useYAxisScale,
+  XAxis,
+  YAxis,
+} from "recharts";
 import { useCompareSeries } from "../../api/results/queries";
 import type { DriveStyle } from "../../lib/house-style";
 import {
@@ -7,27 +17,86 @@ import {
   linesCsv,
   maxX,
   provenanceLine,
+  seriesSimulated,
+  seriesWarnings,
+  tickFormat,
   toLines,
   type Line,
 } from "../../lib/series-utils";
 import { useWidth } from "../../lib/use-width";
 import { ChartFrame } from "../chart-frame/chart-frame";
-import { AXIS_LINE, CHART_FONT, GRID_STROKE } from "../chart-frame/chart-theme";
+import { AXIS_LABEL, AXIS_LINE, AXIS_TICK, CHART_FONT, GRID_STROKE } from "../chart-frame/chart-theme";
 import "../series-lines/series-lines.css";
 import {
   DEFAULT_LINEAR_TOP,
   defaultZoomStart,
-  formatIops,
   SCATTER_MARGIN,
   SCATTER_MODES,
-  scatterGeometry,
+  scatterAxes,
+  scatterPaths,
+  type ScatterAxes,
   type ScatterMode,
 } from "./consistency-scatter-utils";
 
 const PANEL_HEIGHT = 260;
-const TICK = { fontSize: 11, fill: "#5d6b7b" };
 /** Points per drive asked of the api: one per second of a 2000 s run, about. */
 const POINTS = 2000;
+const MARGIN = { top: SCATTER_MARGIN.top, right: SCATTER_MARGIN.right, bottom: 14, left: 8 };
+
+/**
+ * The drives' points, drawn as one path per drive by Recharts' own scales (a Scatter of
+ * 10,000 points would be 10,000 SVG nodes): the custom layer of the chart.
+ */
+function ScatterLayer({
+  lines,
+  axes,
+  linearTop,
+}: {
+  lines: Line[];
+  axes: ScatterAxes;
+  linearTop: number;
+}) {
+  const x = useXAxisScale();
+  const y = useYAxisScale();
+  // The chart hands new scale functions as its state settles: the paths are drawn again only
+  // when the scales map the axes' ends elsewhere.
+  const where = x && y
+    ? [x(axes.x.domain[0]), x(axes.x.domain[1]), y(axes.y.domain[0]), y(axes.y.domain[1])].join()
+    : null;
+  const scales = useRef({ x, y });
+  scales.current = { x, y };
+  const drawn = useMemo(() => {
+    const { x: sx, y: sy } = scales.current;
+    return where !== null && sx && sy
+      ? scatterPaths(lines, axes, (t) => Number(sx(t)), (v) => Number(sy(v)), linearTop)
+      : null;
+  }, [lines, axes, linearTop, where]);
+  if (!drawn) return null;
+  return (
+    <g className="consistency-scatter__points">
+      {drawn.paths.map((p) => (
+        <path
+          key={p.key}
+          d={p.d}
+          stroke={p.color}
+          strokeWidth={3}
+          strokeLinecap="round"
+          fill="none"
+          opacity={0.85}
+        />
+      ))}
+    </g>
+  );
+}
+
+/** Each drive's value at the time under the pointer (nearest point): the tooltip. */
+function nearest(lines: Line[], t: number): { label: string; color: string; value: number }[] {
+  return lines.flatMap((l) => {
+    let best: [number, number] | null = null;
+    for (const p of l.points) if (!best || Math.abs(p[0] - t) < Math.abs(best[0] - t)) best = p;
+    return best && Math.abs(best[0] - t) <= 2 ? [{ label: l.label, color: l.color, value: best[1] }] : [];
+  });
+}
 
 interface PanelProps {
   title: string;
@@ -41,13 +110,28 @@ interface PanelProps {
 function ScatterPanel({ title, lines, mode, zoomStart, linearTop, empty }: PanelProps) {
   const [ref, width] = useWidth<HTMLDivElement>(400);
   const height = PANEL_HEIGHT;
-  const g = useMemo(
-    () => scatterGeometry(lines, mode, width, height, { zoomStart, linearTop }),
-    [lines, mode, width, height, zoomStart, linearTop],
+  const axes = useMemo(
+    () => scatterAxes(lines, mode, width - SCATTER_MARGIN.left - SCATTER_MARGIN.right, { zoomStart, linearTop }),
+    [lines, mode, width, zoomStart, linearTop],
   );
-  const m = SCATTER_MARGIN;
-  const bottom = height - m.bottom;
-  const zoomNote = mode === "log" ? null : `from t = ${g.x.domain[0]} s`;
+  const yFormat = tickFormat(axes.y.ticks);
+  const xFormat = tickFormat(axes.x.ticks);
+  const above = useMemo(
+    () =>
+      mode === "linear"
+        ? lines.reduce(
+            (n, l) => n + l.points.filter(([t, v]) => t >= axes.start && v > linearTop).length,
+            0,
+          )
+        : 0,
+    [lines, mode, axes.start, linearTop],
+  );
+  const zoomNote = mode === "log" ? "" : `, from t = ${axes.x.domain[0]} s`;
+  // Where the tooltip can stop: 100 times across the panel (the points are in the layer).
+  const stops = useMemo(() => {
+    const [a, b] = axes.x.domain;
+    return Array.from({ length: 101 }, (_, i) => ({ t: a + ((b - a) * i) / 100 }));
+  }, [axes.x.domain]);
   return (
     <div className="chart-panel">
       <div className="chart-panel__title" data-export-text={title}>
@@ -59,55 +143,76 @@ function ScatterPanel({ title, lines, mode, zoomStart, linearTop, empty }: Panel
             {empty}
           </div>
         ) : (
-          <svg
+          <ComposedChart
+            data={stops}
             width={width}
             height={height}
+            margin={MARGIN}
+            style={{ fontFamily: CHART_FONT }}
             role="img"
             aria-label={`${title}: IOPS against time, ${mode} scale`}
-            style={{ fontFamily: CHART_FONT, display: "block" }}
           >
-            {g.y.ticks.map((v) => (
-              <g key={`y${v}`}>
-                <line x1={m.left} x2={width - m.right} y1={g.y(v)} y2={g.y(v)} stroke={GRID_STROKE} />
-                <text x={m.left - 6} y={g.y(v) + 4} textAnchor="end" {...TICK}>
-                  {formatIops(v)}
-                </text>
-              </g>
-            ))}
-            {g.x.ticks.map((v) => (
-              <text key={`x${v}`} x={g.x(v)} y={bottom + 15} textAnchor="middle" {...TICK}>
-                {Number(v.toFixed(2))}
-              </text>
-            ))}
-            <line x1={m.left} x2={width - m.right} y1={bottom} y2={bottom} stroke={AXIS_LINE} />
-            <line x1={m.left} x2={m.left} y1={m.top} y2={bottom} stroke={AXIS_LINE} />
-            <text x={width - m.right} y={height - 4} textAnchor="end" {...TICK}>
-              t (s){zoomNote ? `, ${zoomNote}` : ""}
-            </text>
-            <text
-              transform={`translate(12 ${(m.top + bottom) / 2}) rotate(-90)`}
-              textAnchor="middle"
-              {...TICK}
+            <CartesianGrid stroke={GRID_STROKE} vertical={false} />
+            <XAxis
+              type="number"
+              dataKey="t"
+              domain={axes.x.domain}
+              ticks={axes.x.ticks}
+              tickFormatter={xFormat}
+              allowDataOverflow
+              tick={AXIS_TICK}
+              stroke={AXIS_LINE}
             >
-              IOPS{mode === "linear" ? "" : " (log)"}
-            </text>
-            {g.paths.map((p) => (
-              <path
-                key={p.key}
-                d={p.d}
-                stroke={p.color}
-                strokeWidth={3}
-                strokeLinecap="round"
-                fill="none"
-                opacity={0.85}
+              <Label value={`t (s)${zoomNote}`} position="insideBottomRight" offset={-10} style={AXIS_LABEL} />
+            </XAxis>
+            <YAxis
+              type="number"
+              scale={axes.y.scale}
+              domain={axes.y.domain}
+              ticks={axes.y.ticks}
+              tickFormatter={yFormat}
+              allowDataOverflow
+              width={SCATTER_MARGIN.left - 8}
+              tick={AXIS_TICK}
+              stroke={AXIS_LINE}
+            >
+              <Label
+                value={`IOPS${mode === "linear" ? "" : " (log)"}`}
+                angle={-90}
+                position="insideLeft"
+                offset={-2}
+                style={{ ...AXIS_LABEL, textAnchor: "middle" }}
               />
-            ))}
-            {mode === "linear" && g.above > 0 && (
-              <text x={width - m.right} y={m.top + 10} textAnchor="end" {...TICK}>
-                {g.above} points above {formatIops(linearTop)} not shown
+            </YAxis>
+            <Tooltip
+              cursor={{ stroke: AXIS_LINE }}
+              isAnimationActive={false}
+              content={({ label, active }) =>
+                active && typeof label === "number" ? (
+                  <div className="chart-tooltip">
+                    <div>t = {Math.round(label)} s</div>
+                    {nearest(lines, label).map((n) => (
+                      <div key={n.label} style={{ color: n.color }}>
+                        {n.label}: {yFormat(n.value)} IOPS
+                      </div>
+                    ))}
+                  </div>
+                ) : null
+              }
+            />
+            <ScatterLayer lines={lines} axes={axes} linearTop={linearTop} />
+            {above > 0 && (
+              <text
+                x={width - SCATTER_MARGIN.right}
+                y={SCATTER_MARGIN.top + 10}
+                textAnchor="end"
+                fontSize={11}
+                fill="#5d6b7b"
+              >
+                {above} points above {yFormat(linearTop)} not shown
               </text>
             )}
-          </svg>
+          </ComposedChart>
         )}
       </div>
     </div>
@@ -157,10 +262,18 @@ export function ConsistencyScatter({ drives, styles, fileBase }: ConsistencyScat
           : undefined;
   const modeLabel = SCATTER_MODES.find((s) => s.value === mode)?.label ?? mode;
   const zoomText = mode === "log" ? "whole run" : `from t = ${zoomStart} s`;
+  const title = `Performance consistency: 4K random write IOPS (${modeLabel.toLowerCase()}, ${zoomText})`;
+  const warnings = [
+    ...seriesWarnings(base.data, styles).map((w) => `No over-provisioning: ${w}`),
+    ...seriesWarnings(op.data, styles).map((w) => `25% over-provisioning: ${w}`),
+  ];
+  const conditions = conditionsLine(allDrives);
+  const provenance = provenanceLine(base.data?.drives.length ? base.data.drives : allDrives);
+  const simulated = seriesSimulated(allDrives);
   return (
     <ChartFrame
       title="Performance consistency"
-      subtitle={`4K random write IOPS against time, ${modeLabel.toLowerCase()} (${zoomText})`}
+      subtitle={`4K random write IOPS against time, ${mode === "log" ? "log scale, whole run" : `${modeLabel.toLowerCase()} (${zoomText})`}`}
       height={PANEL_HEIGHT + 18}
       overlay={overlay}
       chartId="consistency"
@@ -210,9 +323,11 @@ export function ConsistencyScatter({ drives, styles, fileBase }: ConsistencyScat
       }
       exportAs={{
         fileName: [fileBase, "consistency", mode],
-        title: `Performance consistency: 4K random write IOPS (${modeLabel.toLowerCase()}, ${zoomText})`,
-        conditions: conditionsLine(allDrives),
-        provenance: provenanceLine(base.data?.drives.length ? base.data.drives : allDrives),
+        title,
+        conditions,
+        provenance,
+        simulated,
+        warnings,
         legend,
         csv: () =>
           linesCsv(
@@ -222,6 +337,14 @@ export function ConsistencyScatter({ drives, styles, fileBase }: ConsistencyScat
             ],
             "t_s",
             "write_iops",
+            {
+              title,
+              metric: "consistency: write IOPS per second (IOPS)",
+              conditions,
+              simulated,
+              warnings,
+              provenance,
+            },
           ),
       }}
     >

@@ -1,7 +1,15 @@
 import { useMemo, useState } from "react";
 import { useCompareSeries } from "../../api/results/queries";
 import type { DriveStyle } from "../../lib/house-style";
-import { conditionsLine, legendOf, linesCsv, provenanceLine, toLines } from "../../lib/series-utils";
+import {
+  conditionsLine,
+  legendOf,
+  linesCsv,
+  provenanceLine,
+  seriesSimulated,
+  seriesWarnings,
+  toLines,
+} from "../../lib/series-utils";
 import { ChartFrame } from "../chart-frame/chart-frame";
 import { SeriesLines } from "../series-lines/series-lines";
 import { overlayText } from "../series-lines/series-lines-utils";
@@ -35,6 +43,14 @@ export function HdTachChart({ drives, styles, fileBase }: Props) {
   );
   const spec = SOURCES.find((s) => s.value === source) ?? SOURCES[0]!;
   const data = query.data?.drives ?? [];
+  const about = {
+    title: `Throughput against position: ${spec.title.toLowerCase()}`,
+    metric: `${source}: MB/s against position (% of the span)`,
+    conditions: conditionsLine(data),
+    provenance: provenanceLine(data),
+    simulated: seriesSimulated(data),
+    warnings: seriesWarnings(query.data, styles),
+  };
   return (
     <ChartFrame
       title="Throughput against position"
@@ -71,11 +87,9 @@ export function HdTachChart({ drives, styles, fileBase }: Props) {
       }
       exportAs={{
         fileName: [fileBase, source === "hdtach" ? "hdtach" : "trim-validation", direction],
-        title: `Throughput against position: ${spec.title.toLowerCase()}`,
-        conditions: conditionsLine(data),
-        provenance: provenanceLine(data),
+        ...about,
         legend: legendOf(lines, styles),
-        csv: () => linesCsv(lines, "position_pct", "mbps"),
+        csv: () => linesCsv(lines, "position_pct", "mbps", about),
       }}
     >
       <SeriesLines

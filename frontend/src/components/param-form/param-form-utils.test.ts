@@ -4,6 +4,7 @@ import type { ParamsSchema } from "../../api/types";
 import {
   changedFields,
   defaultValues,
+  exactlyOneOf,
   errorField,
   fieldMessage,
   schemaFields,
@@ -178,5 +179,26 @@ describe("errorField and fieldMessage", () => {
     expect(fieldMessage(message, "span")).toBe("String should match pattern");
     const whole = "span 9t (9.0 TiB) is larger than the drive (1.0 GiB): choose a smaller span";
     expect(fieldMessage(whole, "span")).toBe(whole);
+  });
+});
+
+describe("exactly one of", () => {
+  const schema: ParamsSchema = {
+    properties: {
+      trace_id: { anyOf: [{ type: "integer" }, { type: "null" }], default: null },
+      profile: { anyOf: [{ enum: ["heavy", "light"], type: "string" }, { type: "null" }], default: null },
+    },
+    "x-exactly-one-of": [["trace_id", "profile"]],
+  };
+
+  it("says which is needed before asking the api", () => {
+    const fields = schemaFields(schema);
+    const groups = exactlyOneOf(schema);
+    expect(groups).toEqual([["trace_id", "profile"]]);
+    const none = toParams(fields, defaultValues(fields), groups);
+    expect(none.errors).toEqual({ profile: "give exactly one of trace_id and profile" });
+    const one = toParams(fields, { ...defaultValues(fields), profile: "heavy" }, groups);
+    expect(one.errors).toEqual({});
+    expect(exactlyOneOf({ properties: {} })).toEqual([]);
   });
 });

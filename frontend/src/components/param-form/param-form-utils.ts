@@ -181,6 +181,7 @@ function coerce(field: FieldSpec, raw: FieldValue | undefined): { value?: unknow
 export function toParams(
   fields: readonly FieldSpec[],
   values: FormValues,
+  exactlyOneOf: readonly (readonly string[])[] = [],
 ): { params: Record<string, unknown>; errors: FieldErrors } {
   const params: Record<string, unknown> = {};
   const errors: FieldErrors = {};
@@ -189,7 +190,24 @@ export function toParams(
     if (error) errors[field.name] = error;
     else params[field.name] = value;
   }
+  // Parameters of which exactly one is given (a trace or a profile): said next to the last,
+  // as the api says it, without asking the api.
+  for (const group of exactlyOneOf) {
+    const given = group.filter((name) => params[name] !== null && params[name] !== undefined);
+    const last = group[group.length - 1];
+    if (given.length !== 1 && last && !errors[last]) {
+      errors[last] = `give exactly one of ${group.join(" and ")}`;
+    }
+  }
   return { params, errors };
+}
+
+/** The groups of parameters of which exactly one is given (the schema's x-exactly-one-of). */
+export function exactlyOneOf(schema: ParamsSchema | null | undefined): string[][] {
+  const groups = schema?.["x-exactly-one-of"];
+  return Array.isArray(groups)
+    ? groups.filter((g): g is string[] => Array.isArray(g) && g.every((n) => typeof n === "string"))
+    : [];
 }
 
 /** Where an api error belongs on the queue form. */

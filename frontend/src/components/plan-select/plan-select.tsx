@@ -2,6 +2,7 @@ import { usePlanEstimate } from "../../api/plans/queries";
 import type { Plan } from "../../api/types";
 import { formatDuration } from "../../lib/format-utils";
 import { Badge } from "../badge/badge";
+import { defaultValues, exactlyOneOf, schemaFields, toParams } from "../param-form/param-form-utils";
 import "./plan-select.css";
 
 interface PlanSelectProps {
@@ -13,9 +14,22 @@ interface PlanSelectProps {
   disabled?: boolean;
 }
 
-function DefaultEstimate({ planKey, driveId }: { planKey: string; driveId: number | null }) {
-  const estimate = usePlanEstimate(driveId === null ? null : { key: planKey, driveId, params: {} });
+/** What a plan's defaults leave to choose (trace-replay: a trace or a profile), if anything:
+ * its estimate is not asked of the api until then. */
+function needsChoice(plan: Plan): string | null {
+  const fields = schemaFields(plan.params_schema);
+  const { errors } = toParams(fields, defaultValues(fields), exactlyOneOf(plan.params_schema));
+  const first = Object.entries(errors)[0];
+  return first ? `${first[0]}: ${first[1]}` : null;
+}
+
+function DefaultEstimate({ plan, driveId }: { plan: Plan; driveId: number | null }) {
+  const needs = needsChoice(plan);
+  const estimate = usePlanEstimate(
+    driveId === null || needs ? null : { key: plan.key, driveId, params: {} },
+  );
   if (driveId === null) return <span className="muted">pick a drive for its duration</span>;
+  if (needs) return <span className="muted">no default duration ({needs})</span>;
   if (estimate.isError) return <span className="muted">no estimate: see the form</span>;
   if (!estimate.data) return <span className="muted">estimating…</span>;
   return (
@@ -56,7 +70,7 @@ export function PlanSelect({ plans, value, onChange, driveId, disabled }: PlanSe
               <code className="plan-select__key">{plan.key}</code>
               <span className="plan-select__description">{plan.description}</span>
               <span className="plan-select__estimate">
-                <DefaultEstimate planKey={plan.key} driveId={driveId} />
+                <DefaultEstimate plan={plan} driveId={driveId} />
               </span>
             </span>
           </label>

@@ -1,8 +1,22 @@
 import type { PriceTable } from "../../api/prices/queries";
-import { toCsv } from "../../lib/export-utils";
+import type { ValueComparison } from "../../api/results/types";
+import { csvDocument, toCsv } from "../../lib/export-utils";
+import { driveName } from "../../lib/series-utils";
 
-/** The price table as CSV: one row per model, its class, lowest price and price per GB. */
-export function priceTableCsv(table: PriceTable): string {
+/** The price table as CSV: one row per model, its class, lowest price and price per GB;
+ * with a comparison's performance per dollar, its rows after (a second table). */
+export function priceTableCsv(table: PriceTable, value: ValueComparison | null = null): string {
+  const prices = priceRowsCsv(table);
+  if (!value || value.rows.length === 0) return prices;
+  const perDollar = csvDocument(
+    { title: `Performance per ${table.currency}`, metric: `${value.metric} (${value.unit})` },
+    ["drive", "value", "lowest price", "currency", "retailer date", value.unit],
+    value.rows.map((r) => [driveName(r), r.value, r.price, r.currency, r.price_date, r.per_unit_price]),
+  );
+  return `${prices}\n${perDollar}`;
+}
+
+function priceRowsCsv(table: PriceTable): string {
   const rows = table.classes.flatMap((c) =>
     c.models.map((m) => [
       c.label,

@@ -1,24 +1,37 @@
+import { useEffect, useId, useRef } from "react";
 import { usePriceTable } from "../../api/prices/queries";
 import { useValue } from "../../api/results/queries";
+import type { CompareMetric } from "../../api/results/types";
 import { downloadText } from "../../lib/export-dom";
 import { formatMetric } from "../../lib/format-utils";
-import { shortLabel } from "../../lib/series-utils";
-import { metricTitle } from "../bar-chart/bar-chart-utils";
+import { driveName } from "../../lib/series-utils";
+import { useExportContext } from "../chart-frame/export-context";
+import { MetricSelect } from "../metric-select/metric-select";
 import { formatMoney, priceTableCsv, sourceUrl } from "./price-table-utils";
 import "./price-table.css";
 
 interface Props {
   drives: number[];
-  metrics: string[];
+  metrics: CompareMetric[];
   metric: string | null;
   onMetric: (metric: string) => void;
   fileBase: string;
 }
 
-/** The review's price table by capacity class, and performance per dollar of the drives. */
+/** The review's price table by capacity class, and performance per dollar of the drives;
+ * its CSV goes into the chart pack. */
 export function PriceTableSection({ drives, metrics, metric, onMetric, fileBase }: Props) {
   const table = usePriceTable("USD");
   const value = useValue(drives, metric);
+  const { register } = useExportContext();
+  const id = useId();
+  const csv = useRef<() => string | null>(() => null);
+  csv.current = () => (table.data ? priceTableCsv(table.data, value.data ?? null) : null);
+  useEffect(() => {
+    if (!register) return;
+    return register(id, { name: `${fileBase}-price-table`, csv: () => csv.current() });
+  }, [register, id, fileBase]);
+  const title = metrics.find((m) => m.metric === metric)?.names.title;
   return (
     <section className="price-table" data-chart="price-table" aria-labelledby="price-table-title">
       <div className="price-table__head">
@@ -31,26 +44,22 @@ export function PriceTableSection({ drives, metrics, metric, onMetric, fileBase 
           disabled={!table.data}
           onClick={() =>
             table.data &&
-            downloadText(priceTableCsv(table.data), `${fileBase}-price-table.csv`, "text/csv")
+            downloadText(
+              priceTableCsv(table.data, value.data ?? null),
+              `${fileBase}-price-table.csv`,
+              "text/csv",
+            )
           }
         >
           CSV
         </button>
       </div>
-      <label className="chart-control">
-        Per dollar of{" "}
-        <select
-          value={metric ?? ""}
-          onChange={(e) => onMetric(e.target.value)}
-          disabled={metrics.length === 0}
-        >
-          {metrics.map((m) => (
-            <option key={m} value={m}>
-              {metricTitle(m)}
-            </option>
-          ))}
-        </select>
-      </label>
+      <MetricSelect
+        label="Per dollar of"
+        metrics={metrics.filter((m) => m.performance)}
+        value={metric ?? ""}
+        onChange={onMetric}
+      />
       {value.error && <p className="muted">{value.error.message}</p>}
       {value.data && (
         <>
@@ -59,7 +68,7 @@ export function PriceTableSection({ drives, metrics, metric, onMetric, fileBase 
               <thead>
                 <tr>
                   <th>Drive</th>
-                  <th className="num">Value</th>
+                  <th className="num">{title ?? "Value"}</th>
                   <th className="num">Lowest price</th>
                   <th className="num">{value.data.unit}</th>
                 </tr>
@@ -67,7 +76,7 @@ export function PriceTableSection({ drives, metrics, metric, onMetric, fileBase 
               <tbody>
                 {value.data.rows.map((r) => (
                   <tr key={r.drive_id}>
-                    <td>{shortLabel(r.label)}</td>
+                    <td>{driveName(r)}</td>
                     <td className="num">{formatMetric(r.value)}</td>
                     <td className="num">{formatMoney(r.price, r.currency)}</td>
                     <td className="num">{formatMetric(r.per_unit_price)}</td>
@@ -78,7 +87,7 @@ export function PriceTableSection({ drives, metrics, metric, onMetric, fileBase 
           )}
           {value.data.unpriced.length > 0 && (
             <p className="muted" data-testid="unpriced">
-              No price for: {value.data.unpriced.map(shortLabel).join(", ")} (simulated drives and
+              No price for: {value.data.unpriced.map((l) => driveName({ label: l })).join(", ")} (simulated drives and
               models without a price observation have no performance per dollar).
             </p>
           )}

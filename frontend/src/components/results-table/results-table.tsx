@@ -24,7 +24,10 @@ export function ResultsTable({ results, emptyText }: ResultsTableProps) {
           {results.length === 0 && <TableStateRow colSpan={3}>{emptyText}</TableStateRow>}
           {results.map((r) => (
             <tr key={r.metric}>
-              <td className="mono">{r.metric}</td>
+              <td>
+                {r.name || r.metric}
+                <span className="cell-sub mono">{r.metric}</span>
+              </td>
               <td className="num" title={String(r.value)}>
                 {formatMetric(r.value)}
               </td>

@@ -7,9 +7,8 @@ import {
   XAxis,
   YAxis,
 } from "recharts";
-import type { Line } from "../../lib/series-utils";
+import { niceTicks, tickFormat, type Line } from "../../lib/series-utils";
 import { AXIS_LABEL, AXIS_LINE, AXIS_TICK, CHART_FONT, GRID_STROKE, LINE_WIDTH } from "../chart-frame/chart-theme";
-import { formatCompact } from "../run-chart/run-chart-utils";
 import "./series-lines.css";
 
 export interface Area {
@@ -49,6 +48,14 @@ export function SeriesLines({
   areas = [],
   empty,
 }: SeriesLinesProps) {
+  // One number format for every tick of the y axis: ticks of our own, round, covering the
+  // highest point.
+  let top = 0;
+  for (const l of lines) for (const [, y] of l.points) if (y > top) top = y;
+  const yTicks = niceTicks(0, top > 0 ? top : 1, 5);
+  const step = yTicks.length > 1 ? yTicks[1]! - yTicks[0]! : 1;
+  while ((yTicks[yTicks.length - 1] ?? 0) < top) yTicks.push((yTicks[yTicks.length - 1] ?? 0) + step);
+  const yFormat = tickFormat(yTicks);
   // The drive under review is drawn last, on top: lines keep their order otherwise.
   return (
     <div className="chart-panel">
@@ -84,7 +91,9 @@ export function SeriesLines({
                 width={52}
                 tick={AXIS_TICK}
                 stroke={AXIS_LINE}
-                tickFormatter={formatCompact}
+                domain={[0, yTicks[yTicks.length - 1] ?? 1]}
+                ticks={yTicks}
+                tickFormatter={yFormat}
                 label={{ value: yLabel, angle: -90, position: "insideLeft", offset: 8, style: AXIS_LABEL }}
               />
               {areas.map((a) => (

@@ -8,10 +8,12 @@ const data = {
   metric: "mbps",
   op_percent: null,
   missing: [],
+  warnings: [],
   drives: [
     {
       drive_id: 4,
       label: "A",
+      short_name: null,
       simulated: true,
       run_id: 1,
       conditions: {} as CompareSeries["drives"][number]["conditions"],

@@ -7,6 +7,8 @@ import {
   linesCsv,
   maxX,
   provenanceLine,
+  seriesSimulated,
+  seriesWarnings,
   toLines,
 } from "../../lib/series-utils";
 import { ChartFrame } from "../chart-frame/chart-frame";
@@ -49,6 +51,17 @@ export function StallTimeline({ drives, styles, fileBase }: Props) {
   const data = [...(hitching.data?.drives ?? []), ...(trim.data?.drives ?? [])];
   const pending = { isPending: hitching.isPending || trim.isPending, error: hitching.error ?? trim.error };
   const hitchTitle = hitch === "hitch-seq" ? "128K sequential write QD32" : "4K random write QD32";
+  const about = {
+    title: "Write stalls: sustained writes and writes right after a TRIM",
+    metric: `write-hitching (${hitch}), trim-performance: MB/s per log window against time`,
+    conditions: conditionsLine(data),
+    provenance: provenanceLine(data),
+    simulated: seriesSimulated(data),
+    warnings: [
+      ...seriesWarnings(hitching.data, styles).map((w) => `Write hitching: ${w}`),
+      ...seriesWarnings(trim.data, styles).map((w) => `After a TRIM: ${w}`),
+    ],
+  };
   return (
     <ChartFrame
       title="Stall timelines"
@@ -72,9 +85,7 @@ export function StallTimeline({ drives, styles, fileBase }: Props) {
       }
       exportAs={{
         fileName: [fileBase, "stalls", hitch === "hitch-seq" ? "seq" : "rand"],
-        title: "Write stalls: sustained writes and writes right after a TRIM",
-        conditions: conditionsLine(data),
-        provenance: provenanceLine(data),
+        ...about,
         legend,
         csv: () =>
           linesCsv(
@@ -84,6 +95,7 @@ export function StallTimeline({ drives, styles, fileBase }: Props) {
             ],
             "t_s",
             "mbps",
+            about,
           ),
       }}
     >

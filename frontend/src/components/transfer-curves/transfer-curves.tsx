@@ -7,6 +7,8 @@ import {
   legendOf,
   linesCsv,
   provenanceLine,
+  seriesSimulated,
+  seriesWarnings,
   toLines,
 } from "../../lib/series-utils";
 import { ChartFrame } from "../chart-frame/chart-frame";
@@ -36,6 +38,14 @@ export function TransferCurves({ drives, styles, fileBase }: Props) {
   const hi = sizes.length ? Math.max(...sizes) : 8 * 1024 ** 2;
   const ticks = blockSizeTicks(lo, hi);
   const data = query.data?.drives ?? [];
+  const about = {
+    title: "Sequential throughput against transfer size",
+    metric: "transfer-size: MB/s against transfer size (bytes)",
+    conditions: conditionsLine(data),
+    provenance: provenanceLine(data),
+    simulated: seriesSimulated(data),
+    warnings: seriesWarnings(query.data, styles),
+  };
   const panel = (title: string, lines: typeof read) => (
     <SeriesLines
       title={title}
@@ -58,9 +68,7 @@ export function TransferCurves({ drives, styles, fileBase }: Props) {
       chartId="transfer"
       exportAs={{
         fileName: [fileBase, "transfer-size"],
-        title: "Sequential throughput against transfer size",
-        conditions: conditionsLine(data),
-        provenance: provenanceLine(data),
+        ...about,
         legend: legendOf(read.length ? read : write, styles),
         csv: () =>
           linesCsv(
@@ -70,6 +78,7 @@ export function TransferCurves({ drives, styles, fileBase }: Props) {
             ],
             "bs_bytes",
             "mbps",
+            about,
           ),
       }}
     >

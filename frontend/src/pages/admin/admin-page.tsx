@@ -30,19 +30,22 @@ import {
 } from "./admin-utils";
 import "../../components/form-field/form-field.css";
 import "../../components/record-form/record-form.css";
+import { BenchesSection } from "./bench-devices";
 import "./admin-page.css";
 
-type Tab = "users" | "audit";
+type Tab = "users" | "benches" | "audit";
 
 const TABS: { id: Tab; label: string }[] = [
   { id: "users", label: "Users" },
+  { id: "benches", label: "Benches" },
   { id: "audit", label: "Audit log" },
 ];
 
 export function AdminPage() {
   const me = useMe();
   const [params, setParams] = useSearchParams();
-  const tab: Tab = params.get("tab") === "audit" ? "audit" : "users";
+  const asked = params.get("tab");
+  const tab: Tab = asked === "audit" || asked === "benches" ? asked : "users";
 
   if (me.isPending) {
     return (
@@ -76,7 +79,7 @@ export function AdminPage() {
     <div className="page">
       <div className="page-header">
         <h1>Admin</h1>
-        <span className="muted">Users, their API tokens, and the audit log</span>
+        <span className="muted">Users, their API tokens, benches and their devices, the audit log</span>
       </div>
       <div className="admin-page__tabs" role="tablist" aria-label="Admin sections">
         {TABS.map((t) => (
@@ -95,7 +98,13 @@ export function AdminPage() {
         ))}
       </div>
       <div role="tabpanel" id={`admin-panel-${tab}`} aria-labelledby={`admin-tab-${tab}`}>
-        {tab === "users" ? <UsersSection meId={me.data.id} /> : <AuditSection />}
+        {tab === "users" ? (
+          <UsersSection meId={me.data.id} />
+        ) : tab === "benches" ? (
+          <BenchesSection />
+        ) : (
+          <AuditSection />
+        )}
       </div>
     </div>
   );
@@ -548,6 +557,7 @@ const KNOWN_ACTIONS = [
   "login_link.created",
   "price.corrected",
   "price.deleted",
+  "run.cancelled",
   "run.queued",
   "run.resumed",
   "step.started",
@@ -665,7 +675,7 @@ function AuditSection() {
               return (
                 <tr key={e.id}>
                   <td>
-                    <TimeText iso={e.at} />
+                    <TimeText iso={e.at} withDate />
                   </td>
                   <td className="mono">{e.action}</td>
                   <td>

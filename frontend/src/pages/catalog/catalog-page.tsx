@@ -235,6 +235,7 @@ function ModelsSection({ mayEdit }: { mayEdit: boolean }) {
 const driveValues = (d: Drive | null): RecordValues => ({
   serial: d?.serial ?? "",
   firmware: d?.firmware ?? "",
+  short_name: d?.short_name ?? "",
   target_path: d?.target_path ?? "",
   model_id: d ? String(d.model.id) : "",
   bench: d?.bench.name ?? "",
@@ -266,6 +267,12 @@ function DrivesSection({ mayEdit }: { mayEdit: boolean }) {
     { name: "model_id", label: "Model", kind: "select", options: modelOptions },
     { name: "serial", label: "Serial", mono: true, help: "As the drive reports it: checked before every run" },
     { name: "firmware", label: "Firmware", mono: true },
+    {
+      name: "short_name",
+      label: "Short name",
+      placeholder: "990 PRO 2TB",
+      help: "What charts, legends and exports call the drive (40 characters at most)",
+    },
     { name: "target_path", label: "Target", mono: true, placeholder: "/dev/nvme1n1" },
     ...(withBench
       ? [
@@ -309,6 +316,7 @@ function DrivesSection({ mayEdit }: { mayEdit: boolean }) {
                   target_path: values.target_path!.trim(),
                   serial: values.serial!.trim(),
                   firmware: optionalText(values.firmware),
+                  short_name: optionalText(values.short_name),
                   vendor: model.vendor,
                   model: model.model,
                   capacity_bytes: model.capacity_bytes,
@@ -358,6 +366,7 @@ function DrivesSection({ mayEdit }: { mayEdit: boolean }) {
                         if ("serial" in changes) payload.serial = changes.serial!.trim();
                         if ("target_path" in changes) payload.target_path = changes.target_path!.trim();
                         if ("firmware" in changes) payload.firmware = optionalText(changes.firmware);
+                        if ("short_name" in changes) payload.short_name = optionalText(changes.short_name);
                         if ("model_id" in changes) payload.model_id = Number(changes.model_id);
                         const result = await save(() => update.mutateAsync({ id: d.id, changes: payload }));
                         if (!result) setEditing(null);
@@ -373,6 +382,7 @@ function DrivesSection({ mayEdit }: { mayEdit: boolean }) {
                     <span className="catalog-page__name">
                       {d.model.vendor} {d.model.model} {formatCapacity(d.model.capacity_bytes)}
                       {d.simulated && <SimulatedBadge />}
+                      {d.short_name && <span className="cell-sub">shown as “{d.short_name}”</span>}
                     </span>
                   </td>
                   <td className="mono">{d.serial}</td>

@@ -4,21 +4,15 @@ import { canWrite, useMe } from "../../api/auth/queries";
 import { useDrives } from "../../api/drives/queries";
 import { useComparison } from "../../api/results/queries";
 import { useCreateShare, type NewShare } from "../../api/shares/queries";
-import { MetricBars } from "../../components/bar-chart/bar-chart";
-import { barGroups, headlineMetrics, metricTitle } from "../../components/bar-chart/bar-chart-utils";
 import { buildChartPack } from "../../components/chart-frame/chart-pack";
 import { ExportContext, type ChartExporter } from "../../components/chart-frame/export-context";
-import { ConsistencyScatter } from "../../components/consistency-scatter/consistency-scatter";
+import { ComparisonView } from "../../components/comparison-view/comparison-view";
 import { DrivePicker } from "../../components/drive-picker/drive-picker";
 import { ErrorBox } from "../../components/error-box/error-box";
-import { HdTachChart } from "../../components/hdtach-chart/hdtach-chart";
-import { PriceTableSection } from "../../components/price-table/price-table";
-import { StallTimeline } from "../../components/stall-timeline/stall-timeline";
-import { TransferCurves } from "../../components/transfer-curves/transfer-curves";
 import { downloadBlob } from "../../lib/export-dom";
 import { ARTICLE_WIDTHS, DEFAULT_ARTICLE_WIDTH } from "../../lib/export-utils";
 import { driveStyles } from "../../lib/house-style";
-import { shortLabel } from "../../lib/series-utils";
+import { driveName } from "../../lib/series-utils";
 import { compareSearch, readCompareState, shareTitle } from "./compare-utils";
 import "./compare-page.css";
 
@@ -66,7 +60,6 @@ export function ComparePage() {
   const { drives, review } = state;
   const [articleWidth, setArticleWidth] = useState<number>(DEFAULT_ARTICLE_WIDTH);
   const [extra, setExtra] = useState<string[]>([]);
-  const [valueMetric, setValueMetric] = useState<string | null>(null);
   const [pack, setPack] = useState<string | null>(null);
   const registry = useRef(new Map<string, ChartExporter>());
   const register = useCallback((id: string, exporter: ChartExporter) => {
@@ -89,21 +82,13 @@ export function ComparePage() {
     share.reset();
   };
 
-  const allMetrics = useMemo(
-    () => comparison.data?.metrics.map((m) => m.metric) ?? [],
-    [comparison.data],
-  );
-  const wanted = useMemo(
-    () => Array.from(new Set([...headlineMetrics(allMetrics), ...extra])),
-    [allMetrics, extra],
-  );
-  const groups = useMemo(
-    () => barGroups(comparison.data?.metrics ?? [], wanted),
-    [comparison.data, wanted],
-  );
   const chosenDrives = (driveList.data ?? []).filter((d) => drives.includes(d.id));
-  const labels = chosenDrives.map((d) => shortLabel(d.label));
-  const perDollar = valueMetric ?? wanted[0] ?? allMetrics[0] ?? null;
+  const labels = chosenDrives.map(driveName);
+  const reviewedDrive = chosenDrives.find((d) => d.id === review);
+  const reviewed = useMemo(
+    () => (reviewedDrive ? { id: reviewedDrive.id, name: driveName(reviewedDrive) } : null),
+    [reviewedDrive],
+  );
 
   const downloadPack = async () => {
     const exporters = Array.from(registry.current.values());
@@ -126,6 +111,11 @@ export function ComparePage() {
           <div className="page-header__title">
             <h1>Compare drives</h1>
           </div>
+          {drives.length > 0 && (
+            <Link className="button" to={`/report?${compareSearch(state)}`}>
+              Report
+            </Link>
+          )}
           {drives.length >= 2 && (
             <Link
               className="button"
@@ -196,75 +186,17 @@ export function ComparePage() {
         {comparison.error && <ErrorBox error={comparison.error} title="Could not compare" />}
 
         {drives.length > 0 && (
-          <>
-            <section aria-label="Results">
-              <div className="compare-toolbar">
-                <h2>Results, best first</h2>
-                <span className="compare-toolbar__spacer" />
-                <label className="chart-control">
-                  Add a metric{" "}
-                  <select
-                    value=""
-                    onChange={(e) => e.target.value && setExtra([...extra, e.target.value])}
-                    disabled={allMetrics.length === 0}
-                  >
-                    <option value="">choose…</option>
-                    {allMetrics
-                      .filter((m) => !wanted.includes(m))
-                      .map((m) => (
-                        <option key={m} value={m}>
-                          {m}
-                        </option>
-                      ))}
-                  </select>
-                </label>
-              </div>
-              {comparison.isPending ? (
-                <p className="muted" style={{ minHeight: 120 }}>
-                  Loading results…
-                </p>
-              ) : groups.length === 0 ? (
-                <p className="muted">These drives have no results in common yet.</p>
-              ) : (
-                <div className="compare-grid">
-                  {groups.map((g) => (
-                    <div className="compare-card" key={g.key}>
-                      <MetricBars group={g} styles={styles} fileBase={FILE_BASE} />
-                      {g.warnings.length > 0 && (
-                        <ul className="compare-warnings" aria-label={`Warnings for ${metricTitle(g.key)}`}>
-                          {g.warnings.map((w) => (
-                            <li key={w}>{w}</li>
-                          ))}
-                        </ul>
-                      )}
-                    </div>
-                  ))}
-                </div>
-              )}
-            </section>
-
-            <div className="compare-card">
-              <HdTachChart drives={drives} styles={styles} fileBase={FILE_BASE} />
-            </div>
-            <div className="compare-card">
-              <ConsistencyScatter drives={drives} styles={styles} fileBase={FILE_BASE} />
-            </div>
-            <div className="compare-card">
-              <TransferCurves drives={drives} styles={styles} fileBase={FILE_BASE} />
-            </div>
-            <div className="compare-card">
-              <StallTimeline drives={drives} styles={styles} fileBase={FILE_BASE} />
-            </div>
-            <div className="compare-card">
-              <PriceTableSection
-                drives={drives}
-                metrics={allMetrics}
-                metric={perDollar}
-                onMetric={setValueMetric}
-                fileBase={FILE_BASE}
-              />
-            </div>
-          </>
+          <ComparisonView
+            drives={drives}
+            styles={styles}
+            fileBase={FILE_BASE}
+            comparison={comparison.data}
+            pending={comparison.isPending}
+            reviewed={reviewed}
+            readOnly={false}
+            extra={extra}
+            onAdd={(m) => setExtra([...extra, m])}
+          />
         )}
       </div>
     </ExportContext.Provider>

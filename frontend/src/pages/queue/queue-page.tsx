@@ -15,6 +15,7 @@ import {
   errorField,
   fieldMessage,
   schemaFields,
+  exactlyOneOf,
   toParams,
   type FieldValue,
   type FormValues,
@@ -88,7 +89,10 @@ function QueueForm({ plans, drives, disabled }: QueueFormProps) {
   const [submitted, setSubmitted] = useState(false);
   const create = useCreateRun();
 
-  const local = useMemo(() => toParams(fields, values), [fields, values]);
+  const local = useMemo(
+    () => toParams(fields, values, exactlyOneOf(plan?.params_schema)),
+    [fields, values, plan],
+  );
   const ready = plan !== null && drive !== null && Object.keys(local.errors).length === 0;
   const request = useDebounced(
     ready ? { key: plan.key, driveId: drive.id, params: local.params } : null,

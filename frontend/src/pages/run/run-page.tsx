@@ -2,6 +2,7 @@ import { useMemo } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
 import { canWrite, useMe } from "../../api/auth/queries";
 import { useRunEvents, type StreamState } from "../../api/runs/events";
+import { hasPtsReport, usePtsReport } from "../../api/pts/queries";
 import { useCancelRun, useRun, useRunSamples } from "../../api/runs/queries";
 import { stepSamples } from "../../api/runs/samples-utils";
 import type { RunDetail, Step } from "../../api/types";
@@ -9,6 +10,7 @@ import { Badge, EmbargoBadge, SimulatedBadge } from "../../components/badge/badg
 import { EnvInfo } from "../../components/env-info/env-info";
 import { ErrorBox } from "../../components/error-box/error-box";
 import { JobFiles } from "../../components/job-files/job-files";
+import { ConvergenceChart } from "../../components/pts-charts/pts-charts";
 import { ProgressBar } from "../../components/progress-bar/progress-bar";
 import { ResultsTable } from "../../components/results-table/results-table";
 import { RunChart } from "../../components/run-chart/run-chart";
@@ -24,6 +26,7 @@ import {
   etaText,
   isActiveStatus,
   isFinalStatus,
+  parseRunId,
   runDurationSeconds,
   totalEstimateSeconds,
   waitingText,
@@ -31,16 +34,9 @@ import {
 import { useNow } from "../../lib/use-now";
 import "./run-page.css";
 
-/** Positive integer ids only; anything else in the URL is a visible error, not a request. */
-function parseId(raw: string | undefined): number | null {
-  if (!raw || !/^\d+$/.test(raw)) return null;
-  const id = Number(raw);
-  return Number.isSafeInteger(id) && id > 0 ? id : null;
-}
-
 export function RunPage() {
   const { id } = useParams();
-  const runId = parseId(id);
+  const runId = parseRunId(id);
   if (runId === null) {
     return (
       <div className="page">
@@ -335,6 +331,8 @@ function LoadedRun({ run, refetchError }: { run: RunDetail; refetchError: unknow
         </section>
       )}
 
+      {hasPtsReport(run.plan) && <PtsLive run={run} selectedId={selectedId} />}
+
       {isFinalStatus(run.status) && <AllCharts run={run} />}
 
       <JobFiles runId={run.id} />
@@ -378,6 +376,39 @@ function provenance(run: RunDetail): string {
   ]
     .filter(Boolean)
     .join(" · ");
+}
+
+/**
+ * A SNIA PTS run: the steady-state convergence of the rounds step being run (or picked),
+ * growing round by round over the page's SSE stream, and the way to the full report.
+ */
+function PtsLive({ run, selectedId }: { run: RunDetail; selectedId: number | null }) {
+  const report = usePtsReport(run.id, run.status !== "queued");
+  const sections = report.data?.sections ?? [];
+  const section =
+    sections.find((s) => s.step_id === selectedId) ??
+    sections.find((s) => s.status === "running") ??
+    sections[sections.length - 1];
+  return (
+    <section className="section" aria-labelledby="pts-heading">
+      <div className="section__header">
+        <h2 id="pts-heading">SNIA PTS</h2>
+        <Link to={`/runs/${run.id}/report`}>Open the report</Link>
+      </div>
+      <div className="section__body">
+        {section ? (
+          <ConvergenceChart
+            section={section}
+            provenance={provenance(run)}
+            conditions={`${run.plan} · ${section.label}`}
+            fileBase={["run", String(run.id)]}
+          />
+        ) : (
+          <p className="muted">The convergence plot starts with the first round.</p>
+        )}
+      </div>
+    </section>
+  );
 }
 
 /** Every chart of the plan once the run has ended: one per step that recorded samples. */

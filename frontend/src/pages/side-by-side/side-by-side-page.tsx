@@ -1,17 +1,19 @@
 import { useSearchParams } from "react-router";
 import { useDrives } from "../../api/drives/queries";
 import { usePair } from "../../api/results/queries";
-import { metricTitle } from "../../components/bar-chart/bar-chart-utils";
 import { ErrorBox } from "../../components/error-box/error-box";
+import { simulatedMark } from "../../lib/export-utils";
 import { formatMetric } from "../../lib/format-utils";
-import { shortLabel } from "../../lib/series-utils";
-import { byPlan, formatDiff, planWarnings, verdict } from "./side-by-side-utils";
+import { driveName } from "../../lib/series-utils";
+import { byPlan, differingText, formatDiff, planWarnings, verdict } from "./side-by-side-utils";
 import "../compare/compare-page.css";
+import "../shared/shared-page.css";
 import "./side-by-side-page.css";
 
 const idOf = (v: string | null) => (v && /^\d+$/.test(v) ? Number(v) : null);
 
-/** Two drives, every metric both have, with B's difference from A coloured better or worse. */
+/** Two drives, every metric both have, with B's difference from A; performance figures
+ * coloured better or worse, and the conditions they were measured under where they differ. */
 export function SideBySidePage() {
   const [params, setParams] = useSearchParams();
   const a = idOf(params.get("a"));
@@ -31,7 +33,7 @@ export function SideBySidePage() {
         <option value="">choose a drive…</option>
         {(drives.data ?? []).map((d) => (
           <option key={d.id} value={d.id}>
-            {shortLabel(d.label)}
+            {driveName(d)}
             {d.simulated ? " (simulated)" : ""}
           </option>
         ))}
@@ -50,6 +52,13 @@ export function SideBySidePage() {
       {a !== null && a === b && <p className="muted">Choose two different drives.</p>}
       {pair.error && <ErrorBox error={pair.error} title="Could not compare the two drives" />}
       {pair.isLoading && <p className="muted">Loading…</p>}
+      {pair.data && (
+        <p className="shared-page__simulated" data-testid="simulated-mark">
+          {simulatedMark(
+            [pair.data.a, pair.data.b].filter((d) => d.simulated).map((d) => driveName(d)),
+          )}
+        </p>
+      )}
       {pair.data && pair.data.metrics.length === 0 && (
         <p className="muted">These two drives have no metric in common yet.</p>
       )}
@@ -71,19 +80,25 @@ export function SideBySidePage() {
                 <thead>
                   <tr>
                     <th>Metric</th>
-                    <th className="num">A: {shortLabel(pair.data!.a.label)}</th>
-                    <th className="num">B: {shortLabel(pair.data!.b.label)}</th>
+                    <th className="num">A: {driveName(pair.data!.a)}</th>
+                    <th className="num">B: {driveName(pair.data!.b)}</th>
                     <th className="num">B vs A</th>
                   </tr>
                 </thead>
                 <tbody>
                   {metrics.map((m) => {
                     const v = verdict(m);
+                    const differs = differingText(m);
                     return (
-                      <tr key={m.metric}>
+                      <tr key={m.metric} data-metric={m.metric}>
                         <td>
-                          {metricTitle(m.metric)}
+                          {m.names.title}
                           <span className="cell-sub mono">{m.metric}</span>
+                          {differs && (
+                            <span className="pair-warning" data-testid="pair-differs">
+                              ⚠ measured differently: {differs}
+                            </span>
+                          )}
                         </td>
                         <td className="num">
                           {formatMetric(m.a)} {m.unit}
@@ -91,9 +106,12 @@ export function SideBySidePage() {
                         <td className="num">
                           {formatMetric(m.b)} {m.unit}
                         </td>
-                        <td className={`num pair-diff--${v}`} title={`B is ${v}`}>
+                        <td
+                          className={`num pair-diff--${v}`}
+                          title={v === "info" ? "not a performance figure" : `B is ${v}`}
+                        >
                           {formatDiff(m.diff_pct)}
-                          <span className="visually-hidden"> ({v})</span>
+                          {v !== "info" && <span className="visually-hidden"> ({v})</span>}
                         </td>
                       </tr>
                     );

@@ -1,14 +1,18 @@
 import { describe, expect, it } from "vitest";
 import type { PairMetric } from "../../api/results/types";
-import { byPlan, formatDiff, planWarnings, verdict } from "./side-by-side-utils";
+import { byPlan, differingText, formatDiff, planWarnings, verdict } from "./side-by-side-utils";
 
-const m = (metric: string, diff: number | null, lower = false): PairMetric => ({
+const m = (metric: string, diff: number | null, lower = false, performance = true): PairMetric => ({
   metric,
+  names: { plan: metric.split(":")[0] ?? "", test: metric.split(":")[1] ?? "", measure: "MB/s", title: metric },
   unit: "MB/s",
   lower_is_better: lower,
+  performance,
   a: 100,
   b: 100 + (diff ?? 0),
   diff_pct: diff,
+  conditions: {},
+  differing: {},
   warnings: [],
 });
 
@@ -20,6 +24,14 @@ describe("side by side", () => {
     expect(verdict(m("lat", -10, true))).toBe("better");
     expect(verdict(m("x", 0.2))).toBe("same");
     expect(verdict(m("x", null))).toBe("same");
+    // a shorter runtime is not "better": only performance figures are judged
+    expect(verdict(m("runtime", -30, true, false))).toBe("info");
+  });
+
+  it("says what A and B were measured under where it differs", () => {
+    const differs = { ...m("x", 1), differing: { span: ["32 MiB", "1 GiB"] as [string, string] } };
+    expect(differingText(differs)).toBe("span 32 MiB vs 1 GiB");
+    expect(differingText(m("x", 1))).toBe("");
   });
 
   it("formats differences and groups by plan", () => {

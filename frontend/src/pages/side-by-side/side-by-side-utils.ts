@@ -1,9 +1,11 @@
 import type { PairMetric } from "../../api/results/types";
 
-export type Verdict = "better" | "worse" | "same";
+export type Verdict = "better" | "worse" | "same" | "info";
 
-/** Whether B did better than A on this metric (within 0.5% counts as the same). */
+/** Whether B did better than A on this metric (within 0.5% counts as the same); "info" for
+ * what is not a performance figure (a runtime, bytes moved), never better or worse. */
 export function verdict(m: PairMetric): Verdict {
+  if (!m.performance) return "info";
   if (m.diff_pct === null || Math.abs(m.diff_pct) < 0.5) return "same";
   const higher = m.diff_pct > 0;
   return higher !== m.lower_is_better ? "better" : "worse";
@@ -16,14 +18,25 @@ export function formatDiff(pct: number | null): string {
   return `${sign}${Math.abs(pct).toFixed(1)}%`;
 }
 
-/** Metrics grouped by plan, in the api's order. */
+/** Metrics grouped by plan (in words), tests in order within each. */
 export function byPlan(metrics: PairMetric[]): [string, PairMetric[]][] {
   const groups = new Map<string, PairMetric[]>();
-  for (const m of metrics) {
-    const plan = m.metric.split(":")[0] ?? "";
-    groups.set(plan, [...(groups.get(plan) ?? []), m]);
+  for (const m of metrics) groups.set(m.names.plan, [...(groups.get(m.names.plan) ?? []), m]);
+  for (const list of groups.values()) {
+    list.sort(
+      (a, b) =>
+        a.names.test.localeCompare(b.names.test) || a.names.measure.localeCompare(b.names.measure),
+    );
   }
   return Array.from(groups);
+}
+
+/** "span 32 MiB vs 1 GiB; runtime 1 s vs 15 s": what A and B were measured under where it
+ * differs. */
+export function differingText(m: PairMetric): string {
+  return Object.entries(m.differing)
+    .map(([key, [a, b]]) => `${key} ${a ?? "unknown"} vs ${b ?? "unknown"}`)
+    .join("; ");
 }
 
 /** The warnings of a plan's metrics, each once. */

@@ -1,0 +1,232 @@
+"""SNIA PTS figures from fio's outputs. Pure: dicts in, dicts out; no database, no I/O.
+
+A PTS round is one fio run of a job file with one stonewalled section per element (an IOPS
+round: 7 read/write mixes x 8 block sizes). Every section is a job of its own in fio's final
+JSON; with `numjobs` = the thread count (TC), fio lists each thread of a section as a job with
+the section's name. An element's figures are those of the jobs with its name, added up:
+bytes and I/Os summed, bandwidth and IOPS over the longest of their runtimes (fio's own
+`io_bytes / runtime` for one job), completion latency weighted by I/O count, the maximum the
+largest of theirs. `stonewall` makes the sections run one after another, so no element's
+numbers hold another's I/O.
+
+Response times are fio's completion latencies (`clat_ns`), as in every other drivelab result;
+percentiles and histograms come from json+'s `clat_ns.bins` (fio's 1,856-bucket histogram),
+merged over the jobs of an element and over the rounds of the measurement window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from backend.analysis.fio_results import direction_summary
+from backend.analysis.steady_state import steady_state_report
+
+DIRECTIONS = ("read", "write")
+# Summary fields that take the largest value over the window's rounds rather than the average.
+MAX_FIELDS = frozenset({"lat_max_us", "read_lat_max_us", "write_lat_max_us"})
+# Summary fields that add up over rounds rather than average.
+SUM_FIELDS = frozenset({"read_bytes", "write_bytes", "ios"})
+
+
+def jobs_by_element(final: Mapping[str, Any]) -> dict[str, list[Mapping[str, Any]]]:
+    """fio's jobs grouped by job (section) name, in the order fio lists them."""
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for job in final.get("jobs", ()):
+        groups.setdefault(str(job.get("jobname", "")), []).append(job)
+    return groups
+
+
+def _max_us(jobs: Iterable[Mapping[str, Any]], direction: str) -> float | None:
+    values = [
+        float(((job.get(direction) or {}).get("clat_ns") or {}).get("max", 0))
+        for job in jobs
+        if int((job.get(direction) or {}).get("total_ios", 0)) > 0
+    ]
+    return max(values) / 1000.0 if values else None
+
+
+def element_summary(jobs: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """One element's figures: per direction MB/s (10^6 B/s), IOPS, bytes, mean and maximum
+    completion latency (µs); and both directions together (`iops`, `mbps`, `lat_mean_us`,
+    `lat_max_us`, `ios`)."""
+    out: dict[str, float] = {}
+    ios = 0.0
+    lat_weight = 0.0
+    runtime = 0.0
+    for direction in DIRECTIONS:
+        s = direction_summary({"jobs": jobs}, direction)
+        if s is None:
+            continue
+        n = s["iops"] * s["runtime_s"]
+        out[f"{direction}_iops"] = s["iops"]
+        out[f"{direction}_mbps"] = s["mbps"]
+        out[f"{direction}_bytes"] = s["bytes"]
+        runtime = max(runtime, s["runtime_s"])
+        if "lat_mean_us" in s:
+            out[f"{direction}_lat_mean_us"] = s["lat_mean_us"]
+            lat_weight += s["lat_mean_us"] * n
+        peak = _max_us(jobs, direction)
+        if peak is not None:
+            out[f"{direction}_lat_max_us"] = peak
+        ios += n
+    if runtime > 0:
+        out["runtime_s"] = runtime
+        out["iops"] = out.get("read_iops", 0.0) + out.get("write_iops", 0.0)
+        out["mbps"] = out.get("read_mbps", 0.0) + out.get("write_mbps", 0.0)
+        out["ios"] = round(ios)
+        if ios > 0 and lat_weight > 0:
+            out["lat_mean_us"] = lat_weight / ios
+        peaks = [out[k] for k in ("read_lat_max_us", "write_lat_max_us") if k in out]
+        if peaks:
+            out["lat_max_us"] = max(peaks)
+    return out
+
+
+def round_summary(final: Mapping[str, Any]) -> dict[str, dict[str, float]]:
+    """Every element of a round's fio output, by its name."""
+    return {name: element_summary(jobs) for name, jobs in jobs_by_element(final).items()}
+
+
+def tracked_value(summary: Mapping[str, Mapping[str, float]], element: str, metric: str) -> float:
+    """The steady-state tracking variable of a round (0.0 when the element did no such I/O:
+    a round that did nothing is as far from steady as it gets)."""
+    return float((summary.get(element) or {}).get(metric, 0.0))
+
+
+def window_table(
+    rounds: Sequence[Mapping[str, Mapping[str, float]]],
+) -> dict[str, dict[str, float]]:
+    """Each element's figures over the rounds of the measurement window: the average of each
+    round's value (SNIA PTS: the average of the rounds), the largest maximum latency, and the
+    bytes and I/Os added up."""
+    names: list[str] = []
+    for r in rounds:
+        names += [n for n in r if n not in names]
+    out: dict[str, dict[str, float]] = {}
+    for name in names:
+        fields: dict[str, list[float]] = {}
+        for r in rounds:
+            for key, value in (r.get(name) or {}).items():
+                fields.setdefault(key, []).append(float(value))
+        row: dict[str, float] = {}
+        for key, values in fields.items():
+            if key in MAX_FIELDS:
+                row[key] = max(values)
+            elif key in SUM_FIELDS:
+                row[key] = float(sum(values))
+            else:
+                row[key] = float(np.mean(values))
+        row["rounds"] = float(len(rounds))
+        out[name] = row
+    return out
+
+
+# --- latency distributions ---------------------------------------------------------------
+# One place that reads fio's histogram: swap for backend.analysis.latency when it is there.
+
+
+def element_bins(final: Mapping[str, Any], element: str, direction: str) -> dict[int, int]:
+    """An element's completion-latency histogram (bucket value in ns -> count), its jobs
+    added up."""
+    bins: dict[int, int] = {}
+    for job in jobs_by_element(final).get(element, ()):
+        raw = (((job.get(direction) or {}).get("clat_ns") or {}).get("bins")) or {}
+        for key, count in raw.items():
+            bins[int(key)] = bins.get(int(key), 0) + int(count)
+    return bins
+
+
+def merge_bins(histograms: Iterable[Mapping[int, int]]) -> dict[int, int]:
+    out: dict[int, int] = {}
+    for h in histograms:
+        for key, count in h.items():
+            out[int(key)] = out.get(int(key), 0) + int(count)
+    return out
+
+
+def bins_percentile(bins: Mapping[int, int], pct: float) -> float | None:
+    """fio's percentile of a histogram: the first bucket (ns) at which the cumulative count
+    reaches pct% of all I/Os. None when the I/O count cannot support it: at least one I/O
+    must lie beyond the percentile (p99.999 needs 100,000 I/Os)."""
+    total = sum(bins.values())
+    if total <= 0 or total * (1 - pct / 100.0) < 1 - 1e-9:
+        return None
+    need = total * pct / 100.0
+    acc = 0
+    for value in sorted(bins):
+        acc += bins[value]
+        if acc >= need:
+            return float(value)
+    return float(max(bins))
+
+
+def histogram_points(bins: Mapping[int, int], per_decade: int = 20) -> list[list[float]]:
+    """A histogram for a chart: [upper edge in µs, share of I/Os in %] on a log grid of
+    `per_decade` buckets per decade, empty buckets between the first and last left in (so
+    the shape is true); fio's buckets are far finer, so each falls in one grid bucket."""
+    total = sum(bins.values())
+    if total <= 0:
+        return []
+    keys = np.array(sorted(bins), dtype=float)
+    counts = np.array([bins[int(k)] for k in keys], dtype=float)
+    us = np.maximum(keys / 1000.0, 1e-3)
+    idx = np.floor(np.log10(us) * per_decade).astype(int)
+    first, last = int(idx.min()), int(idx.max())
+    shares = np.zeros(last - first + 1)
+    np.add.at(shares, idx - first, counts)
+    return [
+        [float(10 ** ((first + i + 1) / per_decade)), float(share / total * 100.0)]
+        for i, share in enumerate(shares)
+    ]
+
+
+# --- rounds -------------------------------------------------------------------------------
+
+
+def convergence(
+    values: Sequence[float],
+    *,
+    window: int = 5,
+    excursion_pct: float = 20.0,
+    slope_pct: float = 10.0,
+) -> dict[str, Any]:
+    """The steady-state report of the rounds so far (see steady_state_report), with the
+    verdict on the latest window for a live view: `current` is [first, last] round of the
+    last `window` rounds and whether they are steady."""
+    report = steady_state_report(
+        values, window=window, excursion_pct=excursion_pct, slope_pct=slope_pct
+    )
+    n = len(values)
+    if n >= window:
+        last = steady_state_report(
+            values[-window:], window=window, excursion_pct=excursion_pct, slope_pct=slope_pct
+        )
+        report["current"] = {
+            "window": [n - window + 1, n],
+            "steady": last["steady"],
+            "range_pct": last["range_pct"],
+            "slope_excursion_pct": last["slope_excursion_pct"],
+        }
+    else:
+        report["current"] = {"window": None, "steady": False, "needs": window - n}
+    return report
+
+
+def cumulative_written(rounds: Sequence[Mapping[str, Mapping[str, float]]]) -> list[float]:
+    """Total bytes written by the end of each round (WSAT's TGBW, in bytes)."""
+    total = 0.0
+    out = []
+    for r in rounds:
+        total += sum(float(e.get("write_bytes", 0.0)) for e in r.values())
+        out.append(total)
+    return out
+
+
+def round_iops(summary: Mapping[str, Mapping[str, float]]) -> float:
+    """All I/Os of a round over its time (one element: that element's IOPS)."""
+    ios = sum(float(e.get("ios", 0.0)) for e in summary.values())
+    seconds = sum(float(e.get("runtime_s", 0.0)) for e in summary.values())
+    return ios / seconds if seconds > 0 else 0.0

@@ -1,0 +1,177 @@
+"""Names a person reads for a metric id, and what kind of figure it is.
+
+A metric id (`four-corners:randwrite-4k-qd32-incompressible:write_iops`, with a variant
+`consistency:consistency-4k-qd32@op25:iops_mean_last400`) stays the key in the api and CSV
+files; pages, exports and reports show its plan, test and measure in words ("Four corners" /
+"4K random write QD32, incompressible" / "IOPS"). Only performance figures are ranked better
+or worse: a step's runtime or bytes moved say how it ran, not how good the drive is.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+PLAN_NAMES = {
+    "four-corners": "Four corners",
+    "transfer-size": "Transfer size",
+    "consistency": "Performance consistency",
+    "torture": "Torture",
+    "hdtach": "HD Tach passes",
+    "performance-over-time": "Performance over time",
+    "trim-validation": "TRIM validation",
+    "trim-performance": "TRIM performance",
+    "write-hitching": "Write hitching",
+    "trace-replay": "Trace playback",
+    "pts-steady-state": "SNIA PTS steady state",
+}
+
+# The measure of a metric name, without its direction (read_/write_) where it has one.
+MEASURES = {
+    "mbps": "MB/s",
+    "iops": "IOPS",
+    "lat_mean_us": "mean latency",
+    "lat_p99_us": "99th percentile latency",
+    "bytes": "bytes moved",
+    "runtime_s": "runtime",
+    "iops_mean_last400": "mean IOPS, last 400 s",
+    "iops_stddev_last400": "IOPS standard deviation, last 400 s",
+    "iops_min_last400": "minimum IOPS, last 400 s",
+    "iops_p1_last400": "1st percentile IOPS, last 400 s",
+    "iops_p99_last400": "99th percentile IOPS, last 400 s",
+    "iops_mean_over_stddev_last400": "mean over standard deviation, last 400 s",
+    "dropoff_s": "time until the drop-off",
+    "hdtach_read_avg_mbps": "average read MB/s",
+    "hdtach_write_avg_mbps": "average write MB/s",
+    "hdtach_coverage_pct": "span covered",
+    "hdtach_first_step_down_pct": "first step-down at",
+    "hdtach_after_step_down_mbps": "MB/s after the first step-down",
+    "stall_count": "stalls",
+    "stall_longest_s": "longest stall",
+    "stall_total_s": "total stall time",
+    "stall_period_s": "time between stalls",
+    "replay_mbps": "average MB/s",
+    "replay_read_mbps": "average read MB/s",
+    "replay_write_mbps": "average write MB/s",
+    "replay_read_share_pct": "read share",
+    "replay_busy_s": "disk busy time",
+    "gbps": "TRIM rate",
+}
+# How a run went, not how good the drive is: never coloured better or worse.
+NOT_PERFORMANCE = frozenset(
+    {"bytes", "runtime_s", "hdtach_coverage_pct", "hdtach_first_step_down_pct",
+     "replay_read_share_pct"}
+)  # fmt: skip
+LOWER_IS_BETTER_UNITS = ("µs", "ms", "s")
+LOWER_IS_BETTER_WORDS = ("lat_", "stall_", "stddev", "busy")
+
+_VERBS = {"randread": "random read", "randwrite": "random write", "seqread": "sequential read",
+          "seqwrite": "sequential write", "read": "sequential read",
+          "write": "sequential write"}  # fmt: skip
+_IO = re.compile(
+    r"^(?P<verb>randread|randwrite|seqread|seqwrite|read|write)-(?P<bs>\d+[kmKM]?)"
+    r"(?:-qd(?P<qd>\d+))?(?:-(?P<pattern>incompressible|compressible))?$"
+)
+_HDTACH = re.compile(r"^hdtach-(?P<dir>read|write)(?:-after-(?P<after>[a-z]+))?$")
+_HITCH = re.compile(r"^hitch-(?P<kind>seq|rand)-(?P<bs>\d+[km])-qd(?P<qd>\d+)$")
+_WORDS = {
+    "consistency-4k-qd32": "4K random write QD32",
+    "torture": "torture, 4K random write QD32",
+    "fill": "fill",
+    "prewrite": "pre-write",
+    "precondition": "preconditioning",
+    "measurement": "measurement",
+    "steady-state-rounds": "rounds to steady state",
+    "write-after-trim": "sequential write right after the TRIM",
+    "trim-all": "TRIM of the whole span",
+}
+
+
+def _bs(text: str) -> str:
+    text = text.upper()
+    return text if text[-1] in "KM" else f"{text} B"
+
+
+def measure_name(name: str) -> str:
+    """`write_lat_p99_us` -> "write 99th percentile latency"."""
+    if name in MEASURES:
+        return MEASURES[name]
+    direction, _, bare = name.partition("_")
+    if direction in ("read", "write") and bare in MEASURES:
+        return f"{direction} {MEASURES[bare]}"
+    return name.replace("_", " ")
+
+
+def step_words(step: str) -> str:
+    """A step's name in words: `randwrite-4k-qd32-compressible` -> "4K random write QD32,
+    compressible"; `hdtach-write-after-trim` -> "full-span write pass after TRIM"."""
+    base, _, variant = step.partition("@")
+    text = _WORDS.get(base)
+    if text is None and (m := _IO.match(base)):
+        text = f"{_bs(m['bs'])} {_VERBS[m['verb']]}"
+        if m["qd"]:
+            text += f" QD{m['qd']}"
+        if m["pattern"]:
+            text += f", {m['pattern']}"
+    if text is None and (m := _HDTACH.match(base)):
+        text = f"full-span {m['dir']} pass"
+        if m["after"]:
+            text += f" after {'TRIM' if m['after'] == 'trim' else m['after']}"
+    if text is None and (m := _HITCH.match(base)):
+        kind = "sequential" if m["kind"] == "seq" else "random"
+        text = f"sustained {_bs(m['bs'])} {kind} write QD{m['qd']}"
+    if text is None and base.startswith("trim-"):
+        text = f"TRIM of {base.removeprefix('trim-').upper()}"
+    if text is None and base.startswith("profile-"):
+        text = f"{base.removeprefix('profile-')} desktop profile"
+    if text is None and base.startswith("trace-"):
+        text = f"trace {base.removeprefix('trace-')}"
+    if text is None:
+        text = base.replace("-", " ")
+    return text + variant_words(variant)
+
+
+def variant_words(variant: str) -> str:
+    """ "op25@compressible" -> ", 25% OP, compressible data"."""
+    words = []
+    for part in filter(None, variant.split("@")):
+        if part.startswith("op") and part[2:].isdigit():
+            words.append(f"{part[2:]}% OP")
+        else:
+            words.append(f"{part} data")
+    return "".join(f", {w}" for w in words)
+
+
+@lru_cache(maxsize=8192)
+def names(metric: str) -> dict[str, str]:
+    """The words of a metric id: plan, test, measure and a title unique within a comparison
+    ("4K random write QD32, compressible: IOPS")."""
+    plan, _, rest = metric.partition(":")
+    step, _, name = rest.partition(":")
+    test = step_words(step)
+    measure = measure_name(name)
+    # "4K random write QD32: IOPS", not "...: write IOPS"; a mixed test keeps the direction.
+    direction, _, rest = measure.partition(" ")
+    other = {"read": "write", "write": "read"}.get(direction)
+    if other and rest and direction in test and other not in test:
+        measure = rest
+    return {
+        "plan": PLAN_NAMES.get(plan, plan),
+        "test": test,
+        "measure": measure,
+        "title": f"{test}: {measure}" if test else measure,
+    }
+
+
+def lower_is_better(metric: str, unit: str) -> bool:
+    name = metric.rsplit(":", 1)[-1]
+    if name == "dropoff_s":
+        return False  # later is better: the drive holds its fresh level longer
+    return unit in LOWER_IS_BETTER_UNITS or any(w in name for w in LOWER_IS_BETTER_WORDS)
+
+
+def is_performance(metric: str) -> bool:
+    """Whether the metric says how good the drive is (and may be coloured better or worse)."""
+    name = metric.rsplit(":", 1)[-1]
+    bare = name.partition("_")[2] if name.startswith(("read_", "write_")) else name
+    return name not in NOT_PERFORMANCE and bare not in NOT_PERFORMANCE

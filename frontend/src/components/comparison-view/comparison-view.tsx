@@ -1,0 +1,219 @@
+import { useMemo, useState, type ReactNode } from "react";
+import type { Comparison, CompareMetric } from "../../api/results/types";
+import type { DriveStyle } from "../../lib/house-style";
+import { formatMetric } from "../../lib/format-utils";
+import { driveName } from "../../lib/series-utils";
+import { MetricBars } from "../bar-chart/bar-chart";
+import { barGroups, headlineMetrics } from "../bar-chart/bar-chart-utils";
+import { ConsistencyScatter } from "../consistency-scatter/consistency-scatter";
+import { HdTachChart } from "../hdtach-chart/hdtach-chart";
+import { groupByPlan, MetricSelect } from "../metric-select/metric-select";
+import { PriceTableSection } from "../price-table/price-table";
+import { PtsCompare } from "../pts-compare/pts-compare";
+import { StallTimeline } from "../stall-timeline/stall-timeline";
+import { TransferCurves } from "../transfer-curves/transfer-curves";
+import "./comparison-view.css";
+
+/** What every section of a comparison is drawn from. */
+export interface SectionContext {
+  drives: number[];
+  styles: Map<number, DriveStyle>;
+  fileBase: string;
+  comparison: Comparison | undefined;
+  /** The drive under review, when there is one: its id and name. */
+  reviewed: { id: number; name: string } | null;
+  /** Shown for a reader (shared link, printed report): no controls that change the data. */
+  readOnly: boolean;
+}
+
+export interface Section {
+  id: string;
+  /** The heading of the section in a report. */
+  title: string;
+  render: (ctx: SectionContext) => ReactNode;
+}
+
+/**
+ * The charts of a comparison in article order, after the bars: the Compare page, a shared
+ * link and the printed report draw these, so a new chart (latency QoS, a queue-depth sweep)
+ * is one more entry here and shows up in all three.
+ */
+export const CHART_SECTIONS: Section[] = [
+  {
+    id: "hdtach",
+    title: "Throughput against position",
+    render: (c) => <HdTachChart drives={c.drives} styles={c.styles} fileBase={c.fileBase} />,
+  },
+  {
+    id: "consistency",
+    title: "Performance consistency",
+    render: (c) => (
+      <ConsistencyScatter drives={c.drives} styles={c.styles} fileBase={c.fileBase} />
+    ),
+  },
+  {
+    id: "transfer",
+    title: "Transfer size",
+    render: (c) => <TransferCurves drives={c.drives} styles={c.styles} fileBase={c.fileBase} />,
+  },
+  {
+    id: "stalls",
+    title: "Write stalls",
+    render: (c) => <StallTimeline drives={c.drives} styles={c.styles} fileBase={c.fileBase} />,
+  },
+  {
+    id: "pts",
+    title: "SNIA PTS",
+    render: (c) => <PtsCompare driveIds={c.drives} underReview={c.reviewed?.id ?? null} />,
+  },
+];
+
+function Prices({ ctx }: { ctx: SectionContext }) {
+  const metrics = ctx.comparison?.metrics ?? [];
+  const headline = headlineMetrics(metrics.map((m) => m.metric));
+  const [metric, setMetric] = useState<string | null>(null);
+  const chosen = metric ?? headline[0] ?? metrics.find((m) => m.performance)?.metric ?? null;
+  return (
+    <PriceTableSection
+      drives={ctx.drives}
+      metrics={metrics}
+      metric={chosen}
+      onMetric={setMetric}
+      fileBase={ctx.fileBase}
+    />
+  );
+}
+
+export const PRICE_SECTION: Section = {
+  id: "prices",
+  title: "Prices and performance per dollar",
+  render: (c) => <Prices ctx={c} />,
+};
+
+interface Props extends SectionContext {
+  pending: boolean;
+  /** Metrics the reader added to the headline ones (Compare page); none: headline only. */
+  extra?: string[];
+  onAdd?: (metric: string) => void;
+}
+
+/** The bars of the chosen metrics, then every chart section, then the price table. */
+export function ComparisonView(props: Props) {
+  const { comparison, pending, extra = [], onAdd } = props;
+  const all = useMemo(() => comparison?.metrics ?? [], [comparison]);
+  const wanted = useMemo(() => {
+    const headline = headlineMetrics(all.map((m) => m.metric));
+    const first = headline.length ? headline : all.filter((m) => m.performance).slice(0, 6).map((m) => m.metric);
+    return Array.from(new Set([...first, ...extra]));
+  }, [all, extra]);
+  const groups = useMemo(
+    () => barGroups(all, wanted, props.reviewed),
+    [all, wanted, props.reviewed],
+  );
+  return (
+    <>
+      <section aria-label="Results" className="comparison-section" data-section="results">
+        <div className="compare-toolbar">
+          <h2>Results, best first</h2>
+          <span className="compare-toolbar__spacer" />
+          {onAdd && (
+            <MetricSelect
+              label="Add a metric"
+              placeholder="choose…"
+              metrics={all.filter((m) => !wanted.includes(m.metric))}
+              value=""
+              onChange={onAdd}
+            />
+          )}
+        </div>
+        {pending ? (
+          <p className="muted" style={{ minHeight: 120 }}>
+            Loading results…
+          </p>
+        ) : groups.length === 0 ? (
+          <p className="muted">These drives have no results in common yet.</p>
+        ) : (
+          <div className="compare-grid">
+            {groups.map((g) => (
+              <div className="compare-card" key={g.key}>
+                <MetricBars group={g} styles={props.styles} fileBase={props.fileBase} />
+              </div>
+            ))}
+          </div>
+        )}
+      </section>
+      {[...CHART_SECTIONS, PRICE_SECTION].map((s) => (
+        <section
+          key={s.id}
+          className="compare-card comparison-section"
+          data-section={s.id}
+          aria-label={s.title}
+        >
+          {s.render(props)}
+        </section>
+      ))}
+    </>
+  );
+}
+
+/** Every metric of a comparison as a table, grouped by plan and test, in words. */
+export function AllResults({
+  comparison,
+  open = false,
+}: {
+  comparison: Comparison;
+  open?: boolean;
+}) {
+  const groups = groupByPlan(comparison.metrics);
+  return (
+    <details className="section all-results" aria-label="All results" open={open}>
+      <summary className="section__header">
+        <h2>All results ({comparison.metrics.length} metrics)</h2>
+      </summary>
+      {groups.map(([plan, metrics]) => (
+        <div key={plan} className="all-results__plan">
+          <h3>{plan}</h3>
+          <div className="table-wrap">
+            <table className="table">
+              <thead>
+                <tr>
+                  <th>Test: measure</th>
+                  <th>Best first</th>
+                </tr>
+              </thead>
+              <tbody>
+                {metrics.map((m) => (
+                  <ResultRow key={m.metric} metric={m} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </div>
+      ))}
+    </details>
+  );
+}
+
+function ResultRow({ metric: m }: { metric: CompareMetric }) {
+  return (
+    <tr>
+      <td>
+        {m.names.title}
+        <span className="cell-sub mono">{m.metric}</span>
+      </td>
+      <td>
+        {m.rows
+          .map(
+            (r) =>
+              `${driveName(r)} ${formatMetric(r.value)} ${m.unit}${r.set_apart ? " (not ranked)" : ""}`,
+          )
+          .join(" · ")}
+        {m.warnings.map((w) => (
+          <span key={w} className="cell-sub">
+            ⚠ {w}
+          </span>
+        ))}
+      </td>
+    </tr>
+  );
+}

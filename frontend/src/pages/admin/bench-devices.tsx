@@ -1,0 +1,175 @@
+import { useState, type FormEvent } from "react";
+import { useBenchDevices, useBenches, type BenchDevice } from "../../api/benches/queries";
+import { useCreateDrive, useDrives } from "../../api/drives/queries";
+import type { Drive } from "../../api/types";
+import { Badge } from "../../components/badge/badge";
+import { ErrorBox } from "../../components/error-box/error-box";
+import { TableStateRow } from "../../components/table-states/table-states";
+import { formatCapacity } from "../../lib/format-utils";
+
+/** The registered drive a device is, by path or serial on the same bench. */
+export function registeredAs(bench: string, device: BenchDevice, drives: Drive[]): Drive | null {
+  return (
+    drives.find(
+      (d) =>
+        d.bench.name === bench && (d.target_path === device.path || d.serial === device.serial),
+    ) ?? null
+  );
+}
+
+function RegisterForm({
+  bench,
+  device,
+  onDone,
+}: {
+  bench: string;
+  device: BenchDevice;
+  onDone: () => void;
+}) {
+  const create = useCreateDrive();
+  const [vendor, setVendor] = useState("");
+  const [model, setModel] = useState(device.model ?? "");
+  const [shortName, setShortName] = useState("");
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate(
+      {
+        bench,
+        target_path: device.path,
+        serial: device.serial,
+        vendor: vendor.trim(),
+        model: model.trim(),
+        capacity_bytes: device.size_bytes,
+        firmware: device.firmware,
+        interface: device.transport,
+        logical_sector: device.logical_sector,
+        short_name: shortName.trim() || null,
+        // a loop device over a file is drivelab's simulated drive
+        simulated: device.transport === "loop",
+      },
+      { onSuccess: onDone },
+    );
+  };
+  return (
+    <form
+      className="admin-page__device-form"
+      aria-label={`Register ${device.path}`}
+      onSubmit={submit}
+    >
+      <label>
+        Vendor <input required value={vendor} onChange={(e) => setVendor(e.target.value)} />
+      </label>
+      <label>
+        Model <input required value={model} onChange={(e) => setModel(e.target.value)} />
+      </label>
+      <label>
+        Short name{" "}
+        <input
+          value={shortName}
+          maxLength={40}
+          placeholder="for charts"
+          onChange={(e) => setShortName(e.target.value)}
+        />
+      </label>
+      <span className="muted">
+        serial <span className="mono">{device.serial}</span>, {formatCapacity(device.size_bytes)}
+      </span>
+      <button type="submit" className="button" disabled={create.isPending}>
+        Register
+      </button>
+      <button type="button" className="button" onClick={onDone}>
+        Cancel
+      </button>
+      {create.error && <ErrorBox error={create.error} title="Could not register the drive" />}
+    </form>
+  );
+}
+
+function Devices({ bench, drives }: { bench: string; drives: Drive[] }) {
+  const devices = useBenchDevices(bench);
+  const [open, setOpen] = useState<string | null>(null);
+  return (
+    <div className="table-wrap">
+      <table className="table" aria-label={`Devices of bench ${bench}`}>
+        <thead>
+          <tr>
+            <th>Device</th>
+            <th>Model</th>
+            <th>Serial</th>
+            <th className="num">Size</th>
+            <th>Transport</th>
+            <th>Drive</th>
+          </tr>
+        </thead>
+        <tbody>
+          {devices.isPending && <TableStateRow colSpan={6}>Loading devices…</TableStateRow>}
+          {devices.data?.length === 0 && (
+            <TableStateRow colSpan={6}>
+              The worker reported no block devices (it reports them when it starts and every
+              10 s; files in its sandbox are not listed).
+            </TableStateRow>
+          )}
+          {devices.data?.map((dev) => {
+            const known = registeredAs(bench, dev, drives);
+            return (
+              <tr key={dev.path} data-device={dev.path}>
+                <td className="mono">
+                  {dev.path}
+                  {dev.partitions.length > 0 && (
+                    <span className="cell-sub">partitions: {dev.partitions.join(", ")}</span>
+                  )}
+                </td>
+                <td>{dev.model ?? <span className="muted">—</span>}</td>
+                <td className="mono">{dev.serial}</td>
+                <td className="num">{formatCapacity(dev.size_bytes)}</td>
+                <td>{dev.transport ?? "—"}</td>
+                <td>
+                  {known ? (
+                    <span>drive {known.id}</span>
+                  ) : open === dev.path ? (
+                    <RegisterForm bench={bench} device={dev} onDone={() => setOpen(null)} />
+                  ) : (
+                    <button
+                      type="button"
+                      className="button"
+                      aria-label={`Register ${dev.path} as a drive`}
+                      onClick={() => setOpen(dev.path)}
+                    >
+                      Register as a drive
+                    </button>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {devices.error && <ErrorBox error={devices.error} title="Could not load the devices" />}
+    </div>
+  );
+}
+
+/** Each bench with the block devices its worker sees: a reviewer registers a drive by
+ * picking one (its serial, size and firmware as the device reports them). The worker's
+ * interlock still checks every target before it writes. */
+export function BenchesSection() {
+  const benches = useBenches();
+  const drives = useDrives();
+  return (
+    <section className="section" aria-labelledby="benches-heading">
+      <div className="section__header">
+        <h2 id="benches-heading">Benches and their devices</h2>
+        <span className="muted">`drivelab devices --bench NAME` lists the same</span>
+      </div>
+      {benches.error && <ErrorBox error={benches.error} title="Could not load the benches" />}
+      {benches.data?.map((b) => (
+        <div key={b.name} className="section__body" data-bench={b.name}>
+          <h3>
+            {b.name} <Badge tone={b.online ? "ok" : "neutral"}>{b.online ? "online" : "offline"}</Badge>
+          </h3>
+          <Devices bench={b.name} drives={drives.data ?? []} />
+        </div>
+      ))}
+    </section>
+  );
+}

@@ -1,0 +1,551 @@
+import { Link, useParams } from "react-router";
+import { usePtsReport } from "../../api/pts/queries";
+import type { PtsHeader, PtsReport, PtsSection } from "../../api/pts/types";
+import { useRun } from "../../api/runs/queries";
+import { useRunEvents } from "../../api/runs/events";
+import { SimulatedBadge } from "../../components/badge/badge";
+import { ErrorBox } from "../../components/error-box/error-box";
+import { IsoBars } from "../../components/iso-bars/iso-bars";
+import { ConvergenceChart, WindowChart, XYChart } from "../../components/pts-charts/pts-charts";
+import { StatusBadge } from "../../components/status-badge/status-badge";
+import { toCsv } from "../../lib/export-utils";
+import { formatDecimalBytes, formatFullDateTime, formatMetric } from "../../lib/format-utils";
+import { isActiveStatus, parseRunId } from "../../lib/run-utils";
+import { formatBinaryBytes } from "../../lib/series-utils";
+import {
+  blockSizeLabel,
+  hirSeries,
+  histogramLine,
+  latencyRows,
+  linesByMix,
+  MIX_COLORS,
+  pivot,
+  pivotCsv,
+  wsatSeries,
+  type PivotTable,
+} from "./pts-report-utils";
+import "./pts-report-page.css";
+
+/** /runs/:id/report: a SNIA PTS run's report in the specification's layout, printable. */
+export function PtsReportPage() {
+  const { id } = useParams();
+  const runId = parseRunId(id);
+  if (runId === null) {
+    return (
+      <div className="page">
+        <ErrorBox error={`"${id ?? ""}" is not a run id.`} title="No such run" />
+      </div>
+    );
+  }
+  return <ReportView key={runId} runId={runId} />;
+}
+
+function ReportView({ runId }: { runId: number }) {
+  const run = useRun(runId);
+  const active = run.data ? isActiveStatus(run.data.status) : false;
+  // One stream per page: its `round` and `run` events refetch the report.
+  useRunEvents(runId, active);
+  const report = usePtsReport(runId);
+  if (report.isError) {
+    return (
+      <div className="page">
+        <ErrorBox error={report.error} title="No PTS report" />
+      </div>
+    );
+  }
+  if (!report.data) {
+    return (
+      <div className="page" aria-busy="true">
+        <p className="muted">Loading the report…</p>
+      </div>
+    );
+  }
+  return <Report report={report.data} />;
+}
+
+function provenanceOf(h: PtsHeader, simulated: boolean): string {
+  return [
+    h.drive,
+    h.firmware ? `fw ${h.firmware}` : null,
+    h.fio_version,
+    (h.finished_at ?? h.started_at ?? "").slice(0, 10),
+    simulated ? "simulated drive" : null,
+  ]
+    .filter(Boolean)
+    .join(" · ");
+}
+
+function Report({ report }: { report: PtsReport }) {
+  const h = report.header;
+  const provenance = provenanceOf(h, report.simulated);
+  const fileBase = ["pts", String(report.run_id)];
+  return (
+    <div className="page pts-report print-page">
+      <div className="page-header">
+        <div className="page-header__title">
+          <h1>SNIA PTS report: {report.title}</h1>
+          <StatusBadge status={report.status as never} />
+          {report.simulated && <SimulatedBadge />}
+        </div>
+        <div className="pts-report__actions no-print">
+          <Link to={`/runs/${report.run_id}`}>Run #{report.run_id}</Link>
+          <button type="button" className="button" onClick={() => window.print()}>
+            Print / save as PDF
+          </button>
+        </div>
+      </div>
+      <HeaderTable report={report} />
+      {report.sections.map((section) => {
+        const conditions = `${report.plan} · ${section.label}`;
+        return (
+          <section key={section.step_id} className="section print-section" aria-label={section.label}>
+            <div className="section__header">
+              <h2>{section.label}</h2>
+              <StatusBadge status={section.status as never} />
+            </div>
+            <div className="section__body pts-report__charts">
+              <ConvergenceChart section={section} provenance={provenance} conditions={conditions} fileBase={fileBase} />
+              <WindowChart section={section} provenance={provenance} conditions={conditions} fileBase={fileBase} />
+              <TestOutput report={report} section={section} provenance={provenance} conditions={conditions} fileBase={fileBase} />
+            </div>
+          </section>
+        );
+      })}
+      {report.plan === "pts-throughput" && <ThroughputTable sections={report.sections} />}
+      {report.hir && <Hir report={report} provenance={provenance} fileBase={fileBase} />}
+      {report.xsr && <Xsr report={report} provenance={provenance} fileBase={fileBase} />}
+    </div>
+  );
+}
+
+function Fact({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <tr>
+      <th scope="row">{label}</th>
+      <td>{children ?? "—"}</td>
+    </tr>
+  );
+}
+
+function cacheText(h: PtsHeader): string {
+  const c = h.write_cache;
+  if (!c) return "not recorded";
+  const state = (v: boolean | null) => (v === null ? "unknown" : v ? "enabled" : "disabled");
+  if (!c.supported) return `unchanged (${c.detail})`;
+  return `${state(c.after)} (was ${state(c.before)}; ${c.method}, not saved: put back at the end)`;
+}
+
+/** The specification's header: who, what drive, how it was prepared, and with what. */
+function HeaderTable({ report }: { report: PtsReport }) {
+  const h = report.header;
+  const host = h.host ?? {};
+  return (
+    <section className="section print-section" aria-label="Test and drive">
+      <div className="section__header">
+        <h2>Test and drive</h2>
+      </div>
+      <div className="section__body">
+        <table className="table pts-report__header" data-testid="pts-header">
+          <tbody>
+            <Fact label="Test sponsor">{h.sponsor}</Fact>
+            <Fact label="Test">{`${report.title} (${report.plan})`}</Fact>
+            <Fact label="Drive">{h.drive}</Fact>
+            <Fact label="Firmware">{h.firmware}</Fact>
+            <Fact label="Capacity">
+              {formatDecimalBytes(h.capacity_bytes)}
+              {h.tested_bytes ? ` (tested: ${formatBinaryBytes(h.tested_bytes)})` : ""}
+            </Fact>
+            <Fact label="Interface">{h.interface}</Fact>
+            <Fact label="Profile">
+              {h.profile ? `${h.profile[0]!.toUpperCase()}${h.profile.slice(1)}` : null}
+              {h.active_range_pct ? ` · ActiveRange ${h.active_range_pct}%` : ""}
+              {h.threads ? ` · TC ${h.threads}, QD ${h.iodepth}` : ""}
+            </Fact>
+            <Fact label="Write cache">{cacheText(h)}</Fact>
+            <Fact label="Purge">{h.purge ? `${h.purge.method} (${h.purge.detail})` : "not yet"}</Fact>
+            <Fact label="Preconditioning">{h.preconditioning.join("; ")}</Fact>
+            <Fact label="Steady-state convergence">{h.convergence}</Fact>
+            <Fact label="Host">
+              {[host.hostname, host.cpu, host.os, host.kernel].filter(Boolean).join(" · ")}
+            </Fact>
+            <Fact label="fio">{[h.fio_version, h.ioengine, h.randseed != null ? `randseed ${h.randseed}` : null].filter(Boolean).join(" · ")}</Fact>
+            <Fact label="Run">{`#${report.run_id}, ${formatFullDateTime(h.started_at)} to ${formatFullDateTime(h.finished_at)}`}</Fact>
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+interface OutputProps {
+  report: PtsReport;
+  section: PtsSection;
+  provenance: string;
+  conditions: string;
+  fileBase: string[];
+}
+
+function windowNote(section: PtsSection): string {
+  if (!section.window) return "";
+  const [a, b] = section.window;
+  return section.convergence.steady ? `measurement window: rounds ${a}-${b}` : `rounds ${a}-${b}, NOT steady`;
+}
+
+function TestOutput(props: OutputProps) {
+  const { section } = props;
+  if (!section.table) {
+    return <p className="muted pts-report__wide">The window's table appears when steady state is reached or the step ends.</p>;
+  }
+  switch (section.test) {
+    case "pts-iops":
+      return <IopsOutput {...props} />;
+    case "pts-latency":
+      return <LatencyOutput {...props} />;
+    case "pts-wsat":
+      return <WsatOutput {...props} />;
+    default:
+      return null;
+  }
+}
+
+function PivotView({ table, caption, unit }: { table: PivotTable; caption: string; unit: string }) {
+  return (
+    <div className="table-wrap pts-report__wide">
+      <table className="table pts-report__pivot" data-testid="pts-pivot">
+        <caption>{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Block size</th>
+            {table.mixes.map((m) => (
+              <th key={m} scope="col" className="num">
+                R/W {m}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {table.sizes.map((s, i) => (
+            <tr key={s.bs}>
+              <th scope="row">{s.label}</th>
+              {(table.cells[i] ?? []).map((v, j) => (
+                <td key={j} className="num" title={v === null ? undefined : `${v.toFixed(0)} ${unit}`}>
+                  {v === null ? "—" : formatMetric(v)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function IopsOutput({ section, provenance, conditions, fileBase }: OutputProps) {
+  const table = pivot(section, "iops");
+  const lines = linesByMix(table);
+  const note = windowNote(section);
+  const kib = table.sizes.map((s) => s.bytes / 1024).sort((a, b) => a - b);
+  return (
+    <>
+      <PivotView table={table} caption={`Average IOPS (reads and writes) by block size and read/write mix, ${note}`} unit="IOPS" />
+      <XYChart
+        title="IOPS against block size"
+        subtitle={`one line per read/write mix · ${note}`}
+        xLabel="block size (KiB)"
+        yLabel="IOPS"
+        chartId="pts-iops-2d"
+        xLog
+        xTicks={kib}
+        xFormat={(v) => (v < 1 ? String(v) : String(Math.round(v)))}
+        series={lines}
+        exportAs={{
+          fileName: [...fileBase, "iops-by-block-size"],
+          title: "IOPS against block size, per read/write mix",
+          conditions,
+          provenance,
+          csv: () => pivotCsv(table, "block_size"),
+        }}
+      />
+      <IsoBars
+        title="IOPS: block size x read/write mix"
+        subtitle={`3D bar plot · ${note}`}
+        cells={table.cells}
+        rowLabels={table.sizes.map((s) => s.label)}
+        colLabels={table.mixes}
+        colors={table.mixes.map((m) => MIX_COLORS[m] ?? "#2563eb")}
+        exportAs={{
+          fileName: [...fileBase, "iops-3d"],
+          title: "IOPS by block size and read/write mix",
+          conditions,
+          provenance,
+          csv: () => pivotCsv(table, "block_size"),
+        }}
+      />
+    </>
+  );
+}
+
+function LatencyOutput({ section, provenance, conditions, fileBase }: OutputProps) {
+  const rows = latencyRows(section);
+  const colors = ["#1d4ed8", "#0891b2", "#059669", "#ca8a04", "#ea580c", "#c2410c", "#9333ea", "#db2777", "#475569"];
+  const series = section.elements.map((e, i) => ({
+    key: e.name,
+    label: e.label,
+    color: colors[i % colors.length]!,
+    points: histogramLine(section, e.name, "all"),
+  }));
+  return (
+    <>
+      <div className="table-wrap pts-report__wide">
+        <table className="table" data-testid="pts-latency">
+          <caption>Response times (fio completion latency, µs), {windowNote(section)}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Element</th>
+              <th scope="col" className="num">Average</th>
+              <th scope="col" className="num">Maximum</th>
+              <th scope="col" className="num">p99.999</th>
+              <th scope="col" className="num">I/Os</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.name}>
+                <th scope="row">{r.label}</th>
+                <td className="num">{formatMetric(r.mean)}</td>
+                <td className="num">{formatMetric(r.max)}</td>
+                <td className="num" title={r.p99999 === null ? "fewer than 100,000 I/Os in the window: five nines cannot be told" : undefined}>
+                  {r.p99999 === null ? "n/a" : formatMetric(r.p99999)}
+                </td>
+                <td className="num">{r.ios === null ? "—" : r.ios.toLocaleString("en-US")}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <XYChart
+        title="Response-time histograms"
+        subtitle={`share of I/Os per latency bucket (20 per decade) · ${windowNote(section)}`}
+        xLabel="latency (µs)"
+        yLabel="% of I/Os"
+        chartId="pts-latency-histograms"
+        xLog
+        series={series}
+        exportAs={{
+          fileName: [...fileBase, "latency-histograms"],
+          title: "Response-time histograms of the measurement window",
+          conditions,
+          provenance,
+          csv: () => toCsv(["element", "upper_edge_us", "share_pct"], series.flatMap((s) => s.points.map(([x, y]) => [s.key, x, y]))),
+        }}
+      />
+    </>
+  );
+}
+
+function WsatOutput({ section, provenance, conditions, fileBase }: OutputProps) {
+  const s = wsatSeries(section);
+  const color = "#c2410c";
+  const hist = histogramLine(section, section.track.element, "write");
+  const capacity = section.capacity_bytes ?? 0;
+  return (
+    <>
+      <XYChart
+        title="IOPS against time"
+        subtitle={`4 KiB random write, one point per round · stopped: ${section.stop ?? "running"}`}
+        xLabel="minutes"
+        yLabel="IOPS"
+        chartId="pts-wsat-time"
+        series={[{ key: "iops", label: "IOPS", color, points: s.byTime }]}
+        exportAs={{ fileName: [...fileBase, "wsat-time"], title: "Write saturation: IOPS against time", conditions, provenance,
+          csv: () => toCsv(["minutes", "iops"], s.byTime) }}
+      />
+      <XYChart
+        title="IOPS against total data written"
+        subtitle={`TGBW in GB (10^9 B); tested capacity ${formatBinaryBytes(capacity)} = 1 drive fill`}
+        xLabel="GB written"
+        yLabel="IOPS"
+        chartId="pts-wsat-tgbw"
+        series={[{ key: "iops", label: "IOPS", color, points: s.byGb }]}
+        exportAs={{ fileName: [...fileBase, "wsat-tgbw"], title: "Write saturation: IOPS against total GB written", conditions, provenance,
+          csv: () => toCsv(["gb_written", "drive_fills", "iops"], s.byGb.map(([gb, v], i) => [gb, s.byFills[i]?.[0] ?? "", v])) }}
+      />
+      <XYChart
+        title="Response-time histogram of the last part"
+        subtitle={`${windowNote(section)}`}
+        xLabel="latency (µs)"
+        yLabel="% of I/Os"
+        chartId="pts-wsat-histogram"
+        xLog
+        series={[{ key: "write", label: "4 KiB random write", color, points: hist }]}
+        exportAs={{ fileName: [...fileBase, "wsat-histogram"], title: "Write saturation: response times of the last rounds", conditions, provenance,
+          csv: () => toCsv(["upper_edge_us", "share_pct"], hist) }}
+      />
+    </>
+  );
+}
+
+function ThroughputTable({ sections }: { sections: PtsSection[] }) {
+  return (
+    <section className="section print-section" aria-label="Throughput">
+      <div className="section__header">
+        <h2>Throughput</h2>
+        <span className="muted">MB/s (10^6 bytes/s), average of each measurement window</span>
+      </div>
+      <div className="section__body table-wrap">
+        <table className="table" data-testid="pts-throughput">
+          <thead>
+            <tr>
+              <th scope="col">Block size</th>
+              <th scope="col" className="num">Sequential read</th>
+              <th scope="col" className="num">Sequential write</th>
+              <th scope="col">Window</th>
+            </tr>
+          </thead>
+          <tbody>
+            {sections.map((s) => {
+              const bs = s.elements[0]?.bs ?? "";
+              const read = s.table?.[`seq-read-${bs}`]?.read_mbps;
+              const write = s.table?.[`seq-write-${bs}`]?.write_mbps;
+              return (
+                <tr key={s.step_id}>
+                  <th scope="row">{blockSizeLabel(bs)}</th>
+                  <td className="num">{formatMetric(read ?? null)}</td>
+                  <td className="num">{formatMetric(write ?? null)}</td>
+                  <td>{windowNote(s) || "—"}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function Hir({ report, provenance, fileBase }: { report: PtsReport; provenance: string; fileBase: string[] }) {
+  const hir = report.hir!;
+  const s = hirSeries(hir.sets);
+  const colors = ["#1d4ed8", "#059669", "#ca8a04", "#ea580c", "#9333ea"];
+  const series = hir.sets.map((set, i) => ({
+    key: `wait-${set.wait_s}`,
+    label: `${set.wait_s} s wait`,
+    color: colors[i % colors.length]!,
+    points: s.points.filter((p) => p.wait === set.wait_s).map((p): [number, number] => [p.t, p.iops]),
+  }));
+  series.push({
+    key: "baseline",
+    label: "return to baseline",
+    color: "#475569",
+    points: s.baselines.flatMap((b) => [[(b.x1 + b.x2) / 2, b.iops] as [number, number]]),
+  });
+  return (
+    <section className="section print-section" aria-label="Host idle recovery">
+      <div className="section__header">
+        <h2>Host idle recovery</h2>
+        <span className="muted">baseline (steady state) {formatMetric(hir.baseline_iops)} IOPS</span>
+      </div>
+      <div className="section__body pts-report__charts">
+        <XYChart
+          title="IOPS against time, wait states marked"
+          subtitle="each dot: one write period's IOPS; shaded: a set of write periods with its wait"
+          xLabel="seconds since the first wait state"
+          yLabel="IOPS"
+          chartId="pts-hir"
+          scatter
+          areas={s.areas}
+          series={series}
+          exportAs={{ fileName: [...fileBase, "hir"], title: "Host idle recovery: IOPS against time", conditions: `${report.plan}`, provenance,
+            csv: () => toCsv(["t_s", "iops", "wait_s"], s.points.map((p) => [p.t, p.iops, p.wait])) }}
+        />
+        <div className="table-wrap pts-report__wide">
+          <table className="table" data-testid="pts-hir">
+            <thead>
+              <tr>
+                <th scope="col">Wait state</th>
+                <th scope="col" className="num">Cycles</th>
+                <th scope="col" className="num">Write-period IOPS</th>
+                <th scope="col" className="num">vs baseline</th>
+                <th scope="col" className="num">Return to baseline IOPS</th>
+              </tr>
+            </thead>
+            <tbody>
+              {hir.sets.map((set) => (
+                <tr key={set.wait_s}>
+                  <th scope="row">{set.wait_s} s</th>
+                  <td className="num">{`${set.cycles} of ${set.planned_cycles}`}</td>
+                  <td className="num">{formatMetric(set.burst_iops)}</td>
+                  <td className="num">
+                    {set.burst_iops !== null && hir.baseline_iops ? `${((set.burst_iops / hir.baseline_iops) * 100).toFixed(0)}%` : "—"}
+                  </td>
+                  <td className="num">{formatMetric(set.baseline?.iops ?? null)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </div>
+    </section>
+  );
+}
+
+function Xsr({ report, provenance, fileBase }: { report: PtsReport; provenance: string; fileBase: string[] }) {
+  const stimuli = report.xsr!.stimuli;
+  const colors = ["#1d4ed8", "#c2410c", "#059669"];
+  const areas = stimuli
+    .filter((s) => s.start_s !== null)
+    .map((s) => ({ key: s.name, x1: s.start_s!, x2: s.start_s! + (s.seconds ?? 0), label: s.name }));
+  const line = (key: "mbps_series" | "lat_series") =>
+    stimuli.map((s, i) => ({ key: s.name, label: s.label, color: colors[i % colors.length]!, points: s[key] }));
+  const csv = (key: "mbps_series" | "lat_series", column: string) => () =>
+    toCsv(["stimulus", "t_s", column], stimuli.flatMap((s) => s[key].map(([t, v]) => [s.name, t, v])));
+  return (
+    <section className="section print-section" aria-label="Cross-stimulus recovery">
+      <div className="section__header">
+        <h2>Cross-stimulus recovery</h2>
+        <span className="muted">per-second samples, downsampled keeping every minimum and maximum</span>
+      </div>
+      <div className="section__body pts-report__charts">
+        <XYChart
+          title="Throughput against time"
+          subtitle="MB/s (10^6 B/s) of each stimulus"
+          xLabel="seconds since the first stimulus began"
+          yLabel="MB/s"
+          chartId="pts-xsr-mbps"
+          areas={areas}
+          series={line("mbps_series")}
+          exportAs={{ fileName: [...fileBase, "xsr-mbps"], title: "Cross-stimulus recovery: throughput against time", conditions: report.plan, provenance, csv: csv("mbps_series", "mbps") }}
+        />
+        <XYChart
+          title="Average response time against time"
+          subtitle="µs, fio completion latency, mean of each second"
+          xLabel="seconds since the first stimulus began"
+          yLabel="µs"
+          chartId="pts-xsr-latency"
+          series={line("lat_series")}
+          exportAs={{ fileName: [...fileBase, "xsr-latency"], title: "Cross-stimulus recovery: average response time against time", conditions: report.plan, provenance, csv: csv("lat_series", "lat_mean_us") }}
+        />
+        <div className="table-wrap pts-report__wide">
+          <table className="table" data-testid="pts-xsr">
+            <thead>
+              <tr>
+                <th scope="col">Stimulus</th>
+                <th scope="col" className="num">MB/s</th>
+                <th scope="col" className="num">Average response time (µs)</th>
+              </tr>
+            </thead>
+            <tbody>
+              {stimuli.map((s) => (
+                <tr key={s.name}>
+                  <th scope="row">{s.label}</th>
+                  <td className="num">{formatMetric(s.mbps)}</td>
+                  <td className="num">{formatMetric(s.lat_mean_us)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,237 @@
+/**
+ * Turning a SNIA PTS report (GET /api/runs/{id}/pts) into what its charts and tables draw:
+ * the convergence and measurement-window geometry, the IOPS table pivoted by block size and
+ * mix, lines per mix, histograms, write saturation and host idle recovery series. Pure.
+ */
+
+import type { HirSet, PtsConvergence, PtsSection } from "../../api/pts/types";
+import { toCsv } from "../../lib/export-utils";
+
+export interface RoundPoint {
+  round: number;
+  value: number;
+}
+
+/** The tracking variable of every round, with whether the round is in the window. */
+export function convergencePoints(section: PtsSection): (RoundPoint & { inWindow: boolean })[] {
+  const w = section.convergence.window;
+  return section.values.map((value, i) => ({
+    round: i + 1,
+    value,
+    inWindow: w !== null && i + 1 >= w[0] && i + 1 <= w[1],
+  }));
+}
+
+export interface WindowGeometry {
+  rounds: RoundPoint[];
+  average: number;
+  band10: [number, number];
+  band20: [number, number];
+  /** The least-squares line at the window's first and last round. */
+  fit: RoundPoint[];
+  first: number;
+  last: number;
+}
+
+/**
+ * The measurement window: its rounds, their average, the +-10% and +-20% bands around it and
+ * the least-squares line, as the convergence report gives them (null before 5 rounds).
+ */
+export function windowGeometry(
+  values: number[],
+  convergence: PtsConvergence,
+): WindowGeometry | null {
+  const w = convergence.window;
+  if (!w || convergence.average === null || convergence.fit === null) return null;
+  const [first, last] = w;
+  const avg = convergence.average;
+  const [intercept, slope] = convergence.fit;
+  return {
+    rounds: values.slice(first - 1, last).map((value, i) => ({ round: first + i, value })),
+    average: avg,
+    band10: [avg * 0.9, avg * 1.1],
+    band20: [avg * 0.8, avg * 1.2],
+    fit: [first, last].map((round) => ({ round, value: intercept + slope * round })),
+    first,
+    last,
+  };
+}
+
+/** "Steady state reached in round 7 (window 3-7)" or where the current window stands. */
+export function verdictText(section: PtsSection): string {
+  const c = section.convergence;
+  const n = section.values.length;
+  if (c.steady && c.window) {
+    return `Steady state reached in round ${c.round} (window ${c.window[0]}-${c.window[1]})`;
+  }
+  const running = section.status === "running" || section.status === "pending";
+  if (c.current.window === null) {
+    const needs = c.current.needs ?? 0;
+    return running
+      ? `Round ${n}: ${needs} more round${needs === 1 ? "" : "s"} before a 5-round window`
+      : `Not steady: only ${n} round${n === 1 ? "" : "s"}`;
+  }
+  const [a, b] = c.current.window;
+  const range = c.current.range_pct;
+  const slope = c.current.slope_excursion_pct;
+  const detail =
+    range === null || range === undefined || slope === null || slope === undefined
+      ? ""
+      : ` (range ${range.toFixed(1)}% of the average, limit ${c.excursion_pct}%; slope ` +
+        `${slope.toFixed(1)}%, limit ${c.slope_pct}%)`;
+  return running
+    ? `Round ${n}: window ${a}-${b} not steady yet${detail}`
+    : `Steady state not reached in ${n} rounds: last window ${a}-${b}${detail}`;
+}
+
+export interface PivotTable {
+  /** Column keys (mixes, "100/0" first) and row keys (block sizes, largest first). */
+  mixes: string[];
+  sizes: { bs: string; bytes: number; label: string }[];
+  /** cells[row][column]: the value, null where the element was not run. */
+  cells: (number | null)[][];
+}
+
+const BS_LABEL: Record<string, string> = {
+  "1m": "1024 KiB",
+  "128k": "128 KiB",
+  "64k": "64 KiB",
+  "32k": "32 KiB",
+  "16k": "16 KiB",
+  "8k": "8 KiB",
+  "4k": "4 KiB",
+  "512": "0.5 KiB",
+};
+
+export const blockSizeLabel = (bs: string) => BS_LABEL[bs] ?? bs;
+
+/** A window table pivoted by block size (rows) and read/write mix (columns). */
+export function pivot(section: PtsSection, field: string): PivotTable {
+  const mixes: string[] = [];
+  const sizes: PivotTable["sizes"] = [];
+  for (const e of section.elements) {
+    if (!mixes.includes(e.mix)) mixes.push(e.mix);
+    if (!sizes.some((s) => s.bs === e.bs)) {
+      sizes.push({ bs: e.bs, bytes: e.bs_bytes, label: blockSizeLabel(e.bs) });
+    }
+  }
+  sizes.sort((a, b) => b.bytes - a.bytes);
+  mixes.sort((a, b) => Number(b.split("/")[0]) - Number(a.split("/")[0]));
+  const cells = sizes.map((s) =>
+    mixes.map((m) => {
+      const e = section.elements.find((x) => x.bs === s.bs && x.mix === m);
+      const v = e ? section.table?.[e.name]?.[field] : undefined;
+      return v === undefined ? null : v;
+    }),
+  );
+  return { mixes, sizes, cells };
+}
+
+export function pivotCsv(table: PivotTable, corner: string): string {
+  return toCsv(
+    [corner, ...table.mixes.map((m) => `R/W ${m}`)],
+    table.sizes.map((s, i) => [s.label, ...(table.cells[i] ?? []).map((v) => (v === null ? "" : v))]),
+  );
+}
+
+/** Colours of the seven read/write mixes, from reads (blue) to writes (orange). */
+export const MIX_COLORS: Record<string, string> = {
+  "100/0": "#1d4ed8",
+  "95/5": "#2563eb",
+  "65/35": "#0891b2",
+  "50/50": "#059669",
+  "35/65": "#ca8a04",
+  "5/95": "#ea580c",
+  "0/100": "#c2410c",
+};
+
+export interface MixLine {
+  key: string;
+  label: string;
+  color: string;
+  /** [block size in KiB, value], smallest block first. */
+  points: [number, number][];
+}
+
+/** IOPS against block size, one line per mix (the 2D plot of the IOPS test). */
+export function linesByMix(table: PivotTable): MixLine[] {
+  return table.mixes.map((mix, j) => ({
+    key: mix,
+    label: `R/W ${mix}`,
+    color: MIX_COLORS[mix] ?? "#555",
+    points: table.sizes
+      .map((s, i): [number, number | null] => [s.bytes / 1024, table.cells[i]?.[j] ?? null])
+      .filter((p): p is [number, number] => p[1] !== null)
+      .sort((a, b) => a[0] - b[0]),
+  }));
+}
+
+/** A latency histogram as a line: [upper edge µs, share %]. */
+export function histogramLine(
+  section: PtsSection,
+  element: string,
+  direction: string,
+): [number, number][] {
+  return section.histograms?.[element]?.[direction] ?? [];
+}
+
+/** Write saturation: IOPS of each round against minutes and against drive fills. */
+export function wsatSeries(section: PtsSection): {
+  byTime: [number, number][];
+  byFills: [number, number][];
+  byGb: [number, number][];
+} {
+  const capacity = section.capacity_bytes ?? 0;
+  return {
+    byTime: section.rounds.map((r) => [r.t_end_s / 60, r.iops]),
+    byGb: section.rounds.map((r) => [r.written_bytes / 1e9, r.iops]),
+    byFills: section.rounds.map((r) => [capacity > 0 ? r.written_bytes / capacity : 0, r.iops]),
+  };
+}
+
+/** Host idle recovery on one clock: each write period's IOPS at its middle, and the shaded
+ * span of each wait state set. */
+export function hirSeries(sets: HirSet[]): {
+  points: { t: number; iops: number; wait: number }[];
+  areas: { key: string; x1: number; x2: number; label: string }[];
+  baselines: { key: string; x1: number; x2: number; iops: number }[];
+} {
+  const points = sets.flatMap((s) =>
+    s.bursts.map(([a, b, iops]) => ({ t: (a + b) / 2, iops, wait: s.wait_s })),
+  );
+  const areas = sets
+    .filter((s) => s.bursts.length > 0)
+    .map((s) => ({ key: `wait-${s.wait_s}`, x1: s.start_s, x2: s.end_s, label: `${s.wait_s} s wait` }));
+  const baselines = sets
+    .filter((s) => s.baseline?.start_s != null && s.baseline.iops != null)
+    .map((s) => ({
+      key: `baseline-${s.wait_s}`,
+      x1: s.baseline!.start_s!,
+      x2: s.baseline!.start_s! + (s.baseline!.seconds ?? 0),
+      iops: s.baseline!.iops!,
+    }));
+  return { points, areas, baselines };
+}
+
+/** The window's table as rows of the latency test: average, maximum and five nines. */
+export function latencyRows(section: PtsSection): {
+  name: string;
+  label: string;
+  mean: number | null;
+  max: number | null;
+  p99999: number | null;
+  ios: number | null;
+}[] {
+  return section.elements.map((e) => {
+    const row = section.table?.[e.name];
+    const pct = section.percentiles?.[e.name]?.all;
+    return {
+      name: e.name,
+      label: e.label,
+      mean: row?.lat_mean_us ?? null,
+      max: row?.lat_max_us ?? null,
+      p99999: pct?.["99.999"] ?? null,
+      ios: pct?.ios ?? null,
+    };
+  });
+}

@@ -1,0 +1,113 @@
+"""A SNIA PTS run in real Chromium: the convergence plot grows round by round on the Run page
+while the rounds run, and the report page renders the specification's layout and prints to a
+PDF whose pages hold it."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+
+import pytest
+
+from tests.conftest import Stack, wait_run
+from tests.e2e.test_browser import DOCS_SCREENSHOTS, VIEWPORT, browser, shot, sign_in
+from tests.e2e.test_run_path import queue
+
+pytestmark = [pytest.mark.e2e, pytest.mark.browser]
+__all__ = ["browser"]  # the fixture, shared with test_browser
+
+PARAMS = {
+    "span": "64m",
+    "block_sizes": ["4k", "64k", "1m"],
+    "mixes": ["100/0", "65/35", "0/100"],
+    "element_s": 1,
+    "max_rounds": 8,
+    "precondition_loops": 1,
+    "threads": 1,
+    "iodepth": 8,
+    "sponsor": "drivelab browser test",
+}
+
+
+def pdf_pages(data: bytes) -> int:
+    """Page objects in a PDF (`/Type /Page`, not `/Pages`)."""
+    return len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", data))
+
+
+def test_pts_convergence_live_and_the_report_prints(browser, stack: Stack, sim_drive: dict) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport=VIEWPORT, base_url=stack.api_url)
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
+    try:
+        sign_in(page, stack)
+        with stack.client() as c:
+            run_id = queue(c, sim_drive, PARAMS, plan="pts-iops")["id"]
+        page.goto(f"/runs/{run_id}")
+        chart = page.locator('[data-chart="pts-convergence-rounds"]')
+        dots = chart.locator(".recharts-line-dots circle")
+        # Live: round dots appear one after another while the run is running.
+        seen: list[int] = []
+        deadline = time.monotonic() + 180
+        with stack.client() as c:
+            while time.monotonic() < deadline:
+                status = c.get(f"/api/runs/{run_id}").json()["status"]
+                if status not in ("queued", "running"):
+                    break
+                n = dots.count()
+                if n and (not seen or n != seen[-1]):
+                    seen.append(n)
+                time.sleep(0.2)
+            run = wait_run(c, run_id)
+        assert run["status"] == "done", run["error"]
+        assert len(seen) >= 2 and seen == sorted(seen), f"dots seen while running: {seen}"
+        expect(chart.locator(".chart-frame__subtitle")).to_contain_text(
+            re.compile(r"Steady state reached in round \d+|Steady state not reached in \d+ rounds")
+        )
+
+        page.get_by_role("link", name="Open the report").click()
+        expect(page).to_have_url(re.compile(rf"/runs/{run_id}/report$"))
+        header = page.get_by_test_id("pts-header")
+        expect(header).to_contain_text("drivelab browser test")
+        expect(header).to_contain_text(sim_drive["serial"])
+        expect(header).to_contain_text("file-punch")
+        expect(header).to_contain_text("fio-")
+        expect(header).to_contain_text("Enterprise · ActiveRange 100% · TC 1, QD 8")
+        pivot = page.get_by_test_id("pts-pivot")
+        expect(pivot.locator("tbody tr")).to_have_count(3)
+        expect(pivot.locator("thead th")).to_have_count(4)
+        with stack.client() as c:
+            report = c.get(f"/api/runs/{run_id}/pts").json()
+        table = report["sections"][0]["table"]
+        row = pivot.locator("tbody tr").filter(
+            has=page.locator("th", has_text=re.compile(r"^4 KiB$"))
+        )
+        shown = row.locator("td").nth(2)  # the 0/100 column
+        expect(shown).to_have_attribute("title", f"{table['r0w100-4k']['iops']:.0f} IOPS")
+        # 3 x 3 bars, three faces each, in the 3D plot; the 2D plot has a line per mix.
+        expect(page.locator('[data-chart="pts-iops-3d"] polygon')).to_have_count(27)
+        expect(page.locator('[data-chart="pts-iops-2d"] .recharts-line')).to_have_count(3)
+        expect(
+            page.locator('[data-chart="pts-window-rounds"] .recharts-reference-line')
+        ).to_have_count(3)
+        shot(page, "pts-report")
+        if os.environ.get("DRIVELAB_DOCS_SCREENSHOTS") == "1":
+            DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(DOCS_SCREENSHOTS / "pts-report.png"), full_page=True)
+
+        # Printed: no navigation or export buttons, and a PDF of several pages.
+        page.emulate_media(media="print")
+        expect(page.locator(".app-header")).to_be_hidden()
+        expect(page.locator(".chart-frame__export").first).to_be_hidden()
+        expect(page.get_by_role("button", name="Print / save as PDF")).to_be_hidden()
+        expect(header).to_be_visible()
+        pdf = page.pdf(format="A4", print_background=True)
+        assert pdf.startswith(b"%PDF-")
+        pages = pdf_pages(pdf)
+        assert 2 <= pages <= 12, f"{pages} pages"
+        assert not problems, problems
+    finally:
+        context.close()
