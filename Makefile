@@ -10,6 +10,8 @@ STAMP := $(VENV)/.installed
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/tsconfig.json -type f 2>/dev/null)
 PYTEST_ARGS ?=
+# make test runs pytest on this many xdist workers (see tests/conftest.py); 0: in one process.
+TEST_WORKERS ?= 3
 
 .PHONY: run test lint client migrate fuzz bench fio partition-tools chromium deps frontend help
 
@@ -25,10 +27,25 @@ help:
 run: deps fio frontend
 	$(VENV)/bin/drivelab up
 
+# The build type-checks the frontend (tsc -b) before pytest, whose browser tests serve it; the
+# frontend's unit tests and eslint run meanwhile, beside pytest, and print when it is done,
+# followed by pytest's summary line again.
+FRONTEND_CHECKS_LOG := test-artifacts/frontend-checks.log
+PYTEST_LOG := test-artifacts/pytest.log
 test: deps fio partition-tools chromium frontend/node_modules/.installed
-	cd frontend && npm test && npm run lint
 	$(MAKE) frontend
-	$(PY) -m pytest $(PYTEST_ARGS); status=$$?; [ $$status -eq 5 ] && exit 1; exit $$status
+	@mkdir -p test-artifacts
+	@(cd frontend && npm test && npx --no-install eslint --max-warnings=0 .) \
+	  > $(FRONTEND_CHECKS_LOG) 2>&1 & checks=$$!; \
+	set -o pipefail; \
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS) \
+	  | tee $(PYTEST_LOG); status=$$?; [ $$status -eq 5 ] && status=1; \
+	wait $$checks; checked=$$?; \
+	echo "--- the frontend's unit tests and eslint ($(FRONTEND_CHECKS_LOG)):"; \
+	cat $(FRONTEND_CHECKS_LOG); \
+	[ $$checked -eq 0 ] || echo "the frontend's unit tests or eslint failed"; \
+	echo "--- pytest ($(PYTEST_LOG)):"; tail -n 1 $(PYTEST_LOG); \
+	[ $$checked -eq 0 ] || exit 1; exit $$status
 
 lint: deps frontend/node_modules/.installed
 	$(VENV)/bin/ruff check backend worker tests migrations

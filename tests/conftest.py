@@ -21,7 +21,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -283,6 +283,7 @@ def start_stack(
 
 def stop_stack(stack: Stack, timeout: float = 60) -> int:
     """Ctrl-C, as a user stops it; returns the exit status."""
+    let_pgserver_in(stack.data_dir)
     if stack.proc.poll() is None:
         stack.proc.send_signal(signal.SIGINT)
         try:
@@ -293,24 +294,89 @@ def stop_stack(stack: Stack, timeout: float = 60) -> int:
     return stack.proc.returncode
 
 
+def let_pgserver_in(data_dir: Path) -> None:
+    """As root, pgserver runs the embedded PostgreSQL as the system user `pgserver`, and opens
+    the directories above its data to others when it starts it. Every pytest session that
+    starts later on the machine (another checkout's) closes pytest's own directory
+    (/tmp/pytest-of-root) to its owner again, and pgserver's `pg_ctl stop` would then be
+    refused: open the way again before it is needed."""
+    if os.geteuid() == 0 and (data_dir / "postgres").is_dir():
+        from pgserver.utils import ensure_prefix_permissions
+
+        ensure_prefix_permissions(data_dir / "postgres")
+
+
+# `make test` runs the suite on several xdist workers (`-n N --dist loadfile`), each a
+# session with a stack of its own. A module's tests run on one worker, so its module fixtures
+# start once; the modules named together here run on one worker, so they can share a
+# session fixture. (xdist's own `xdist_group` marks do not work with pytest 9.2: xdist
+# renames the test, and pytest no longer takes the name.) The slow parts are handed out
+# first, so that none of them is left to run alone at the end.
+SHARED_WORKER = {
+    # The quick demo that both check (tests/e2e/conftest.py: quick_demo).
+    "tests/e2e/test_demo.py": "demo",
+    "tests/e2e/test_compare_ui.py": "demo",
+}
+SLOW_FIRST = ("tests/fuzz/", "tests/faults/", "tests/e2e/", "tests/test_up.py")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class ByModule(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return SHARED_WORKER.get(module, module)
+
+    return ByModule(config, log)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        return next(
+            (i for i, path in enumerate(SLOW_FIRST) if item.nodeid.startswith(path)),
+            len(SLOW_FIRST),
+        )
+
+    items.sort(key=rank)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item,
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failed test that used the session's stack gets the end of its log in the report:
+    what the api and the worker said is often the answer, and the stack is gone after."""
+    report = yield
+    stack = getattr(item, "funcargs", {}).get("stack")
+    if report.failed and isinstance(stack, Stack):
+        report.sections.append(("drivelab up log (last lines)", stack.log_tail(80)))
+    return report
+
+
 @pytest.fixture(scope="session")
 def services() -> Iterator[dict[str, str]]:
-    """Environment for `drivelab up`: the machine's servers, or {} for the embedded ones."""
+    """Environment for `drivelab up`: a fresh database on the machine's PostgreSQL, or {} for
+    the embedded one. Redis is always the stack's own (the embedded one, in its data
+    directory): Celery's queues live in Redis, and a Redis of its own per stack lets any number
+    of test sessions (xdist workers, other checkouts, CI) run on one machine at once."""
     if os.environ.get("DRIVELAB_TEST_EMBEDDED") == "1" or not local_services_available():
         yield {}
         return
     db = create_local_database()
-    redis_db, release = reserve_redis_db()
     try:
-        yield {"DRIVELAB_DATABASE_URL": db.url, "DRIVELAB_REDIS_URL": f"{LOCAL_REDIS}/{redis_db}"}
+        yield {"DRIVELAB_DATABASE_URL": db.url}
     finally:
-        release()
         db.drop()
 
 
 def reserve_redis_db() -> tuple[int, Callable[[], None]]:
-    """A Redis database number no other test session on this machine is using: Celery queues
-    live in the database, so two sessions sharing one would take each other's runs."""
+    """A Redis database number no other session on this machine is using (the benchmarks run
+    on the machine's Redis): Celery queues live in the database, so two sessions sharing one
+    would take each other's runs."""
     token = secrets.token_hex(8)
     for number in range(1, 16):
         client = redis.Redis.from_url(f"{LOCAL_REDIS}/{number}")
@@ -323,7 +389,7 @@ def reserve_redis_db() -> tuple[int, Callable[[], None]]:
                     client.flushdb()
 
             return number, release
-    raise AssertionError("every Redis database 1-15 on 127.0.0.1:6379 is in use by a test run")
+    raise AssertionError("every Redis database 1-15 on 127.0.0.1:6379 is in use")
 
 
 @pytest.fixture(scope="session")

@@ -573,8 +573,9 @@ def _embargo(stack: Stack, model_id: int, until: datetime | None) -> None:
 
 
 def test_embargoed_drives_are_hidden_from_viewers_and_shared_links(
-    stack: Stack, users: dict[str, User], sim_drive: dict, embargo_drive: dict
+    stack: Stack, users: dict[str, User], sim_drive: dict, ids: dict, embargo_drive: dict
 ) -> None:
+    # `ids` ran four-corners on the sim drive: it has results to compare.
     drive, run = embargo_drive, embargo_drive["run"]
     model_id = drive["model"]["id"]
     step = run["steps"][-1]
@@ -656,8 +657,9 @@ def test_embargoed_drives_are_hidden_from_viewers_and_shared_links(
 
 
 def test_shared_links_are_read_without_login_until_revoked(
-    stack: Stack, users: dict[str, User], sim_drive: dict
+    stack: Stack, users: dict[str, User], sim_drive: dict, ids: dict
 ) -> None:
+    # `ids` ran four-corners on the sim drive: it has results to compare.
     with stack.client(token=users["reviewer"].token) as reviewer:
         r = reviewer.post(
             "/api/shares",

@@ -1,12 +1,12 @@
 """The Compare, Side by side and shared pages in a real browser against `drivelab demo`.
 
-A quick demo on three simulated drives of 128 MiB (their own drives: the size is in the
-target's name, so the demo test's 256 MiB drives keep their own history) gives every chart
-data. Chromium chooses the drives, sees every chart drawn, switches the consistency scatter to
-linear, exports PNG, SVG, CSV and the chart pack and checks the files; a reviewer publishes a
-read-only link that opens without signing in until it is revoked; a viewer cannot publish;
-side by side shows the differences. Screenshots go to test-artifacts/screenshots/ (and to
-docs/screenshots/ with DRIVELAB_DOCS_SCREENSHOTS=1).
+The session's quick demo on three simulated drives of 128 MiB (tests/e2e/conftest.py, which
+test_demo checks) gives every chart data. Chromium chooses the drives, sees every chart
+drawn, switches the consistency scatter to linear, exports PNG, SVG, CSV and the chart pack
+and checks the files; a reviewer publishes a read-only link that opens without signing in
+until it is revoked; a viewer cannot publish; side by side shows the differences.
+Screenshots go to test-artifacts/screenshots/ (and to docs/screenshots/ with
+DRIVELAB_DOCS_SCREENSHOTS=1).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Stack
+from tests.e2e.conftest import Demo
 from tests.e2e.test_browser import (
     DOCS_SCREENSHOTS,
     SCREENSHOTS,
@@ -57,20 +58,10 @@ def docs_copy(path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def demo(stack: Stack) -> list[dict[str, Any]]:
-    out = stack.cli(
-        "demo", "--quick", "--sparse", "--drives", "3", "--size", "128m", "--wait",
-        "--timeout", "400", timeout=430,
-    )  # fmt: skip
-    # --sparse: this module is about the page; simulated drives are loop devices, whose paths
-    # other tests' drives may have had (a drive registered at a known path is that drive).
-    assert "queued 24 runs" in out.stdout, out.stdout
-    # The demo's drives (simulated drives as root with cgroups, sparse files elsewhere).
-    ids = [int(m) for m in re.findall(r"^simulated drive (\d+):", out.stdout, re.MULTILINE)]
-    with stack.client() as c:
-        drives = [d for d in c.get("/api/drives").json() if d["id"] in ids]
-    assert len(drives) == 3
-    return sorted(drives, key=lambda d: d["label"])
+def demo(quick_demo: Demo) -> list[dict[str, Any]]:
+    assert "queued 24 runs" in quick_demo.out.stdout, quick_demo.out.stdout
+    assert len(quick_demo.drives) == 3
+    return quick_demo.drives
 
 
 @pytest.fixture(scope="module")

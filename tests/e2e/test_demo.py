@@ -1,10 +1,10 @@
-"""`drivelab demo` against the running stack, at its smallest: the catalog with its cited
-prices, and two simulated drives whose shortened runs all end done."""
+"""`drivelab demo` against the running stack, quick: the catalog with its cited prices, and
+three simulated drives whose shortened runs all end done (the session's demo, which
+test_compare_ui charts)."""
 
 from __future__ import annotations
 
 import csv
-import re
 
 import httpx
 import pytest
@@ -14,23 +14,24 @@ from backend.drives.catalog_service import name_key
 from backend.prices.schemas import check_capacity_gb
 from backend.prices.service import parse_price_csv
 from tests.conftest import Stack
+from tests.e2e.conftest import Demo
 from worker.sim.controller import requirements
 
 pytestmark = pytest.mark.e2e
 
 
-def test_demo_fills_the_catalog_and_runs_plans_on_simulated_drives(stack: Stack) -> None:
+def test_demo_fills_the_catalog_and_runs_plans_on_simulated_drives(
+    stack: Stack, quick_demo: Demo
+) -> None:
     """As root with cgroups the demo's drives are simulated drives (worker.sim) whose charts
     show step-downs, a drop-off and stalls; elsewhere sparse files, and the demo says so."""
     missing = requirements()
-    out = stack.cli("demo", "--drives", "2", "--quick", "--wait", "--timeout", "400", timeout=430)
+    out = quick_demo.out
     if missing:
         assert "no simulated drives here" in out.stdout
     else:
         assert "a loop device shaped by the kernel's block throttle" in out.stdout
         assert "the simulated drives run as long as this command" in out.stdout
-    ids = [int(m) for m in re.findall(r"^simulated drive (\d+):", out.stdout, re.MULTILINE)]
-    assert len(ids) == 2, out.stdout
     assert "catalog: 8 drive models" in out.stdout
     assert "8 published prices" in out.stdout
 
@@ -69,12 +70,12 @@ def test_demo_fills_the_catalog_and_runs_plans_on_simulated_drives(stack: Stack)
         in_table = {r["model_id"] for k in table["classes"] for r in k["models"]}
         assert {by_key[k]["id"] for k in wanted} <= in_table
 
-        drives = [d for d in c.get("/api/drives").json() if d["id"] in ids]
-        assert len(drives) == 2
+        drives = quick_demo.drives
+        assert len(drives) == 3
         if missing:
-            assert all(d["target_path"].endswith("-256m.img") for d in drives)
+            assert all(d["target_path"].endswith("-128m.img") for d in drives)
         else:
-            assert all(d["target_path"].startswith("/dev/loop") for d in drives)
+            assert all(d["target_path"].startswith("/dev/") for d in drives)
         for d in drives:
             assert d["simulated"] is True
             assert d["model"]["vendor"] == "drivelab"

@@ -100,7 +100,7 @@ def test_queue_follow_and_catalog(browser, stack: Stack, sim_drive: dict) -> Non
         page.locator("[name='param-runtime_s']").fill("3")
         page.locator("[name='param-span']").fill("9t")
         expect(field(page, "span").locator(".form-field__error")).to_contain_text(
-            "larger than the drive", timeout=5_000
+            "larger than the drive", timeout=30_000
         )
         for name, value in SHORT.items():
             page.locator(f"[name='param-{name}']").fill(value)
@@ -124,28 +124,29 @@ def test_queue_follow_and_catalog(browser, stack: Stack, sim_drive: dict) -> Non
         # 2. The right serial queues the run and opens its page.
         page.locator("[name=confirm_serial]").fill(sim_drive["serial"])
         page.get_by_role("button", name="Queue test").click()
-        expect(page).to_have_url(re.compile(r"/runs/\d+$"), timeout=10_000)
+        expect(page).to_have_url(re.compile(r"/runs/\d+$"), timeout=30_000)
         run_id = int(page.url.rsplit("/", 1)[1])
         header = page.locator(".page-header")
-        expect(header.locator(".badge", has_text="running")).to_be_visible(timeout=15_000)
+        expect(header.locator(".badge", has_text="running")).to_be_visible(timeout=30_000)
         bar = page.get_by_role("progressbar", name=f"Run {run_id} progress")
         first = progress_value(bar)
         page.wait_for_function(
             """(re) => [...document.querySelectorAll('.run-chart path.recharts-line-curve')]
                 .some((p) => new RegExp(re).test(p.getAttribute('d') || ''))""",
             arg=DRAWN_LINE.pattern,
-            timeout=10_000,
+            timeout=30_000,
         )
         expect(page.locator(".run-page__eta dd")).to_contain_text("left")
-        deadline = time.monotonic() + 10
+        # It grows while the run goes on.
+        deadline = time.monotonic() + 60
         while progress_value(bar) <= first and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert progress_value(bar) > first, f"progress stayed at {first}% for 10 s"
+        assert progress_value(bar) > first, f"progress stayed at {first}% for 60 s"
         expect(header.locator(".badge", has_text=re.compile(r"^done$"))).to_be_visible(
             timeout=90_000
         )
         with stack.client() as c:
-            run = wait_run(c, run_id, timeout=10)
+            run = wait_run(c, run_id)
         assert run["status"] == "done", run
         assert run["params"]["runtime_s"] == 3 and run["params"]["prewrite"] is False
 
@@ -158,7 +159,7 @@ def test_queue_follow_and_catalog(browser, stack: Stack, sim_drive: dict) -> Non
                 .filter((f) => [...f.querySelectorAll('path.recharts-line-curve')]
                     .some((p) => new RegExp(re).test(p.getAttribute('d') || ''))).length === n""",
             arg=[DRAWN_LINE.pattern, len(sampled)],
-            timeout=15_000,
+            timeout=30_000,
         )
         expect(charts.first.get_by_role("button", name=re.compile("CSV"))).to_be_visible()
         # The job files and the drive and host as the bench recorded them.

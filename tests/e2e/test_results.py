@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import Stack
-from tests.e2e.test_plans import results, run_plan
+from tests.e2e.test_plans import done, results, run_plan
+from tests.e2e.test_run_path import queue
 
 pytestmark = pytest.mark.e2e
 
@@ -38,9 +39,10 @@ SHORT = {
 
 def test_compare_and_side_by_side(stack: Stack, drive_c: dict, drive_b: dict) -> None:
     with stack.client() as c:
-        run_plan(c, drive_c, "four-corners", SHORT)
-        run_plan(c, drive_b, "four-corners", SHORT)
-        run_plan(c, drive_b, "four-corners", SHORT)
+        # Queued together: C's run and B's first run at once, B's second after its first.
+        queued = [queue(c, d, SHORT, plan="four-corners") for d in (drive_c, drive_b, drive_b)]
+        for run in queued:
+            done(c, run["id"])
         metric = "four-corners:randread-4k-qd3:read_mbps"
         out = c.get(
             "/api/compare",

@@ -20,7 +20,6 @@ from tests.conftest import (
     Stack,
     create_local_database,
     local_services_available,
-    reserve_redis_db,
     start_stack,
     stop_stack,
 )
@@ -38,12 +37,8 @@ def fuzz_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     cleanup = []
     if local_services_available() and os.environ.get("DRIVELAB_TEST_EMBEDDED") != "1":
         db = create_local_database()
-        number, release = reserve_redis_db()
-        env = {
-            "DRIVELAB_DATABASE_URL": db.url,
-            "DRIVELAB_REDIS_URL": f"redis://127.0.0.1:6379/{number}",
-        }
-        cleanup = [release, db.drop]
+        env = {"DRIVELAB_DATABASE_URL": db.url}  # and the stack's own Redis
+        cleanup = [db.drop]
     stack = start_stack(data_dir, env, sim_size="256m")
     try:
         yield stack

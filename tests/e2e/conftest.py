@@ -1,0 +1,33 @@
+"""Fixtures shared by the end-to-end modules."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass
+
+import pytest
+
+from tests.conftest import Stack
+
+
+@dataclass
+class Demo:
+    out: subprocess.CompletedProcess[str]
+    drives: list[dict]  # its simulated drives A, B and C, by label
+
+
+@pytest.fixture(scope="session")
+def quick_demo(stack: Stack) -> Demo:
+    """`drivelab demo --quick` with three drives of 128 MiB, once per session: simulated drives
+    (worker.sim) as root with cgroups, sparse files elsewhere. test_demo checks what it loaded
+    and ran, test_compare_ui charts it (the two run on one xdist worker: SHARED_WORKER in
+    tests/conftest.py). The drives are the ones the demo says it registered."""
+    out = stack.cli(
+        "demo", "--quick", "--drives", "3", "--size", "128m", "--wait", "--timeout", "400",
+        timeout=430,
+    )  # fmt: skip
+    ids = [int(m) for m in re.findall(r"^simulated drive (\d+):", out.stdout, re.MULTILINE)]
+    with stack.client() as c:
+        drives = [d for d in c.get("/api/drives").json() if d["id"] in ids]
+    return Demo(out, sorted(drives, key=lambda d: d["label"]))
