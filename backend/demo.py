@@ -259,8 +259,9 @@ def start_sim_drives(
             profile = DEMO_PROFILES[f"demo-{letter.lower()}"]
             sim = SimDrive(profile, size, workdir, label=name).start()
             sims.append(sim)
+            assert sim.state is not None
             info = identify(sim.device)
-            drives.append(_register(client, bench, name, sim.device, info, "loop"))
+            drives.append(_register(client, bench, name, sim.state.target, info, "loop"))
     except BaseException:
         stop_sim_drives(sims)
         raise

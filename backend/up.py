@@ -124,6 +124,7 @@ def _local_bench(session: Session, data_dir: Path, sim_size: str) -> str:
         target_path=str(target),
         firmware="sim",
         logical_sector=info.logical_sector,
+        replace=True,  # drivelab's own file: a new one when it was deleted
     )
     return bench_token
 

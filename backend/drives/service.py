@@ -130,8 +130,14 @@ def register_drive(
     target_path: str,
     firmware: str | None = None,
     logical_sector: int = 512,
+    replace: bool = False,
 ) -> DriveSample:
-    """Register (or update) the drive at `target_path` on `bench`."""
+    """Register (or update) the drive at `target_path` on `bench`.
+
+    The drive already registered there is updated when it is the same drive (same serial). A
+    drive with another serial at a registered path is another physical drive: it must not
+    inherit the registered one's history, so it is refused, unless `replace` (drivelab's own
+    simulated file, which `drivelab up` recreates)."""
     check_target_path(target_path)
     drive = session.scalar(
         select(DriveSample).where(
@@ -149,6 +155,16 @@ def register_drive(
         )
         session.add(drive)
     else:
+        if drive.serial != serial and not replace:
+            registered = get_drive(session, drive.id)
+            raise Conflict(
+                f"drive {drive.id} ({drive_label(registered)}) is registered at {target_path} on "
+                f"bench {bench.name} with serial {drive.serial}, not {serial}: if the drive "
+                f"there was replaced, register the new one by its stable name "
+                f"(/dev/disk/by-id/...) or first move drive {drive.id} elsewhere; if its serial "
+                f"was mistyped, correct it with PATCH /api/drives/{drive.id}",
+                field="target_path",
+            )
         drive.model_id = model.id
         drive.serial = serial
         drive.firmware = firmware

@@ -273,6 +273,35 @@ def test_targets_fio_would_read_differently_are_refused_at_registration(
         assert c.get(f"/api/drives/{drive['id']}").json()["target_path"] == drive["target_path"]
 
 
+def test_another_drive_at_a_registered_path_does_not_take_over_its_history(
+    stack: Stack,
+) -> None:
+    """Loop numbers and /dev/sdX names are reused by the next drive attached: registering a
+    drive with another serial at a registered path must not hand it the first one's runs."""
+    path = stack.data_dir / "targets" / "reused-name.img"
+    first = stack.add_drive(path, "interlock matrix first at a path", size=MiB)
+    with stack.client() as c:
+        r = c.post(
+            "/api/drives",
+            json={
+                "bench": "local",
+                "target_path": str(path),
+                "serial": "S6XXNX0R000002",
+                "vendor": "drivelab",
+                "model": "interlock matrix second at a path",
+                "capacity_bytes": MiB,
+            },
+        )
+        assert r.status_code == 409, r.text
+        assert f"drive {first['id']}" in r.json()["detail"]
+        assert "/dev/disk/by-id/" in r.json()["detail"]
+        kept = c.get(f"/api/drives/{first['id']}").json()
+        assert kept["serial"] == first["serial"] and kept["model"] == first["model"]
+        # The same drive registered again is an update, as before.
+        assert stack.add_drive(path, "interlock matrix first at a path")["id"] == first["id"]
+    path.unlink()
+
+
 # --- parameters fio rejects ----------------------------------------------------------------
 
 CUSTOM = {"profile": "custom", "rwmixread": 50, "percentage_random": 50, "iodepth": 1}

@@ -101,7 +101,7 @@ def _register(args: argparse.Namespace, state: Any) -> dict[str, Any]:
                 "/api/drives",
                 {
                     "bench": args.bench,
-                    "target_path": state.device,
+                    "target_path": state.target,
                     "serial": info.serial,
                     "vendor": "drivelab",
                     "model": f"Simulated drive ({state.label})",

@@ -75,6 +75,22 @@ def _losetup(*args: str) -> str:
     return out.stdout.strip()
 
 
+BY_ID = Path("/dev/disk/by-id")
+
+
+def _by_id_link(device: str) -> Path:
+    """/dev/disk/by-id/drivelab-sim-<serial>: the drive's serial (from its backing file's
+    inode) makes the name unique to this drive, as a real drive's by-id name is."""
+    from worker.devices import identify
+
+    BY_ID.mkdir(parents=True, exist_ok=True)
+    link = BY_ID / f"drivelab-sim-{identify(device).serial}"
+    with contextlib.suppress(FileNotFoundError):
+        link.unlink()
+    link.symlink_to(device)
+    return link
+
+
 class Controller:
     """Everything one simulated drive is, created in `setup` and removed in `teardown`."""
 
@@ -88,6 +104,7 @@ class Controller:
         self.label = label
         self.file = TMPFS / f"drivelab-sim-{os.getpid()}.img"
         self.device: str | None = None
+        self.link: Path | None = None
         self.name = ""
         self.throttle: Throttle | None = None
         self.events_path = events_path
@@ -104,6 +121,7 @@ class Controller:
         self.device = _losetup("-f", "--show", str(self.file))
         self.name = os.path.basename(self.device)
         devno = Path(f"/sys/block/{self.name}/dev").read_text().strip()
+        self.link = _by_id_link(self.device)
         self.throttle = make_throttle(f"drivelab-sim-{self.name}-{os.getpid()}", devno)
         self.throttle.create()
         if self.events_path is None:
@@ -124,6 +142,7 @@ class Controller:
             profile=self.profile.as_dict(),
             events=str(self.events_path),
             label=self.label,
+            link=str(self.link),
         )
         write_state(self.state)
         return self.state
@@ -159,6 +178,9 @@ class Controller:
         if self.state is not None:
             with contextlib.suppress(OSError):
                 state_path(self.state.name).unlink()
+        if self.link is not None:
+            with contextlib.suppress(OSError):
+                self.link.unlink()
         if self.throttle is not None:
             try:
                 self.throttle.remove()

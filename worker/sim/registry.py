@@ -30,6 +30,14 @@ class SimState:
     profile: dict[str, Any]
     events: str  # JSON lines of what the controller did
     label: str
+    # A stable name for the drive, as udev gives real drives (/dev/disk/by-id/...): register
+    # it by this, since loop device numbers are reused by the next drive attached.
+    link: str = ""
+
+    @property
+    def target(self) -> str:
+        """The path to register the drive by: its by-id link, else the loop device."""
+        return self.link or self.device
 
     @property
     def procs(self) -> Path:

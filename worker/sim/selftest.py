@@ -95,7 +95,7 @@ def register(client: httpx.Client, bench: str, case: Case) -> dict[str, Any]:
             "/api/drives",
             {
                 "bench": bench,
-                "target_path": case.sim.device,
+                "target_path": case.sim.state.target,
                 "serial": info.serial,
                 "vendor": "drivelab",
                 "model": f"Simulated drive ({case.profile}, {case.sim.device})",
