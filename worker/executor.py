@@ -16,6 +16,7 @@ from backend.plans import fio_check
 from worker.client import ApiClient, ApiError, ApiUnreachable
 from worker.devices import DeviceInfo
 from worker.driveinfo import drive_record, smart, unchanged_since, write_fingerprint
+from worker.fio.runner import priority
 from worker.guard import HeldTarget
 from worker.hostinfo import host_info
 from worker.safety import InterlockError
@@ -32,6 +33,7 @@ class WorkerContext:
     data_dir: Path
     sandbox: Path
     fio_binary: str = "fio"
+    fio_nice: int = 0
     # Set when the worker process is shutting down: running fio jobs are stopped.
     shutdown: threading.Event = field(default_factory=threading.Event)
 
@@ -118,7 +120,7 @@ def _execute_held(
         return "failed", refused
     environment = {
         "drive": drive_record(info),
-        "host": host_info(ctx.fio_binary, info),
+        "host": {**host_info(ctx.fio_binary, info), "fio_nice": priority(ctx.fio_nice)},
         "worker": ctx.name,
         "target": target.record(),
     }
@@ -223,6 +225,7 @@ def _execute_step(
             should_stop=lambda: control.cancel.is_set() or ctx.shutdown.is_set(),
             on_control=control.update,
             fio_binary=ctx.fio_binary,
+            fio_nice=ctx.fio_nice,
         )
         try:
             report = runner(sc)

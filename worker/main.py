@@ -74,6 +74,7 @@ def run_worker(settings: WorkerSettings) -> None:
         data_dir=settings.data_dir,
         sandbox=settings.sandbox,
         fio_binary=settings.fio_binary,
+        fio_nice=settings.fio_nice,
     )
     resend_spool(client, ctx.data_dir / "spool")
     app = make_celery(settings.broker)

@@ -40,6 +40,7 @@ class StepContext:
     should_stop: Callable[[], bool]
     on_control: Callable[[dict[str, Any] | None], None]
     fio_binary: str = "fio"
+    fio_nice: int = 0
 
     @property
     def info(self) -> DeviceInfo:
@@ -126,6 +127,7 @@ def _fio(
         fio_binary=sc.fio_binary,
         status_interval_ms=int(sc.step["params"].get("status_interval_ms") or 1000),
         cgroup_procs=sim_cgroup(sc.info),
+        nice=sc.fio_nice,
     )
 
 

@@ -99,6 +99,10 @@ class WorkerSettings(BaseSettings):
     # Number of runs (on different drives) this bench executes at once.
     concurrency: int = 4
     fio_binary: str = "fio"
+    # fio's CPU priority (nice, -20..19). Raised by default: a fio thread held up by other work
+    # on the bench stops issuing I/O, and its output then shows a stall the drive never made.
+    # Raising it needs root (CAP_SYS_NICE); without, fio runs at the worker's own priority.
+    fio_nice: int = Field(default=-10, ge=-20, le=19)
     log_level: str = "INFO"
 
     @property

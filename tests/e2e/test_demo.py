@@ -16,6 +16,7 @@ from backend.prices.service import parse_price_csv
 from tests.conftest import Stack
 from tests.e2e.conftest import Demo
 from worker.sim.controller import requirements
+from worker.sim.profile import DEMO_PROFILES
 
 pytestmark = pytest.mark.e2e
 
@@ -87,9 +88,13 @@ def test_demo_fills_the_catalog_and_runs_plans_on_simulated_drives(
             assert all(r["status"] == "done" and r["simulated"] for r in runs), runs
             if not missing:
                 found = _findings(c, runs)
+                profile = DEMO_PROFILES[f"demo-{d['model']['model'].split()[-1].lower()}"]
                 assert found["hdtach"], f"{d['label']}: no step-down in its HD Tach pass"
                 assert found["dropoff"], f"{d['label']}: no drop-off in its consistency run"
-                assert found["stalls"], f"{d['label']}: no stall in its write-hitching run"
+                # Drive C makes no periodic stalls (only for 2 s after a whole-span TRIM, which
+                # may end before the write-hitching write begins).
+                if profile.stalls:
+                    assert found["stalls"], f"{d['label']}: no stall in its write-hitching run"
         simulated = {m["id"] for m in c.get("/api/models", params={"simulated": "true"}).json()}
         assert {d["model"]["id"] for d in drives} <= simulated
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Stack, wait_run
+from tests.conftest import Stack, register_drive, wait_run
 from worker.devices import identify
 
 pytestmark = pytest.mark.e2e
@@ -53,9 +53,9 @@ def loop(tmp_path: Path) -> Iterator[str]:
 def attempt(stack: Stack, target: str, serial: str, *, name: str) -> dict:
     """Register `target` on bench local and queue four-corners on it, confirmed."""
     with stack.client() as c:
-        r = c.post(
-            "/api/drives",
-            json={
+        r = register_drive(
+            c,
+            {
                 "bench": "local",
                 "target_path": target,
                 "serial": serial,
@@ -153,9 +153,9 @@ def test_a_model_larger_than_the_device_is_refused_before_any_step(stack: Stack)
     serial = identify(target).serial
     try:
         with stack.client() as c:
-            r = c.post(
-                "/api/drives",
-                json={
+            r = register_drive(
+                c,
+                {
                     "bench": "local",
                     "target_path": str(target),
                     "serial": serial,

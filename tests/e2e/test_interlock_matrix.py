@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import Stack, wait_run
+from tests.conftest import Stack, register_drive, wait_run
 from tests.faults.conftest import queue
 from tests.worker.conftest import Host, MiB, loop_backing_files, sha256_of
 from worker.devices import identify
@@ -49,9 +49,9 @@ def protected(host: Host, name: str) -> Path:
 
 def register(stack: Stack, target: str, serial: str, name: str) -> dict:
     with stack.client() as c:
-        r = c.post(
-            "/api/drives",
-            json={
+        r = register_drive(
+            c,
+            {
                 "bench": "local",
                 "target_path": target,
                 "serial": serial,
@@ -251,9 +251,9 @@ def test_targets_fio_would_read_differently_are_refused_at_registration(
 ) -> None:
     with stack.client() as c:
         before = c.get("/api/drives").json()
-        r = c.post(
-            "/api/drives",
-            json={
+        r = register_drive(
+            c,
+            {
                 "bench": "local",
                 "target_path": target,
                 "serial": "S6XXNX0R123456",

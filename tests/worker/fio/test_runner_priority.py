@@ -1,0 +1,64 @@
+"""fio runs at the bench's fio priority (WorkerSettings.fio_nice): read from the running fio
+process itself, not from the command the worker built."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from worker.fio.runner import priority, run_fio
+
+pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
+
+
+def _fio_nice(workdir: Path, stop: threading.Event, seen: list[int]) -> None:
+    """The nice value (field 19 of /proc/PID/stat) of the fio process running in `workdir`."""
+    while not stop.is_set():
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                if Path(f"/proc/{pid}/cwd").resolve() != workdir:
+                    continue
+                stat = Path(f"/proc/{pid}/stat").read_text()
+                if "(fio)" not in stat:
+                    continue
+            except OSError:
+                continue
+            seen.append(int(stat.rsplit(")", 1)[1].split()[16]))
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("nice", [-10, 5])
+def test_fio_runs_at_the_priority_asked_for(tmp_path: Path, nice: int) -> None:
+    target = tmp_path / "target.img"
+    with target.open("wb") as f:
+        f.truncate(16 << 20)
+    job = (
+        "[global]\nioengine=psync\ntime_based=1\nruntime=2\n"
+        f"[w]\nfilename={target}\nrw=randwrite\nbs=4k\nsize=16m\n"
+    )
+    workdir = (tmp_path / "run").resolve()
+    workdir.mkdir()
+    seen: list[int] = []
+    stop = threading.Event()
+    watcher = threading.Thread(target=_fio_nice, args=(workdir, stop, seen), daemon=True)
+    watcher.start()
+    try:
+        outcome = run_fio(
+            job, workdir, "w", on_samples=lambda *_a: None, should_stop=lambda: False, nice=nice
+        )
+    finally:
+        stop.set()
+        watcher.join(5)
+    assert outcome.returncode == 0, outcome
+    assert seen, "never saw fio running"
+    want = priority(nice)
+    if nice < os.getpriority(os.PRIO_PROCESS, 0) and os.geteuid() != 0:
+        assert want == os.getpriority(os.PRIO_PROCESS, 0)  # not permitted: left as it is
+    else:
+        assert want == nice
+    assert set(seen) == {want}
