@@ -43,6 +43,10 @@ BLOCK_S = 0.5
 MAX_BLOCKS = 2000
 PELT_CANDIDATES = 200
 MAX_FIT_POINTS = 400
+# A change is placed where local lines meet: through the intervals within this many blocks
+# (and at least this many intervals) of it on each side.
+LOCAL_BLOCKS = 8
+LOCAL_INTERVALS = 4
 
 
 def _noise(z: np.ndarray) -> float:
@@ -286,13 +290,49 @@ def levels(
             break
         del starts[min(dull)[1] + 1]
 
+    # 5. Where each change is: the lines of the whole segments give the levels, but a level is
+    #    rarely flat (a drive's fresh-out-of-box IOPS sag before the cliff), and a line through
+    #    a whole sagging segment, carried to its end, meets the next one early or late. So the
+    #    change is where local lines meet: each through the intervals of its side within
+    #    LOCAL_BLOCKS blocks (at least LOCAL_INTERVALS intervals) of the change, as the device
+    #    ran just before and just after it.
+    def local_line(k: int, x: float, after: bool) -> tuple[float, float]:
+        sel = np.arange(starts[k], starts[k + 1])
+        sel = sel[~stalled[sel]]
+        begins = tau[sel] - active[sel]
+        # The intervals wholly on this side of x (not the one straddling it), near it.
+        if after:
+            keep = begins >= x - 1e-9
+            sel, distance = sel[keep], begins[keep] - x
+        else:
+            keep = tau[sel] <= x + 1e-9
+            sel = sel[keep]
+            distance = x - tau[sel]
+        if sel.size:
+            width = max(LOCAL_BLOCKS * block_s, LOCAL_INTERVALS * float(np.median(active[sel])))
+            sel = sel[distance <= width]
+        if sel.size < MIN_POINTS:
+            return lines[k]
+        return _fit(tau[sel], cum[sel])
+
+    meets = []
+    for k, x in enumerate(crossings):
+        (c0, s0), (c1, s1) = local_line(k, x, False), local_line(k + 1, x, True)
+        if s0 > s1 if lines[k][1] > lines[k + 1][1] else s0 < s1:
+            lo = tau[(starts[k] + starts[k + 1]) // 2]
+            hi = tau[min((starts[k + 1] + starts[k + 2]) // 2, dt.size - 1)]
+            crossings[k] = float(min(max((c1 - c0) / (s0 - s1), lo), hi))
+        else:
+            c0, s0 = lines[k]
+        meets.append(c0 + s0 * crossings[k])
+
     changes = []
     for k, x in enumerate(crossings):
-        (c0, s0), (_c1, s1) = lines[k], lines[k + 1]
+        (_c0, s0), (_c1, s1) = lines[k], lines[k + 1]
         changes.append(
             {
                 "t_s": float(np.interp(x, tau, t_end)),
-                "amount": float(c0 + s0 * x),
+                "amount": float(meets[k]),
                 "before": s0,
                 "after": s1,
                 "ratio": s1 / s0 if s0 > 0 else None,

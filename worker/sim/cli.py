@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import tempfile
 from pathlib import Path
@@ -138,7 +139,13 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     chosen = cases()
     if args.only:
         chosen = [c for c in chosen if c.plan in args.only or c.profile in args.only]
-    with api_client(args) as client, tempfile.TemporaryDirectory() as tmp:
+    with contextlib.ExitStack() as stack:
+        client = stack.enter_context(api_client(args))
+        if args.keep:
+            tmp = str(args.keep)
+            args.keep.mkdir(parents=True, exist_ok=True)
+        else:
+            tmp = stack.enter_context(tempfile.TemporaryDirectory())
         call(client, "GET", "/api/health")
         print(f"self-test of bench {args.bench}: {len(chosen)} simulated drives, their runs at "
               "once (about a minute)", flush=True)  # fmt: skip
@@ -198,12 +205,19 @@ def add_parser(sub: Any) -> None:
         help="self-test a bench: runs on simulated drives, findings against the known answer",
         description="Start five simulated drives on this machine, register them on the bench, "
         "run hdtach, write-hitching, trim-performance and consistency on them at once, and "
-        "compare what drivelab found with what the drives did: step-down positions within "
-        "1%% of the span, levels within 5%%, stall count exact, stall lengths within 0.2 s, "
-        "the period within 5%% and regular, the drop-off within 5%%. Run it on the bench "
+        "compare what drivelab found with what the drives did (their own counters): step-down "
+        "positions within 1% of the span, levels within 5%, every stall found once, stall "
+        "lengths within 0.2 s, the period within 5% and regular, the drop-off within 5%. Run "
+        "it on the bench "
         "(as root), with its worker running. Exit status 0 when every check passed.",
     )
     a.add_argument("--bench", default="local", help="the bench whose worker runs here (local)")
     a.add_argument("--only", nargs="*", help="plans or profiles to run (default: all)")
+    a.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="keep each drive's profile, events and counter trace (the known answer) in DIR",
+    )
     a.add_argument("--api", help="api URL (default: from `drivelab up`'s credentials)")
     a.set_defaults(func=cmd_selftest)

@@ -168,6 +168,7 @@ class Counters:
     written: int
     write_ios: int
     discarded: int
+    read: int = 0
 
 
 @dataclass

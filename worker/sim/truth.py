@@ -61,8 +61,11 @@ def effective_change(
 
 
 def load_trace(lines: Sequence[str]) -> np.ndarray:
+    """The controller's trace as rows of (wall time, bytes written since the last reset, write
+    I/Os, bytes read since the drive started); traces without the read column read 0."""
     rows = [[float(v) for v in line.split()] for line in lines if line.strip()]
-    return np.array(rows, dtype=float).reshape(-1, 3)
+    rows = [row + [0.0] * (4 - len(row)) for row in rows]
+    return np.array(rows, dtype=float).reshape(-1, 4)
 
 
 def level_changes(
@@ -124,3 +127,86 @@ def stalls(events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             )
             start = None
     return out
+
+
+# A gap between two rises of the device's counter is a stop when it is this many usual gaps
+# long and at least GAP_S: the throttle lets writes through every 0.1 s or every tick (5 ms),
+# depending on the limit; a 0.1 s rhythm is not a stall.
+STOP_GAPS = 2.5
+GAP_S = 0.15
+# Writes that resume for less than one of fio's windows between two stops leave one stall.
+RESUME_S = 0.1
+# A device stall this long is left out of a level's rate (backend.analysis.stalls.MIN_STALL_S).
+LEVEL_STALL_S = 0.3
+
+
+def device_stalls(
+    trace: np.ndarray, start: float, end: float, *, min_s: float, column: int = 1
+) -> list[dict[str, float]]:
+    """Where the device's writes stopped for at least `min_s` between wall times `start` and
+    `end`, from its own counters: [{"wall", "duration_s"}]. `column`: 1 writes, 3 reads.
+
+    This is what reached the device, whoever held the writes up: the profile's stalls, and also
+    the kernel's throttle resuming late after one, or the host holding fio or the loop device's
+    worker up. The throttle lets the writes through in bursts (every tick, or about every
+    0.1 s), so the counters rise in steps: a stop is a gap between two rises of STOP_GAPS usual
+    gaps and GAP_S or longer, and it lasts the gap less one usual gap (the time the device was
+    not writing beyond its usual rhythm, what fio's 100 ms windows see as idle). Stops with
+    less than RESUME_S of writing between them are one stall, and a stall lasts `min_s` or
+    longer."""
+    t, y = trace[:, 0], trace[:, column]
+    keep = (t >= start - 1.0) & (t <= end + 1.0)
+    t, y = t[keep], y[keep]
+    rises = t[1:][np.diff(y) > 0]
+    if rises.size < 3:
+        return []
+    # Writes that had not begun at `start`, or had ended before `end`, stopped there.
+    rises = np.concatenate(([start], rises[(rises > start) & (rises < end)], [end]))
+    gaps = np.diff(rises)
+    usual = float(np.median(gaps))
+    runs: list[list[float]] = []
+    for k in np.flatnonzero(gaps >= max(STOP_GAPS * usual, GAP_S)):
+        begin, stop = float(rises[k]), float(rises[k + 1]) - usual
+        if runs and begin - runs[-1][1] < RESUME_S:
+            runs[-1][1] = stop
+        else:
+            runs.append([begin, stop])
+    out = []
+    for begin, stop in runs:
+        begin, stop = max(begin, start), min(stop, end)
+        if stop - begin >= min_s:
+            out.append({"wall": begin, "duration_s": stop - begin})
+    return out
+
+
+def wall_at(trace: np.ndarray, column: int, end: float, span: float, position: float) -> float:
+    """When a sequential pass of `span` bytes that ended by wall time `end` was at `position`
+    bytes, from the device's counter (`column` 1 written, 3 read): the counter at the pass's end
+    less the span is where it began."""
+    t, y = trace[:, 0], trace[:, column]
+    last = float(np.interp(end, t, y))
+    # Bytes written count from the device's last reset: only the stretch up to `end` that rises
+    # to `last` without a reset in it.
+    drops = np.flatnonzero((np.diff(y) < 0) & (t[1:] <= end))
+    first = int(drops[-1]) + 1 if drops.size else 0
+    t, y = t[first:], y[first:]
+    return float(np.interp(last - span + position, y, t))
+
+
+def device_rate(trace: np.ndarray, column: int, wall0: float, wall1: float) -> float:
+    """Bytes a second the device moved (`column` 1 written, 3 read) between two wall times,
+    its stalls of LEVEL_STALL_S or longer left out, as the analysis leaves the stalls fio saw
+    out of a level. Shorter stops stay in: the throttle makes up for them right after."""
+    t, y = trace[:, 0], trace[:, column]
+    if wall1 <= wall0:
+        return 0.0
+    inside = (t >= wall0) & (t <= wall1)
+    if inside.sum() < 2:
+        return 0.0
+    moved = float(y[inside][-1] - y[inside][0])
+    span = float(t[inside][-1] - t[inside][0])
+    stalled = sum(
+        d["duration_s"]
+        for d in device_stalls(trace, wall0, wall1, min_s=LEVEL_STALL_S, column=column)
+    )
+    return moved / max(span - stalled, 1e-9)
