@@ -98,8 +98,9 @@ def levels(
     """The sustained levels of consecutive intervals (`dt_s` long, `amounts` completed in each)
     and the changes between them; see the module's doc for the method.
 
-    Returns `segments` ([{"start_s", "end_s", "start_amount", "end_amount", "rate"}], rate in
-    amount per second while moving data), `changes` ([{"t_s", "amount", "before", "after",
+    Returns `segments` ([{"start_s", "end_s", "start_amount", "end_amount", "rate",
+    "median_rate"}], rate in amount per second while moving data, the slope of the line; the
+    median of its blocks' rates beside it), `changes` ([{"t_s", "amount", "before", "after",
     "ratio"}], where `t_s` is on the series' clock from its first interval's start and `amount`
     the cumulative amount there) and the parameters used. A series shorter than two segments
     of MIN_POINTS intervals has one level.
@@ -349,6 +350,10 @@ def levels(
                 "start_amount": 0.0 if k == 0 else changes[k - 1]["amount"],
                 "end_amount": float(cum[-1]) if k == len(lines) - 1 else changes[k]["amount"],
                 "rate": slope,
+                # The median of the segment's blocks' rates: a level that a stall only partly
+                # covering an interval (a 1 s stall in 1 s snapshots) does not pull down, as it
+                # pulls down the line through the cumulative amount.
+                "median_rate": seg_rate(starts[k], starts[k + 1]),
             }
         )
     return {"segments": segments, "changes": changes, **params}

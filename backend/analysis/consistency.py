@@ -94,10 +94,11 @@ def dropoff(
 
     The levels come from backend.analysis.changepoints on the run's intervals (duration, I/Os
     completed): levels closer than `min_rel_change` are one, and a level must hold for
-    `min_time_s` (a GC hiccup of a second is not a level). The FOB level is the first one; the
-    drop-off is the first change to a level at most `ratio` x FOB, placed where the lines of
-    cumulative I/Os against time of the two levels meet, finer than one interval (a 1 s series
-    places a drop at 13.65 s, not at 13 or 14).
+    `min_time_s` (a GC hiccup of a second is not a level). Each level's IOPS is the median of
+    its seconds (a write stall covering most of one second does not pull it down). The FOB
+    level is the first one; the drop-off is the first change to a level at most `ratio` x FOB,
+    placed where the lines of cumulative I/Os against time of the two levels meet, finer than
+    one interval (a 1 s series places a drop at 13.65 s, not at 13 or 14).
 
     Returns `dropoff_s` (seconds from the run's start, None when it never drops), `fob_iops`,
     `after_iops` and `levels` ([{"start_s", "end_s", "iops"}]).
@@ -106,21 +107,21 @@ def dropoff(
     segments = found["segments"]
     out: dict = {
         "dropoff_s": None,
-        "fob_iops": segments[0]["rate"] if segments else None,
+        "fob_iops": segments[0]["median_rate"] if segments else None,
         "after_iops": None,
         "levels": [
-            {"start_s": seg["start_s"], "end_s": seg["end_s"], "iops": seg["rate"]}
+            {"start_s": seg["start_s"], "end_s": seg["end_s"], "iops": seg["median_rate"]}
             for seg in segments
         ],
         "ratio": ratio,
         "min_time_s": min_time_s,
     }
-    if not segments or not segments[0]["rate"] > 0:
+    if not segments or not segments[0]["median_rate"] > 0:
         return out
-    fob = segments[0]["rate"]
-    for change in found["changes"]:
-        if change["after"] <= ratio * fob:
+    fob = segments[0]["median_rate"]
+    for change, after in zip(found["changes"], segments[1:], strict=False):
+        if after["median_rate"] <= ratio * fob:
             out["dropoff_s"] = change["t_s"]
-            out["after_iops"] = change["after"]
+            out["after_iops"] = after["median_rate"]
             break
     return out
