@@ -23,6 +23,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,8 +33,11 @@ import pytest
 
 from backend.analysis import latency
 from tests.conftest import Stack, wait_run
+from tests.e2e.test_browser import DOCS_SCREENSHOTS, VIEWPORT, browser, shot, sign_in
 from worker.sim.controller import SimDrive, requirements
 from worker.sim.profile import Cliff, Level, Profile
+
+__all__ = ["browser"]  # the module's Chromium fixture, shared
 
 MISSING = requirements()
 pytestmark = [
@@ -99,7 +103,24 @@ def sweep(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[di
             run = wait_run(c, r.json()["id"], timeout=420)
             qos = c.get(f"/api/runs/{run['id']}/qos")
             assert qos.status_code == 200, qos.text
-            yield {"run": run, "qos": qos.json(), "drive": drive, "stack": stack}
+            # A second drive for Compare: a sparse file, swept briefly without preconditioning.
+            other = stack.add_drive(
+                stack.data_dir / "targets" / "qos-other.img", "QoS sparse file", size=256 * 2**20
+            )
+            r = c.post(
+                "/api/runs",
+                json={
+                    "plan": "qd-sweep",
+                    "drive_id": other["id"],
+                    "confirm_serial": other["serial"],
+                    "params": {"span": "64m", "queue_depths": [1, 4, 16], "runtime_s": 1,
+                               "precondition": False},
+                },
+            )  # fmt: skip
+            assert r.status_code == 201, r.text
+            done = wait_run(c, r.json()["id"], timeout=300)
+            assert done["status"] == "done", done
+            yield {"run": run, "qos": qos.json(), "drive": drive, "other": other, "stack": stack}
 
 
 def _client(sweep: dict[str, Any]) -> httpx.Client:
@@ -245,3 +266,79 @@ def test_compare_has_the_qos_figures(sweep: dict[str, Any]) -> None:
         assert rows[0]["value"] == d["directions"]["write"]["qos"]["max_us"]
         bad = c.get("/api/compare/latency", params={"drives": "", "plan": "qd-sweep", "step": "x"})
         assert bad.status_code == 400 or bad.status_code == 422
+
+
+@pytest.mark.browser
+def test_run_and_compare_pages_draw_the_qos_charts(browser, sweep: dict[str, Any]) -> None:  # type: ignore[no-untyped-def]
+    """Chromium opens the qd-sweep run's page and Compare with both drives: the QoS tables,
+    the sweep charts, histogram and exceedance curves are drawn from the run's data and
+    export as SVG and CSV."""
+    from playwright.sync_api import expect
+
+    stack: Stack = sweep["stack"]
+    run, drive, other = sweep["run"], sweep["drive"], sweep["other"]
+    context = browser.new_context(viewport=VIEWPORT, base_url=stack.api_url, accept_downloads=True)
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
+    try:
+        sign_in(page, stack)
+        page.goto(f"/runs/{run['id']}")
+        section = page.locator("section[data-section=qos]")
+        expect(section.get_by_role("heading", name="Latency QoS")).to_be_visible()
+        table = section.get_by_test_id("qos-table")
+        rows = table.locator("tbody tr")
+        fio_steps = [s for s in run["steps"] if s["kind"] == "fio"]
+        directions = sum(len(s["directions"]) for s in sweep["qos"]["steps"])
+        expect(rows).to_have_count(directions)
+        assert directions >= len(fio_steps)
+        # 80 I/Os a point: the table says the tail percentiles cannot be had.
+        expect(table.locator("td.qos-table__missing").first).to_have_text("not enough I/Os")
+        figures = section.get_by_test_id("qd-sweep-figures")
+        expect(figures.locator("li")).to_have_count(3)
+        expect(figures).to_contain_text("4K random write: peak")
+        for chart, curves in (("qd-sweep-iops", 3), ("qd-sweep-mbps", 3),
+                              ("qd-sweep-latency", 3), ("qos-histogram", 1),
+                              ("qos-exceedance", 1)):  # fmt: skip
+            fig = page.locator(f"figure[data-chart={chart}]")
+            fig.scroll_into_view_if_needed()
+            expect(fig.locator("path.recharts-line-curve").nth(curves - 1)).to_be_attached()
+        # The IOPS chart draws one point per queue depth of each workload.
+        dots = page.locator("figure[data-chart=qd-sweep-iops] .recharts-line-dots circle")
+        expect(dots).to_have_count(3 * len(QDS))
+        latency = page.locator("figure[data-chart=qd-sweep-latency]")
+        name, svg = download(page, latency.get_by_role("button", name="SVG"))
+        assert name.endswith(".svg") and b"Tail latency against IOPS" in svg
+        name, text = download(page, page.locator("figure[data-chart=qos-exceedance]")
+                              .get_by_role("button", name="CSV"))  # fmt: skip
+        assert name.endswith(".csv") and b"latency_us,share_slower" in text
+        shot(page, "qos-run-page")
+        if os.environ.get("DRIVELAB_DOCS_SCREENSHOTS") == "1":
+            DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            section.screenshot(path=str(DOCS_SCREENSHOTS / "qos-run.png"))
+
+        page.goto(f"/compare?drives={drive['id']},{other['id']}&review={drive['id']}")
+        qos = page.locator("section[data-section=qos]")
+        qos.scroll_into_view_if_needed()
+        qos.get_by_label("QoS test").select_option("randwrite-4k-qd1")
+        table = qos.get_by_test_id("qos-table")
+        expect(table.locator("tbody tr")).to_have_count(2)
+        expect(table.locator("tr.qos-table__row--review")).to_have_count(1)
+        fig = qos.locator("figure[data-chart=compare-qos-exceedance]")
+        expect(fig.locator("path.recharts-line-curve")).to_have_count(2)
+        expect(fig.get_by_role("button", name="SVG")).to_be_enabled()
+        name, svg = download(page, fig.get_by_role("button", name="SVG"))
+        assert b"Latency exceedance" in svg and b"simulated" in svg.lower()
+        shot(page, "qos-compare-page")
+        if os.environ.get("DRIVELAB_DOCS_SCREENSHOTS") == "1":
+            qos.screenshot(path=str(DOCS_SCREENSHOTS / "qos-compare.png"))
+        assert not problems, problems
+    finally:
+        context.close()
+
+
+def download(page, button) -> tuple[str, bytes]:  # type: ignore[no-untyped-def]
+    with page.expect_download() as info:
+        button.click()
+    dl = info.value
+    return dl.suggested_filename, Path(dl.path()).read_bytes()
