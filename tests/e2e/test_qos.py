@@ -107,20 +107,19 @@ def sweep(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[di
             other = stack.add_drive(
                 stack.data_dir / "targets" / "qos-other.img", "QoS sparse file", size=256 * 2**20
             )
-            r = c.post(
-                "/api/runs",
-                json={
-                    "plan": "qd-sweep",
-                    "drive_id": other["id"],
-                    "confirm_serial": other["serial"],
-                    "params": {"span": "64m", "queue_depths": [1, 4, 16], "runtime_s": 1,
-                               "precondition": False},
-                },
+            # Through the CLI, which prints the QoS table when it waits.
+            out = stack.cli(
+                "run", "qd-sweep", "--drive", str(other["id"]), "--param", "span=64m",
+                "--param", "queue_depths=[1,4,16]", "--param", "runtime_s=1",
+                "--param", "precondition=false", "--param", 'workloads=["randread"]',
+                "--confirm-serial", other["serial"], "--wait",
+                timeout=300,
             )  # fmt: skip
-            assert r.status_code == 201, r.text
-            done = wait_run(c, r.json()["id"], timeout=300)
-            assert done["status"] == "done", done
-            yield {"run": run, "qos": qos.json(), "drive": drive, "other": other, "stack": stack}
+            other_run = int(out.stdout.split("queued run ", 1)[1].split(":", 1)[0])
+            assert wait_run(c, other_run, timeout=30)["status"] == "done", out.stdout
+            cli = {"stdout": out.stdout, "qos": c.get(f"/api/runs/{other_run}/qos").json()}
+            yield {"run": run, "qos": qos.json(), "drive": drive, "other": other, "stack": stack,
+                   "cli": cli}  # fmt: skip
 
 
 def _client(sweep: dict[str, Any]) -> httpx.Client:
@@ -268,6 +267,33 @@ def test_compare_has_the_qos_figures(sweep: dict[str, Any]) -> None:
         assert bad.status_code == 400 or bad.status_code == 422
 
 
+def test_cli_prints_the_qos_table(sweep: dict[str, Any]) -> None:
+    """`drivelab run --wait` prints each step's QoS row, as the api has it."""
+    text, qos = sweep["cli"]["stdout"], sweep["cli"]["qos"]
+    assert "latency QoS (completion latency):" in text
+    lines = text.splitlines()
+    header = next(
+        i for i, line in enumerate(lines) if line.startswith("TEST ") and "P99.999" in line
+    )
+    for step in qos["steps"]:
+        q = step["directions"]["read"]
+        row = next(line for line in lines[header:] if line.startswith(step["label"] + " "))
+        cells = row[len(step["label"]) :].split()
+        assert cells[0] == "read" and cells[1] == f"{q['ios']:,}"
+        assert _cli_us(q["percentiles"]["p50"]) in row and _cli_us(q["max_us"]) in row
+    # 1 s on a sparse file: fewer than 100,000 reads at QD1 on this machine, said with "-".
+    assert "- : not enough I/Os for that percentile" in text or all(
+        s["directions"]["read"]["percentiles"]["p99.999"] is not None for s in qos["steps"]
+    )
+    assert "queue-depth sweep:" in text and "randread: peak" in text
+
+
+def _cli_us(value: float) -> str:
+    from backend.cli import _us
+
+    return _us(value)
+
+
 @pytest.mark.browser
 def test_run_and_compare_pages_draw_the_qos_charts(browser, sweep: dict[str, Any]) -> None:  # type: ignore[no-untyped-def]
     """Chromium opens the qd-sweep run's page and Compare with both drives: the QoS tables,
@@ -320,7 +346,7 @@ def test_run_and_compare_pages_draw_the_qos_charts(browser, sweep: dict[str, Any
         page.goto(f"/compare?drives={drive['id']},{other['id']}&review={drive['id']}")
         qos = page.locator("section[data-section=qos]")
         qos.scroll_into_view_if_needed()
-        qos.get_by_label("QoS test").select_option("randwrite-4k-qd1")
+        qos.get_by_label("QoS test").select_option("randread-4k-qd1")
         table = qos.get_by_test_id("qos-table")
         expect(table.locator("tbody tr")).to_have_count(2)
         expect(table.locator("tr.qos-table__row--review")).to_have_count(1)
