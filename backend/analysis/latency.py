@@ -10,9 +10,10 @@ sub-buckets of width 2^(k-6), and fio names a bucket by its midpoint. So:
 - a bucket's value is within half a width of any latency it holds: 1/128 relative.
 
 A percentile read from the bins is fio's own rule (the first bucket at which the cumulative
-count reaches pct% of all I/Os) on the same histogram, so it is the value fio prints in
-`clat_ns.percentile` for the same job, at worst one bucket off where fio's long-double
-rounding of pct% x N lands on the other side of a bucket edge: within BUCKET_REL.
+count reaches pct% of all I/Os) on the same histogram, in exact arithmetic, so it is the value
+fio prints in `clat_ns.percentile` for the same job but at a tie: when exactly pct% of the
+I/Os lie at or below a bucket, fio's floating-point pct / 100.0 x N can land just above the
+count (99.9 is 99.90000000000000568 in binary) and take the next non-empty bucket.
 
 A percentile needs at least one I/O beyond it: p99.999 tells something only with 100,000
 I/Os or more (with fewer it is just the maximum). Such a percentile is None, with a reason.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
@@ -34,23 +35,7 @@ def store_latency(session: Session, run_id: int, step_id: int, final: dict[str, 
     """Keep a finished fio step's histogram per direction (once: a resent report adds none)."""
     if session.scalar(select(StepLatency.step_id).where(StepLatency.step_id == step_id)):
         return
-    for d in lat.DIRECTIONS:
-        q = lat.direction_qos(final, d)
-        bins = lat.direction_bins(final, d)
-        if q is None or not bins:
-            continue
-        session.add(
-            StepLatency(
-                step_id=step_id,
-                direction=d,
-                run_id=run_id,
-                ios=q["ios"],
-                mean_us=q["mean_us"],
-                min_us=q["min_us"],
-                max_us=q["max_us"],
-                bins=lat.pack_bins(bins),
-            )
-        )
+    session.add_all(_rows_of(run_id, step_id, final))
 
 
 def _qos(row: StepLatency, bins: dict[int, int]) -> dict[str, Any]:
@@ -70,15 +55,55 @@ def _all_io(rows: Sequence[StepLatency], bins: dict[str, dict[int, int]]) -> dic
 
 
 def _latency_rows(session: Session, step_ids: list[int]) -> dict[int, list[StepLatency]]:
+    """The stored histograms of the steps; for fio steps that finished before histograms
+    were kept, read from their stored fio output (not stored: a GET changes nothing)."""
     out: dict[int, list[StepLatency]] = defaultdict(list)
-    if step_ids:
-        for row in session.scalars(
-            select(StepLatency)
-            .where(StepLatency.step_id.in_(step_ids))
-            .order_by(StepLatency.step_id, StepLatency.direction)
+    if not step_ids:
+        return out
+    for row in session.scalars(
+        select(StepLatency)
+        .where(StepLatency.step_id.in_(step_ids))
+        .order_by(StepLatency.step_id, StepLatency.direction)
+    ):
+        out[row.step_id].append(row)
+    older = [i for i in step_ids if i not in out]
+    if older:
+        for step_id, run_id, output in session.execute(
+            select(Step.id, Step.run_id, Step.output).where(
+                Step.id.in_(older),
+                Step.kind == "fio",
+                Step.status == "done",
+                Step.output.is_not(None),
+            )
         ):
-            out[row.step_id].append(row)
+            try:
+                final = json.loads(output or "")
+            except ValueError:
+                continue
+            out[step_id] = _rows_of(run_id, step_id, final)
     return out
+
+
+def _rows_of(run_id: int, step_id: int, final: dict[str, Any]) -> list[StepLatency]:
+    rows = []
+    for d in lat.DIRECTIONS:
+        q = lat.direction_qos(final, d)
+        bins = lat.direction_bins(final, d)
+        if q is None or not bins:
+            continue
+        rows.append(
+            StepLatency(
+                step_id=step_id,
+                direction=d,
+                run_id=run_id,
+                ios=q["ios"],
+                mean_us=q["mean_us"],
+                min_us=q["min_us"],
+                max_us=q["max_us"],
+                bins=lat.pack_bins(bins),
+            )
+        )
+    return rows
 
 
 def _rates(session: Session, step_ids: list[int]) -> dict[int, dict[str, float]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -92,10 +93,26 @@ def test_every_bin_fio_writes_is_on_that_grid(outputs: dict[str, dict[str, Any]]
     assert seen > 100
 
 
+def fio_difference(bins: dict[int, int], pct: float, ours: float, fio_value: float) -> float:
+    """How far our percentile is from fio's own (relative), checking why when they differ.
+
+    They differ only at a tie: exactly pct% of the I/Os lie at or below our bucket, so by
+    fio's rule (cumulative count >= pct% of N) the answer is our bucket, but fio computes
+    pct / 100.0 * N in binary floating point (99.9 is 99.90000000000000568 there), lands
+    just above the exact count and takes the next non-empty bucket."""
+    if ours == fio_value:
+        return 0.0
+    total = sum(bins.values())
+    at_or_below = sum(c for v, c in bins.items() if v <= ours)
+    assert at_or_below == Fraction(str(pct)) / 100 * total, (pct, ours, fio_value)
+    assert fio_value == min(v for v in bins if v > ours), (pct, ours, fio_value)
+    return abs(ours - fio_value) / fio_value
+
+
 def _agreement(outputs: dict[str, dict[str, Any]]) -> tuple[float, int, int]:
-    """(largest relative difference, percentiles compared, left out as unsupported)."""
+    """(largest relative difference, percentiles compared, of which ties)."""
     worst = 0.0
-    compared = skipped = 0
+    compared = ties = 0
     for final in outputs.values():
         for job in final["jobs"]:
             for d in latency.DIRECTIONS:
@@ -109,19 +126,22 @@ def _agreement(outputs: dict[str, dict[str, Any]]) -> tuple[float, int, int]:
                     ours = latency.bins_percentile(bins, pct)
                     if ours is None:
                         assert clat["N"] < latency.ios_needed(pct)
-                        skipped += 1
                         continue
                     compared += 1
-                    worst = max(worst, abs(ours - fio_value) / fio_value)
-    return worst, compared, skipped
+                    diff = fio_difference(bins, pct, ours, fio_value)
+                    ties += diff > 0
+                    worst = max(worst, diff)
+    return worst, compared, ties
 
 
 def test_percentiles_from_bins_agree_with_fio_own(outputs: dict[str, dict[str, Any]]) -> None:
-    worst, compared, _skipped = _agreement(outputs)
+    worst, compared, ties = _agreement(outputs)
     assert compared >= 32  # p50 to p99.9 of 8 job-directions at least
-    # The same rule on the same histogram: at most one bucket apart (1/64).
-    assert worst <= latency.BUCKET_REL
-    print(f"max relative difference from fio's own percentiles: {worst:.3g} over {compared}")
+    # The same rule on the same histogram: the same value, but at a tie (see fio_difference).
+    print(
+        f"percentiles compared with fio's own: {compared}, the same value in "
+        f"{compared - ties}, a tie in {ties} (largest relative difference {worst:.3g})"
+    )
 
 
 def test_step_qos_per_direction_against_fio_totals(outputs: dict[str, dict[str, Any]]) -> None:
@@ -184,3 +204,12 @@ def test_exceedance_and_histogram_shapes() -> None:
     hist = latency.histogram_points(bins, per_decade=10)
     assert sum(share for _edge, share in hist) == pytest.approx(100.0)
     assert latency.metric_key("p99.99") == "lat_p99_99_us"
+
+
+def test_at_a_tie_the_exact_rule_keeps_the_bucket_fio_rounding_leaves() -> None:
+    """999 of 1,000 I/Os at 1 µs: the 99.9th percentile is 1 µs by fio's rule; fio's
+    floating-point 99.9 / 100.0 x 1000 is 999.0000000000001 and takes the next bucket."""
+    bins = {1000: 999, 5000: 1}
+    assert 99.9 / 100.0 * 1000 > 999
+    assert latency.bins_percentile(bins, 99.9) == 1000.0
+    assert fio_difference(bins, 99.9, 1000.0, 5000.0) == pytest.approx(0.8)
