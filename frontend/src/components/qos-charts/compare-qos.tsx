@@ -27,10 +27,13 @@ interface Props {
  * the exceedance curves overlaid, with conditions, warnings and provenance. */
 export function QosCompare({ drives, styles, fileBase, underReview }: Props) {
   const source = useCompareSource();
-  const [plan, setPlan] = useState("qd-sweep");
+  const [picked, setPlan] = useState<string | null>(null);
   const [step, setStep] = useState<string | null>(null);
   const [direction, setDirection] = useState<(typeof DIRECTIONS)[number]>("all");
   const shared = source.shareToken !== null;
+  // qd-sweep when the drives have one, else four corners (every review has that).
+  const sweeps = useLatencySteps(drives, "qd-sweep", !shared && picked === null);
+  const plan = picked ?? (sweeps.data && sweeps.data.length === 0 ? "four-corners" : "qd-sweep");
   const names = useLatencySteps(drives, plan, !shared);
   const chosen = step && names.data?.includes(step) ? step : (names.data?.[0] ?? null);
   const query = useCompareLatency(shared ? [] : drives, plan, chosen, underReview);
@@ -144,12 +147,17 @@ export function QosCompare({ drives, styles, fileBase, underReview }: Props) {
         height={300}
         overlay={overlay}
         chartId="compare-qos-exceedance"
-        exportAs={{
-          fileName: [fileBase, "latency-exceedance", chosen ?? ""],
-          ...about,
-          legend: lines.map((l) => ({ label: l.label, color: l.color, highlight: styles.get(l.driveId)?.underReview ?? false })),
-          csv: () => linesCsv(lines, "latency_us", "share_slower", about),
-        }}
+        exportAs={
+          // Only a chart with data goes into exports and the chart pack.
+          overlay === undefined
+            ? {
+                fileName: [fileBase, "latency-exceedance", chosen ?? ""],
+                ...about,
+                legend: lines.map((l) => ({ label: l.label, color: l.color, highlight: styles.get(l.driveId)?.underReview ?? false })),
+                csv: () => linesCsv(lines, "latency_us", "share_slower", about),
+              }
+            : undefined
+        }
       >
         <LogLines lines={lines} xLabel="latency" yLabel="share slower" xLog yLog xFormat={latencyTick} yFormat={shareTick} />
       </ChartFrame>
