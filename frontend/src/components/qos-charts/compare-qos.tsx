@@ -35,7 +35,9 @@ export function QosCompare({ drives, styles, fileBase, underReview }: Props) {
   const sweeps = useLatencySteps(drives, "qd-sweep", !shared && picked === null);
   const plan = picked ?? (sweeps.data && sweeps.data.length === 0 ? "four-corners" : "qd-sweep");
   const names = useLatencySteps(drives, plan, !shared);
-  const chosen = step && names.data?.includes(step) ? step : (names.data?.[0] ?? null);
+  // The first measured test by default, not a pre-write or preconditioning pass.
+  const measured = names.data?.find((n) => !/^(prewrite|fill|precondition)/.test(n));
+  const chosen = step && names.data?.includes(step) ? step : (measured ?? names.data?.[0] ?? null);
   const query = useCompareLatency(shared ? [] : drives, plan, chosen, underReview);
   const data = query.data;
   const withDir = useMemo(
