@@ -268,6 +268,56 @@ def print_results(run: dict[str, Any]) -> None:
             print(f"  {line}")
 
 
+QOS_COLUMNS = ("p50", "p99", "p99.9", "p99.99", "p99.999")
+
+
+def _us(value: float | None) -> str:
+    if value is None:
+        return "-"
+    if value >= 1e6:
+        return f"{value / 1e6:.2f} s"
+    if value >= 1e3:
+        return f"{value / 1e3:.2f} ms"
+    return f"{value:.1f} µs"
+
+
+def print_qos(qos: dict[str, Any]) -> None:
+    """The run's latency QoS table (GET /api/runs/{id}/qos): per step and direction, fio's
+    mean and maximum and the percentiles of its histogram; "-" where the I/O count cannot
+    support a percentile. A qd-sweep's figures after it."""
+    rows = []
+    short = False
+    for s in qos.get("steps", []):
+        for d, q in s["directions"].items():
+            cells = [_us(q["percentiles"].get(p)) for p in QOS_COLUMNS]
+            short = short or "-" in cells
+            rows.append(
+                [s["label"], d, f"{q['ios']:,}", _us(q["mean_us"]), *cells, _us(q["max_us"])]
+            )
+    if not rows:
+        return
+    print("latency QoS (completion latency):")
+    _table(rows, ["TEST", "DIR", "I/Os", "MEAN", *(p.upper() for p in QOS_COLUMNS), "MAX"])
+    if short:
+        print("  - : not enough I/Os for that percentile (p99.9 needs 1,000, p99.99 10,000, "
+              "p99.999 100,000)")  # fmt: skip
+    sweep = qos.get("sweep")
+    if sweep:
+        target = _us(sweep["latency_target_us"])
+        print("queue-depth sweep:")
+        for w in sweep["workloads"]:
+            f = w["figures"]
+            under = (
+                f"up to {f['iops_under_target']:.0f} IOPS (QD{f['qd_under_target']})"
+                if f.get("iops_under_target") is not None
+                else "no point"
+            )
+            print(
+                f"  {w['workload']}: peak {f['peak_iops']:.0f} IOPS at QD{f['peak_qd']}, "
+                f"95% of it from QD{f['qd_at_share_of_peak']}, p99 under {target}: {under}"
+            )
+
+
 def findings_lines(run: dict[str, Any]) -> list[str]:
     """Each step's headline findings (step-downs, stalls, drop-off, steady state), as the
     reviewer quotes them, from GET /api/runs/{id}."""
@@ -368,12 +418,20 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
         if not args.json:
             print(f"queued run {run['id']}: {run['plan']} on {run['drive_label']}", flush=True)
+        qos = None
         if args.wait:
             run = wait_for(client, run["id"], quiet=args.json)
+            if not args.json:
+                try:
+                    qos = call(client, "GET", f"/api/runs/{run['id']}/qos")
+                except CliError:
+                    qos = None  # an api of an earlier release: no QoS table
     if args.json:
         _print_json(run)
     elif args.wait:
         print_results(run)
+        if qos:
+            print_qos(qos)
     return 0 if not args.wait or run["status"] == "done" else 1
 
 

@@ -6,7 +6,7 @@ from backend.core.db import Base
 from backend.drives.models import DriveModel, DriveSample
 from backend.prices.models import Price
 from backend.pts.models import StepRound
-from backend.results.models import Result
+from backend.results.models import Result, StepLatency
 from backend.runs.models import Run, Sample, Step
 from backend.shares.models import Share
 from backend.traces.models import Trace
@@ -27,6 +27,7 @@ __all__ = [
     "Sample",
     "Share",
     "Step",
+    "StepLatency",
     "StepRound",
     "Trace",
     "User",

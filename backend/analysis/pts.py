@@ -22,6 +22,12 @@ from typing import Any
 import numpy as np
 
 from backend.analysis.fio_results import direction_summary
+from backend.analysis.latency import (  # noqa: F401 - re-exported
+    bins_percentile,
+    direction_bins,
+    histogram_points,
+    merge_bins,
+)
 from backend.analysis.steady_state import steady_state_report
 
 DIRECTIONS = ("read", "write")
@@ -125,62 +131,13 @@ def window_table(
 
 
 # --- latency distributions ---------------------------------------------------------------
-# One place that reads fio's histogram: swap for backend.analysis.latency when it is there.
+# Percentiles, merging and histogram points are backend.analysis.latency's (re-exported here).
 
 
 def element_bins(final: Mapping[str, Any], element: str, direction: str) -> dict[int, int]:
     """An element's completion-latency histogram (bucket value in ns -> count), its jobs
     added up."""
-    bins: dict[int, int] = {}
-    for job in jobs_by_element(final).get(element, ()):
-        raw = (((job.get(direction) or {}).get("clat_ns") or {}).get("bins")) or {}
-        for key, count in raw.items():
-            bins[int(key)] = bins.get(int(key), 0) + int(count)
-    return bins
-
-
-def merge_bins(histograms: Iterable[Mapping[int, int]]) -> dict[int, int]:
-    out: dict[int, int] = {}
-    for h in histograms:
-        for key, count in h.items():
-            out[int(key)] = out.get(int(key), 0) + int(count)
-    return out
-
-
-def bins_percentile(bins: Mapping[int, int], pct: float) -> float | None:
-    """fio's percentile of a histogram: the first bucket (ns) at which the cumulative count
-    reaches pct% of all I/Os. None when the I/O count cannot support it: at least one I/O
-    must lie beyond the percentile (p99.999 needs 100,000 I/Os)."""
-    total = sum(bins.values())
-    if total <= 0 or total * (1 - pct / 100.0) < 1 - 1e-9:
-        return None
-    need = total * pct / 100.0
-    acc = 0
-    for value in sorted(bins):
-        acc += bins[value]
-        if acc >= need:
-            return float(value)
-    return float(max(bins))
-
-
-def histogram_points(bins: Mapping[int, int], per_decade: int = 20) -> list[list[float]]:
-    """A histogram for a chart: [upper edge in µs, share of I/Os in %] on a log grid of
-    `per_decade` buckets per decade, empty buckets between the first and last left in (so
-    the shape is true); fio's buckets are far finer, so each falls in one grid bucket."""
-    total = sum(bins.values())
-    if total <= 0:
-        return []
-    keys = np.array(sorted(bins), dtype=float)
-    counts = np.array([bins[int(k)] for k in keys], dtype=float)
-    us = np.maximum(keys / 1000.0, 1e-3)
-    idx = np.floor(np.log10(us) * per_decade).astype(int)
-    first, last = int(idx.min()), int(idx.max())
-    shares = np.zeros(last - first + 1)
-    np.add.at(shares, idx - first, counts)
-    return [
-        [float(10 ** ((first + i + 1) / per_decade)), float(share / total * 100.0)]
-        for i, share in enumerate(shares)
-    ]
+    return direction_bins({"jobs": jobs_by_element(final).get(element, [])}, direction)
 
 
 # --- rounds -------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from backend.plans.pts_steady_state import PtsSteadyState
 from backend.plans.pts_throughput import PtsThroughput
 from backend.plans.pts_wsat import PtsWsat
 from backend.plans.pts_xsr import PtsXsr
+from backend.plans.qd_sweep import QdSweep
 from backend.plans.torture import Torture
 from backend.plans.trace_replay import TraceReplay
 from backend.plans.transfer_size import TransferSize
@@ -46,6 +47,7 @@ PLANS: dict[str, Plan] = {
         PtsWsat(),
         PtsHir(),
         PtsXsr(),
+        QdSweep(),
     )
 }
 

@@ -24,6 +24,7 @@ PLAN_NAMES = {
     "write-hitching": "Write hitching",
     "trace-replay": "Trace playback",
     "pts-steady-state": "SNIA PTS steady state",
+    "qd-sweep": "Queue-depth sweep",
 }
 
 # The measure of a metric name, without its direction (read_/write_) where it has one.
@@ -32,6 +33,16 @@ MEASURES = {
     "iops": "IOPS",
     "lat_mean_us": "mean latency",
     "lat_p99_us": "99th percentile latency",
+    "lat_p50_us": "median latency",
+    "lat_p90_us": "90th percentile latency",
+    "lat_p99_9_us": "99.9th percentile latency",
+    "lat_p99_99_us": "99.99th percentile latency",
+    "lat_p99_999_us": "99.999th percentile latency",
+    "lat_max_us": "maximum latency",
+    "peak_iops": "peak IOPS",
+    "peak_qd": "QD of the peak IOPS",
+    "qd_95pct_peak": "lowest QD reaching 95% of peak IOPS",
+    "iops_p99_under_target": "highest IOPS with p99 under the latency target",
     "bytes": "bytes moved",
     "runtime_s": "runtime",
     "iops_mean_last400": "mean IOPS, last 400 s",
@@ -60,17 +71,18 @@ MEASURES = {
 # How a run went, not how good the drive is: never coloured better or worse.
 NOT_PERFORMANCE = frozenset(
     {"bytes", "runtime_s", "hdtach_coverage_pct", "hdtach_first_step_down_pct",
-     "replay_read_share_pct"}
+     "replay_read_share_pct", "peak_qd"}
 )  # fmt: skip
 LOWER_IS_BETTER_UNITS = ("µs", "ms", "s")
-LOWER_IS_BETTER_WORDS = ("lat_", "stall_", "stddev", "busy")
+LOWER_IS_BETTER_WORDS = ("lat_", "stall_", "stddev", "busy", "qd_95pct")
 
 _VERBS = {"randread": "random read", "randwrite": "random write", "seqread": "sequential read",
           "seqwrite": "sequential write", "read": "sequential read",
-          "write": "sequential write"}  # fmt: skip
+          "write": "sequential write", "mix70": "random 70/30 read/write"}  # fmt: skip
 _IO = re.compile(
-    r"^(?P<verb>randread|randwrite|seqread|seqwrite|read|write)-(?P<bs>\d+[kmKM]?)"
-    r"(?:-qd(?P<qd>\d+))?(?:-(?P<pattern>incompressible|compressible))?$"
+    r"^(?P<verb>randread|randwrite|seqread|seqwrite|read|write|mix70)-(?P<bs>\d+[kmKM]?)"
+    r"(?:-qd(?P<qd>\d+))?(?:-(?P<jobs>\d+)jobs)?(?:-(?P<pattern>incompressible|compressible))?"
+    r"(?P<sweep>-sweep)?$"
 )
 _HDTACH = re.compile(r"^hdtach-(?P<dir>read|write)(?:-after-(?P<after>[a-z]+))?$")
 _HITCH = re.compile(r"^hitch-(?P<kind>seq|rand)-(?P<bs>\d+[km])-qd(?P<qd>\d+)$")
@@ -111,6 +123,10 @@ def step_words(step: str) -> str:
         text = f"{_bs(m['bs'])} {_VERBS[m['verb']]}"
         if m["qd"]:
             text += f" QD{m['qd']}"
+        if m["jobs"]:
+            text += f" x {m['jobs']} jobs"
+        if m["sweep"]:
+            text += " QD sweep"
         if m["pattern"]:
             text += f", {m['pattern']}"
     if text is None and (m := _HDTACH.match(base)):

@@ -10,8 +10,17 @@ from backend.core.errors import InvalidParams
 from backend.drives.service import sees_embargoed
 from backend.results import compare as cmp
 from backend.results import compare_series as cser
+from backend.results import qos
 from backend.results import series as ser
-from backend.results.schemas import CompareSeries, Comparison, Pair, ValueComparison
+from backend.results.schemas import (
+    CompareLatency,
+    CompareSeries,
+    Comparison,
+    Pair,
+    RunQos,
+    StepLatencyOut,
+    ValueComparison,
+)
 
 router = APIRouter(tags=["results"])
 
@@ -136,3 +145,66 @@ def compare_series(
         op_percent,
         hide_embargoed=not sees_embargoed(user),
     )
+
+
+@router.get("/api/runs/{run_id}/qos", response_model=RunQos)
+def run_qos(run_id: int, session: SessionDep, user: CurrentUser) -> Any:
+    """Latency QoS of every fio step of the run: mean, p50 ... p99.999 (from fio's json+
+    histogram; None with a reason where the I/O count cannot support a percentile) and
+    fio's exact maximum, per direction and for all I/O; for a qd-sweep run also IOPS and
+    latency against queue depth and its figures per workload."""
+    return qos.run_qos(session, run_id, hide_embargoed=not sees_embargoed(user))
+
+
+@router.get("/api/runs/{run_id}/steps/{step_id}/latency", response_model=StepLatencyOut)
+def step_latency(
+    run_id: int,
+    step_id: int,
+    session: SessionDep,
+    user: CurrentUser,
+    per_decade: int = Query(20, description="histogram bins per decade of latency"),
+    format: str = Query("json", pattern="^(json|csv)$"),
+) -> Any:
+    """A step's latency distribution: a histogram on log-spaced bins and the exceedance
+    curve (share of I/Os slower than each latency), per direction."""
+    data = qos.step_latency(
+        session, run_id, step_id, per_decade, hide_embargoed=not sees_embargoed(user)
+    )
+    if format == "csv":
+        return PlainTextResponse(qos.latency_csv(data), media_type="text/csv")
+    return data
+
+
+@router.get("/api/compare/latency", response_model=CompareLatency)
+def compare_latency(
+    session: SessionDep,
+    user: CurrentUser,
+    drives: str = Query(..., description="drive ids, e.g. 1,2,3"),
+    plan: str = Query(..., description="plan key, e.g. qd-sweep"),
+    step: str = Query(..., description="step name, e.g. randread-4k-qd32"),
+    under_review: int | None = None,
+) -> Any:
+    """One step's latency distribution for several drives (each drive's latest finished run
+    of the plan): QoS figures, histogram and exceedance curve, with the conditions and
+    provenance of each run and warnings where they differ."""
+    return qos.compare_latency(
+        session,
+        _ids(drives, "drives"),
+        plan,
+        step,
+        under_review,
+        hide_embargoed=not sees_embargoed(user),
+    )
+
+
+@router.get("/api/compare/latency/steps", response_model=list[str])
+def compare_latency_steps(
+    session: SessionDep,
+    user: CurrentUser,
+    drives: str = Query(..., description="drive ids, e.g. 1,2,3"),
+    plan: str = Query(..., description="plan key, e.g. qd-sweep"),
+) -> Any:
+    """The steps with a latency histogram in the drives' latest runs of the plan."""
+    ids = _ids(drives, "drives")
+    found = cmp._drives(session, ids, not sees_embargoed(user))
+    return qos.step_names(session, list(found), plan)

@@ -200,3 +200,134 @@ class CompareSeries(BaseModel):
     drives: list[DriveSeries] = Field(description="In the order asked for.")
     missing: list[MissingSeries] = Field(description="Drives without a finished run of the plan.")
     warnings: list[str] = Field(description="Conditions the drives' runs differ in.")
+
+
+# --- latency QoS ---------------------------------------------------------------------------
+
+
+class QosFigures(BaseModel):
+    """Completion-latency figures of one direction (or all I/O) of a step, in µs."""
+
+    ios: int = Field(description="I/Os fio completed (clat_ns.N).")
+    binned_ios: int = Field(description="I/Os in fio's histogram (the percentiles' base).")
+    mean_us: float
+    min_us: float
+    max_us: float = Field(description="fio's exact maximum.")
+    percentiles: dict[str, float | None] = Field(
+        description="p50 ... p99.999 from fio's json+ histogram; None where the I/O count "
+        "cannot support it."
+    )
+    unsupported: dict[str, str] = Field(description="Why a percentile is None.")
+
+
+class StepQos(BaseModel):
+    step_id: int
+    idx: int
+    name: str
+    label: str
+    role: str | None
+    workload: str | None
+    iodepth: int | None
+    numjobs: int | None
+    iops: float = Field(description="fio's IOPS, both directions.")
+    mbps: float
+    directions: dict[str, QosFigures]
+    all: QosFigures = Field(description="Read and write together.")
+
+
+class SweepPoint(BaseModel):
+    step_id: int
+    qd: int = Field(description="iodepth of each job.")
+    total_qd: int = Field(description="iodepth x numjobs.")
+    iops: float
+    mbps: float
+    mean_us: float
+    p50_us: float | None
+    p99_us: float | None
+    p99_9_us: float | None
+    p99_99_us: float | None
+    max_us: float
+
+
+class NextOverTarget(BaseModel):
+    qd: int
+    iops: float
+    p99_us: float
+
+
+class SweepFigures(BaseModel):
+    points: int
+    peak_iops: float | None = None
+    peak_qd: int | None = None
+    share: float | None = None
+    qd_at_share_of_peak: int | None = Field(
+        None, description="The lowest QD reaching `share` (0.95) of the peak IOPS."
+    )
+    iops_at_share_of_peak: float | None = None
+    target_us: float | None = None
+    iops_under_target: float | None = Field(
+        None, description="The highest measured IOPS whose p99 is at or under the target."
+    )
+    qd_under_target: int | None = None
+    p99_under_target_us: float | None = None
+    next_over_target: NextOverTarget | None = Field(
+        None, description="The next deeper point, which misses the target."
+    )
+
+
+class SweepWorkload(BaseModel):
+    workload: str
+    points: list[SweepPoint]
+    figures: SweepFigures
+
+
+class Sweep(BaseModel):
+    latency_target_us: float
+    workloads: list[SweepWorkload]
+
+
+class RunQos(BaseModel):
+    run_id: int
+    plan: str
+    percentiles: list[str]
+    steps: list[StepQos] = Field(description="fio steps with a latency histogram, in order.")
+    sweep: Sweep | None = Field(description="A qd-sweep run's curves and figures.")
+
+
+class Distribution(BaseModel):
+    qos: QosFigures
+    histogram: list[tuple[float, float]] = Field(
+        description="[upper bin edge µs, share of I/Os %] on log-spaced bins."
+    )
+    exceedance: list[tuple[float, float]] = Field(
+        description="[latency µs, share of I/Os slower] (1 - CDF)."
+    )
+
+
+class StepLatencyOut(BaseModel):
+    step_id: int
+    name: str
+    per_decade: int
+    directions: dict[str, Distribution] = Field(description="read, write and (both) all.")
+
+
+class DriveLatency(BaseModel):
+    drive_id: int
+    label: str
+    short_name: str | None
+    simulated: bool
+    under_review: bool
+    run_id: int
+    step_id: int
+    step_label: str
+    conditions: RunConditions
+    per_decade: int
+    directions: dict[str, Distribution]
+
+
+class CompareLatency(BaseModel):
+    plan: str
+    step: str
+    drives: list[DriveLatency] = Field(description="In the order asked for.")
+    missing: list[MissingSeries]
+    warnings: list[str]

@@ -31,6 +31,8 @@ SAMPLE_METRICS: dict[str, tuple[str, Any]] = {
     "write_lat_mean_us": ("µs", lambda s: s.write_lat_mean_us),
     "read_lat_p99_us": ("µs", lambda s: s.read_lat_p99_us),
     "write_lat_p99_us": ("µs", lambda s: s.write_lat_p99_us),
+    "read_lat_max_us": ("µs", lambda s: s.read_lat_max_us),
+    "write_lat_max_us": ("µs", lambda s: s.write_lat_max_us),
 }
 LOG_METRICS = {"log_bw": ("bw", "MB/s", 1e-6), "log_iops": ("iops", "IOPS", 1.0)}
 

@@ -56,6 +56,10 @@ def derive(
         return _trace(session, step, final)
     if role in ROUNDS_ROLES and step.params.get("track"):
         return derive_rounds(session, step)
+    if role == "qd-sweep-summary":
+        from backend.results.qos import derive_sweep  # noqa: PLC0415 - qos imports this module
+
+        return derive_sweep(session, step)
     return [], {}
 
 

@@ -119,6 +119,10 @@ class Sample(Base):
     write_lat_mean_us: Mapped[float | None] = mapped_column(Float)
     read_lat_p99_us: Mapped[float | None] = mapped_column(Float)
     write_lat_p99_us: Mapped[float | None] = mapped_column(Float)
+    # The slowest completion of the interval (fio's exact max when it rose in the interval,
+    # else the highest histogram bucket that moved); None from workers of earlier releases.
+    read_lat_max_us: Mapped[float | None] = mapped_column(Float)
+    write_lat_max_us: Mapped[float | None] = mapped_column(Float)
 
     __table_args__ = (
         PrimaryKeyConstraint("step_id", "t_ms"),

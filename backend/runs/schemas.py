@@ -153,6 +153,10 @@ class SampleOut(BaseModel):
     write_lat_mean_us: float | None
     read_lat_p99_us: float | None
     write_lat_p99_us: float | None
+    read_lat_max_us: float | None = Field(
+        None, description="Slowest read completion of the interval, µs."
+    )
+    write_lat_max_us: float | None = None
 
 
 class JobOut(BaseModel):
@@ -218,6 +222,8 @@ SAMPLE_FIELDS = (
     "write_lat_mean_us",
     "read_lat_p99_us",
     "write_lat_p99_us",
+    "read_lat_max_us",
+    "write_lat_max_us",
 )
 MAX_BATCH = 100_000
 
@@ -237,6 +243,8 @@ class SampleIn(TypedDict):
     write_lat_mean_us: NotRequired[_Latency]
     read_lat_p99_us: NotRequired[_Latency]
     write_lat_p99_us: NotRequired[_Latency]
+    read_lat_max_us: NotRequired[_Latency]
+    write_lat_max_us: NotRequired[_Latency]
 
 
 def _column(description: str, required: bool = True) -> Any:
@@ -260,6 +268,8 @@ class SampleColumns(BaseModel):
     write_lat_mean_us: list[_Latency] | None = _column("mean write clat, µs", False)
     read_lat_p99_us: list[_Latency] | None = _column("p99 read clat, µs", False)
     write_lat_p99_us: list[_Latency] | None = _column("p99 write clat, µs", False)
+    read_lat_max_us: list[_Latency] | None = _column("max read clat, µs", False)
+    write_lat_max_us: list[_Latency] | None = _column("max write clat, µs", False)
 
     @model_validator(mode="after")
     def _same_length(self) -> SampleColumns:

@@ -381,6 +381,8 @@ def sample_rates(row: dict[str, Any]) -> dict[str, Any]:
         "write_lat_mean_us": row["write_lat_mean_us"],
         "read_lat_p99_us": row["read_lat_p99_us"],
         "write_lat_p99_us": row["write_lat_p99_us"],
+        "read_lat_max_us": row.get("read_lat_max_us"),
+        "write_lat_max_us": row.get("write_lat_max_us"),
     }
 
 

@@ -18,6 +18,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, selectinload
 
 from backend.analysis.fio_results import step_metrics
+from backend.analysis.latency import qos_metrics
 from backend.audit import service as audit
 from backend.benches.models import Bench
 from backend.benches.service import touch
@@ -31,6 +32,7 @@ from backend.plans.catalog import get_plan
 from backend.pts import service as pts_service
 from backend.pts.schemas import RoundIn
 from backend.results.models import Result
+from backend.results.qos import store_latency
 from backend.results.service import derive
 from backend.runs import queue
 from backend.runs.models import RUN_FINAL, SAMPLE_COLUMNS, Run, Step
@@ -252,7 +254,7 @@ _STAGE_DDL = (
     "CREATE TEMP TABLE IF NOT EXISTS samples_in "
     "(LIKE samples INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
 )
-_COPY_TYPES = ["int4"] * 4 + ["int8"] * 4 + ["float8"] * 4
+_COPY_TYPES = ["int4"] * 4 + ["int8"] * 4 + ["float8"] * 6
 _LIVE_KEYS = ("step_id", *SAMPLE_FIELDS)
 _COLS = ", ".join(SAMPLE_COLUMNS)
 _STORED_IN_RANGE = (
@@ -335,7 +337,9 @@ def finish_step(
             final = json.loads(data.output)
         except json.JSONDecodeError as exc:
             raise InvalidParams(f"step output is not fio's JSON: {exc}", field="output") from None
-        metrics = step_metrics(final)
+        metrics = step_metrics(final) + qos_metrics(final)
+        if data.status == "done":
+            store_latency(session, run.id, step.id, final)
     metrics += [(m.metric, m.value, m.unit) for m in data.metrics]
     step.status = data.status
     step.output = data.output

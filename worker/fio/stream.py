@@ -100,6 +100,8 @@ class Sample:
     write_lat_mean_us: float | None
     read_lat_p99_us: float | None
     write_lat_p99_us: float | None
+    read_lat_max_us: float | None = None
+    write_lat_max_us: float | None = None
 
     def rate(self, direction: str) -> tuple[float, float]:
         """(MB/s with MB = 10^6 bytes, IOPS) of this interval for `direction`."""
@@ -120,6 +122,7 @@ class _Totals:
     total_ios: int = 0
     lat_n: int = 0
     lat_sum_ns: float = 0.0
+    max_ns: float = 0.0
     bins: dict[int, int] = field(default_factory=dict)
 
 
@@ -133,6 +136,8 @@ def _direction_totals(doc: Mapping[str, Any], direction: str) -> _Totals:
         n = int(clat.get("N", 0))
         tot.lat_n += n
         tot.lat_sum_ns += float(clat.get("mean", 0.0)) * n
+        if n > 0:
+            tot.max_ns = max(tot.max_ns, float(clat.get("max", 0.0)))
         for k, v in (clat.get("bins") or {}).items():
             key = int(k)
             tot.bins[key] = tot.bins.get(key, 0) + int(v)
@@ -160,6 +165,19 @@ def _diff_bins(cur: Mapping[int, int], prev: Mapping[int, int]) -> dict[int, int
         if d > 0:
             out[k] = d
     return out
+
+
+def interval_max_ns(cur: _Totals, prev: _Totals, diff: Mapping[int, int]) -> float | None:
+    """The slowest completion of an interval. When fio's cumulative maximum rose, the new
+    maximum completed in this interval and is exact; otherwise the interval's slowest is the
+    highest histogram bucket that moved (fio's bucket value, within 1/128 of the latency),
+    never above the cumulative maximum."""
+    if cur.max_ns > prev.max_ns:
+        return cur.max_ns
+    if not diff:
+        return None
+    top = float(max(diff))
+    return min(top, cur.max_ns) if cur.max_ns > 0 else top
 
 
 def _runtimes(doc: Mapping[str, Any]) -> list[int | None]:
@@ -282,11 +300,15 @@ class SampleStream:
             n = c.lat_n - p.lat_n
             if n > 0:
                 fields[f"{d}_lat_mean_us"] = (c.lat_sum_ns - p.lat_sum_ns) / n / 1000.0
-                p99 = percentile_from_bins(_diff_bins(c.bins, p.bins), 99.0)
+                diff = _diff_bins(c.bins, p.bins)
+                p99 = percentile_from_bins(diff, 99.0)
                 fields[f"{d}_lat_p99_us"] = None if p99 is None else p99 / 1000.0
+                peak = interval_max_ns(c, p, diff)
+                fields[f"{d}_lat_max_us"] = None if peak is None else peak / 1000.0
             else:
                 fields[f"{d}_lat_mean_us"] = None
                 fields[f"{d}_lat_p99_us"] = None
+                fields[f"{d}_lat_max_us"] = None
         self.t_ms += dt
         sample = Sample(t_ms=self.t_ms, dt_ms=dt, **fields)
         self._prev = cur

@@ -262,6 +262,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/compare/latency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare Latency
+         * @description One step's latency distribution for several drives (each drive's latest finished run
+         *     of the plan): QoS figures, histogram and exceedance curve, with the conditions and
+         *     provenance of each run and warnings where they differ.
+         */
+        get: operations["compare_latency_api_compare_latency_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/compare/latency/steps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare Latency Steps
+         * @description The steps with a latency histogram in the drives' latest runs of the plan.
+         */
+        get: operations["compare_latency_steps_api_compare_latency_steps_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/compare/pair": {
         parameters: {
             query?: never;
@@ -804,6 +846,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{run_id}/qos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Run Qos
+         * @description Latency QoS of every fio step of the run: mean, p50 ... p99.999 (from fio's json+
+         *     histogram; None with a reason where the I/O count cannot support a percentile) and
+         *     fio's exact maximum, per direction and for all I/O; for a qd-sweep run also IOPS and
+         *     latency against queue depth and its figures per workload.
+         */
+        get: operations["run_qos_api_runs__run_id__qos_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{run_id}/resume": {
         parameters: {
             query?: never;
@@ -859,6 +924,27 @@ export interface paths {
          *     `points` keeping each bucket's minimum and maximum, so stalls and spikes survive.
          */
         get: operations["run_series_api_runs__run_id__series_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{run_id}/steps/{step_id}/latency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Step Latency
+         * @description A step's latency distribution: a histogram on log-spaced bins and the exceedance
+         *     curve (share of I/Os slower than each latency), per direction.
+         */
+        get: operations["step_latency_api_runs__run_id__steps__step_id__latency_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1521,6 +1607,22 @@ export interface components {
             /** Worker */
             worker: string;
         };
+        /** CompareLatency */
+        CompareLatency: {
+            /**
+             * Drives
+             * @description In the order asked for.
+             */
+            drives: components["schemas"]["DriveLatency"][];
+            /** Missing */
+            missing: components["schemas"]["MissingSeries"][];
+            /** Plan */
+            plan: string;
+            /** Step */
+            step: string;
+            /** Warnings */
+            warnings: string[];
+        };
         /** CompareMetric */
         CompareMetric: {
             /**
@@ -1687,6 +1789,26 @@ export interface components {
             /** Source */
             source: string | null;
         };
+        /** Distribution */
+        Distribution: {
+            /**
+             * Exceedance
+             * @description [latency µs, share of I/Os slower] (1 - CDF).
+             */
+            exceedance: [
+                number,
+                number
+            ][];
+            /**
+             * Histogram
+             * @description [upper bin edge µs, share of I/Os %] on log-spaced bins.
+             */
+            histogram: [
+                number,
+                number
+            ][];
+            qos: components["schemas"]["QosFigures"];
+        };
         /**
          * DriveCreate
          * @description Register a drive on a bench. The worker's interlock checks, before every run, that the
@@ -1725,6 +1847,32 @@ export interface components {
             target_path: string;
             /** Vendor */
             vendor: string;
+        };
+        /** DriveLatency */
+        DriveLatency: {
+            conditions: components["schemas"]["RunConditions"];
+            /** Directions */
+            directions: {
+                [key: string]: components["schemas"]["Distribution"];
+            };
+            /** Drive Id */
+            drive_id: number;
+            /** Label */
+            label: string;
+            /** Per Decade */
+            per_decade: number;
+            /** Run Id */
+            run_id: number;
+            /** Short Name */
+            short_name: string | null;
+            /** Simulated */
+            simulated: boolean;
+            /** Step Id */
+            step_id: number;
+            /** Step Label */
+            step_label: string;
+            /** Under Review */
+            under_review: boolean;
         };
         /** DriveModelOut */
         DriveModelOut: {
@@ -2205,6 +2353,15 @@ export interface components {
             /** User Id */
             user_id: number;
         };
+        /** NextOverTarget */
+        NextOverTarget: {
+            /** Iops */
+            iops: number;
+            /** P99 Us */
+            p99_us: number;
+            /** Qd */
+            qd: number;
+        };
         /** OnceIn */
         OnceIn: {
             /**
@@ -2502,6 +2659,45 @@ export interface components {
             /** Title */
             title: string;
         };
+        /**
+         * QosFigures
+         * @description Completion-latency figures of one direction (or all I/O) of a step, in µs.
+         */
+        QosFigures: {
+            /**
+             * Binned Ios
+             * @description I/Os in fio's histogram (the percentiles' base).
+             */
+            binned_ios: number;
+            /**
+             * Ios
+             * @description I/Os fio completed (clat_ns.N).
+             */
+            ios: number;
+            /**
+             * Max Us
+             * @description fio's exact maximum.
+             */
+            max_us: number;
+            /** Mean Us */
+            mean_us: number;
+            /** Min Us */
+            min_us: number;
+            /**
+             * Percentiles
+             * @description p50 ... p99.999 from fio's json+ histogram; None where the I/O count cannot support it.
+             */
+            percentiles: {
+                [key: string]: number | null;
+            };
+            /**
+             * Unsupported
+             * @description Why a percentile is None.
+             */
+            unsupported: {
+                [key: string]: string;
+            };
+        };
         /** ResultOut */
         ResultOut: {
             /** Metric */
@@ -2691,6 +2887,22 @@ export interface components {
              */
             waiting_position?: number | null;
         };
+        /** RunQos */
+        RunQos: {
+            /** Percentiles */
+            percentiles: string[];
+            /** Plan */
+            plan: string;
+            /** Run Id */
+            run_id: number;
+            /**
+             * Steps
+             * @description fio steps with a latency histogram, in order.
+             */
+            steps: components["schemas"]["StepQos"][];
+            /** @description A qd-sweep run's curves and figures. */
+            sweep: components["schemas"]["Sweep"] | null;
+        };
         /** RunSpec */
         RunSpec: {
             /** Confirmed Serial */
@@ -2808,6 +3020,12 @@ export interface components {
              */
             read_ios: number[];
             /**
+             * Read Lat Max Us
+             * @description max read clat, µs
+             * @default null
+             */
+            read_lat_max_us: (number | null)[] | null;
+            /**
              * Read Lat Mean Us
              * @description mean read clat, µs
              * @default null
@@ -2835,6 +3053,12 @@ export interface components {
              */
             write_ios: number[];
             /**
+             * Write Lat Max Us
+             * @description max write clat, µs
+             * @default null
+             */
+            write_lat_max_us: (number | null)[] | null;
+            /**
              * Write Lat Mean Us
              * @description mean write clat, µs
              * @default null
@@ -2859,6 +3083,8 @@ export interface components {
             read_bytes: number;
             /** Read Ios */
             read_ios: number;
+            /** Read Lat Max Us */
+            read_lat_max_us?: number | null;
             /** Read Lat Mean Us */
             read_lat_mean_us?: number | null;
             /** Read Lat P99 Us */
@@ -2869,6 +3095,8 @@ export interface components {
             write_bytes: number;
             /** Write Ios */
             write_ios: number;
+            /** Write Lat Max Us */
+            write_lat_max_us?: number | null;
             /** Write Lat Mean Us */
             write_lat_mean_us?: number | null;
             /** Write Lat P99 Us */
@@ -2883,6 +3111,11 @@ export interface components {
             dt: number;
             /** Read Iops */
             read_iops: number;
+            /**
+             * Read Lat Max Us
+             * @description Slowest read completion of the interval, µs.
+             */
+            read_lat_max_us?: number | null;
             /** Read Lat Mean Us */
             read_lat_mean_us: number | null;
             /** Read Lat P99 Us */
@@ -2901,6 +3134,8 @@ export interface components {
             t: number;
             /** Write Iops */
             write_iops: number;
+            /** Write Lat Max Us */
+            write_lat_max_us?: number | null;
             /** Write Lat Mean Us */
             write_lat_mean_us: number | null;
             /** Write Lat P99 Us */
@@ -3138,6 +3373,22 @@ export interface components {
             /** Stderr */
             stderr?: string | null;
         };
+        /** StepLatencyOut */
+        StepLatencyOut: {
+            /**
+             * Directions
+             * @description read, write and (both) all.
+             */
+            directions: {
+                [key: string]: components["schemas"]["Distribution"];
+            };
+            /** Name */
+            name: string;
+            /** Per Decade */
+            per_decade: number;
+            /** Step Id */
+            step_id: number;
+        };
         /** StepOut */
         StepOut: {
             /** Error */
@@ -3181,6 +3432,38 @@ export interface components {
              * @description What the step's tool (fio) wrote to stderr, its last 20,000 characters.
              */
             stderr?: string | null;
+        };
+        /** StepQos */
+        StepQos: {
+            /** @description Read and write together. */
+            all: components["schemas"]["QosFigures"];
+            /** Directions */
+            directions: {
+                [key: string]: components["schemas"]["QosFigures"];
+            };
+            /** Idx */
+            idx: number;
+            /** Iodepth */
+            iodepth: number | null;
+            /**
+             * Iops
+             * @description fio's IOPS, both directions.
+             */
+            iops: number;
+            /** Label */
+            label: string;
+            /** Mbps */
+            mbps: number;
+            /** Name */
+            name: string;
+            /** Numjobs */
+            numjobs: number | null;
+            /** Role */
+            role: string | null;
+            /** Step Id */
+            step_id: number;
+            /** Workload */
+            workload: string | null;
         };
         /**
          * StepSeries
@@ -3234,6 +3517,83 @@ export interface components {
              * @description The job file fio runs: the run's, with its target set to the path the worker's interlock resolved and checked. Stored as the step's job file.
              */
             job_file?: string | null;
+        };
+        /** Sweep */
+        Sweep: {
+            /** Latency Target Us */
+            latency_target_us: number;
+            /** Workloads */
+            workloads: components["schemas"]["SweepWorkload"][];
+        };
+        /** SweepFigures */
+        SweepFigures: {
+            /** Iops At Share Of Peak */
+            iops_at_share_of_peak?: number | null;
+            /**
+             * Iops Under Target
+             * @description The highest measured IOPS whose p99 is at or under the target.
+             */
+            iops_under_target?: number | null;
+            /** @description The next deeper point, which misses the target. */
+            next_over_target?: components["schemas"]["NextOverTarget"] | null;
+            /** P99 Under Target Us */
+            p99_under_target_us?: number | null;
+            /** Peak Iops */
+            peak_iops?: number | null;
+            /** Peak Qd */
+            peak_qd?: number | null;
+            /** Points */
+            points: number;
+            /**
+             * Qd At Share Of Peak
+             * @description The lowest QD reaching `share` (0.95) of the peak IOPS.
+             */
+            qd_at_share_of_peak?: number | null;
+            /** Qd Under Target */
+            qd_under_target?: number | null;
+            /** Share */
+            share?: number | null;
+            /** Target Us */
+            target_us?: number | null;
+        };
+        /** SweepPoint */
+        SweepPoint: {
+            /** Iops */
+            iops: number;
+            /** Max Us */
+            max_us: number;
+            /** Mbps */
+            mbps: number;
+            /** Mean Us */
+            mean_us: number;
+            /** P50 Us */
+            p50_us: number | null;
+            /** P99 99 Us */
+            p99_99_us: number | null;
+            /** P99 9 Us */
+            p99_9_us: number | null;
+            /** P99 Us */
+            p99_us: number | null;
+            /**
+             * Qd
+             * @description iodepth of each job.
+             */
+            qd: number;
+            /** Step Id */
+            step_id: number;
+            /**
+             * Total Qd
+             * @description iodepth x numjobs.
+             */
+            total_qd: number;
+        };
+        /** SweepWorkload */
+        SweepWorkload: {
+            figures: components["schemas"]["SweepFigures"];
+            /** Points */
+            points: components["schemas"]["SweepPoint"][];
+            /** Workload */
+            workload: string;
         };
         /** TableRow */
         TableRow: {
@@ -3962,6 +4322,77 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Comparison"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    compare_latency_api_compare_latency_get: {
+        parameters: {
+            query: {
+                /** @description drive ids, e.g. 1,2,3 */
+                drives: string;
+                /** @description plan key, e.g. qd-sweep */
+                plan: string;
+                /** @description step name, e.g. randread-4k-qd32 */
+                step: string;
+                under_review?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompareLatency"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    compare_latency_steps_api_compare_latency_steps_get: {
+        parameters: {
+            query: {
+                /** @description drive ids, e.g. 1,2,3 */
+                drives: string;
+                /** @description plan key, e.g. qd-sweep */
+                plan: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string[];
                 };
             };
             /** @description Validation Error */
@@ -4963,6 +5394,37 @@ export interface operations {
             };
         };
     };
+    run_qos_api_runs__run_id__qos_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunQos"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     resume_run_api_runs__run_id__resume_post: {
         parameters: {
             query?: never;
@@ -5054,6 +5516,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    step_latency_api_runs__run_id__steps__step_id__latency_get: {
+        parameters: {
+            query?: {
+                /** @description histogram bins per decade of latency */
+                per_decade?: number;
+                format?: string;
+            };
+            header?: never;
+            path: {
+                run_id: number;
+                step_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StepLatencyOut"];
                 };
             };
             /** @description Validation Error */

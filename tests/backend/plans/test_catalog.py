@@ -30,6 +30,7 @@ KEYS = [
     "pts-wsat",
     "pts-hir",
     "pts-xsr",
+    "qd-sweep",
 ]
 # The least each plan needs: trace-replay has no default workload (a trace or a profile).
 MINIMAL: dict[str, dict[str, Any]] = {"trace-replay": {"profile": "heavy"}}
@@ -73,6 +74,13 @@ SHORT: dict[str, dict[str, Any]] = {
         "baseline_s": 2,
     },
     "pts-xsr": {"span": "64m", "seq1_s": 5, "rand_s": 5, "seq2_s": 5},
+    "qd-sweep": {
+        "span": "64m",
+        "runtime_s": 1,
+        "queue_depths": [1, 4],
+        "precondition_loops": 1,
+        "precondition_random_s": 1,
+    },
 }
 KINDS = {"fio", "fio-rounds", "purge", "trim", "idle", "write-cache"}
 LOG_OPTS = ("log_avg_msec", "bwavgtime", "iopsavgtime")

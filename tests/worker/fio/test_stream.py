@@ -217,3 +217,25 @@ def test_stonewalled_elements_add_their_own_clocks() -> None:
     mix = samples[3]
     assert mix.dt_ms == 1000
     assert 0.6 < mix.read_ios / (mix.read_ios + mix.write_ios) < 0.7
+
+
+@pytest.mark.parametrize("name", RECORDINGS)
+def test_per_second_max_is_fio_own_maximum_where_it_rose(name: str) -> None:
+    """The largest per-second maximum is fio's own maximum of the job (exact, not a bucket);
+    each interval's maximum is at least its p99 and never above the job's maximum so far."""
+    samples, docs = samples_from_text(load(name))
+    final = docs[-1].data
+    for d in ("read", "write"):
+        clat = [j[d]["clat_ns"] for j in final["jobs"] if j[d]["clat_ns"]["N"]]
+        peaks = [getattr(s, f"{d}_lat_max_us") for s in samples]
+        if not clat:
+            assert all(p is None for p in peaks)
+            continue
+        assert max(p for p in peaks if p is not None) == max(c["max"] for c in clat) / 1000
+        for s in samples:
+            p99 = getattr(s, f"{d}_lat_p99_us")
+            peak = getattr(s, f"{d}_lat_max_us")
+            assert (peak is None) == (p99 is None)
+            if peak is not None:
+                # p99 is a bucket value (within 1/128 of the latencies it holds).
+                assert peak >= p99 * (1 - 1 / 128)

@@ -2,7 +2,16 @@ import { keepPreviousData, queryOptions, useQuery } from "@tanstack/react-query"
 import { apiGet } from "../client";
 import { resultKeys } from "./keys";
 import { sourcePath, useCompareSource, type CompareSource } from "./source";
-import type { CompareSeries, Comparison, Pair, SeriesRequest, ValueComparison } from "./types";
+import type {
+  CompareLatency,
+  CompareSeries,
+  Comparison,
+  Pair,
+  RunQos,
+  SeriesRequest,
+  StepLatency,
+  ValueComparison,
+} from "./types";
 
 const ids = (drives: number[]) => drives.join(",");
 
@@ -65,3 +74,50 @@ export const useCompareSeries = (request: SeriesRequest) => {
   const source = useCompareSource();
   return useQuery({ ...seriesQuery(request, source), enabled: request.drives.length > 0 });
 };
+
+/** Latency QoS of a run's fio steps (and a qd-sweep's curves): GET /api/runs/{id}/qos. */
+export const useRunQos = (runId: number, enabled: boolean) =>
+  useQuery({
+    queryKey: ["runs", runId, "qos"],
+    queryFn: ({ signal }) => apiGet<RunQos>(`/runs/${runId}/qos`, signal),
+    enabled,
+    staleTime: Infinity,
+  });
+
+/** A step's latency histogram and exceedance curve. */
+export const useStepLatency = (runId: number, stepId: number | null) =>
+  useQuery({
+    queryKey: ["runs", runId, "latency", stepId],
+    queryFn: ({ signal }) => apiGet<StepLatency>(`/runs/${runId}/steps/${stepId}/latency`, signal),
+    enabled: stepId !== null,
+    staleTime: Infinity,
+  });
+
+/** The steps with a latency histogram in the drives' latest runs of a plan. */
+export const useLatencySteps = (drives: number[], plan: string, enabled: boolean) =>
+  useQuery({
+    queryKey: ["compare", "latency-steps", ids(drives), plan],
+    queryFn: ({ signal }) =>
+      apiGet<string[]>(`/compare/latency/steps?drives=${ids(drives)}&plan=${plan}`, signal),
+    enabled: enabled && drives.length > 0,
+  });
+
+/** One step's latency distribution for several drives (GET /api/compare/latency). */
+export const useCompareLatency = (
+  drives: number[],
+  plan: string,
+  step: string | null,
+  underReview: number | null,
+) =>
+  useQuery({
+    queryKey: ["compare", "latency", ids(drives), plan, step, underReview],
+    queryFn: ({ signal }) =>
+      apiGet<CompareLatency>(
+        `/compare/latency?drives=${ids(drives)}&plan=${encodeURIComponent(plan)}` +
+          `&step=${encodeURIComponent(step ?? "")}` +
+          (underReview !== null ? `&under_review=${underReview}` : ""),
+        signal,
+      ),
+    enabled: drives.length > 0 && Boolean(step),
+    placeholderData: keepPreviousData,
+  });

@@ -29,3 +29,13 @@ export interface SeriesRequest {
   opPercent?: number;
   metric?: string;
 }
+
+export type QosFigures = Schemas["QosFigures"];
+export type RunQos = Schemas["RunQos"];
+export type StepQos = Schemas["StepQos"];
+export type SweepWorkload = Schemas["SweepWorkload"];
+export type SweepPoint = Schemas["SweepPoint"];
+export type StepLatency = Schemas["StepLatencyOut"];
+export type LatencyDistribution = Schemas["Distribution"];
+export type CompareLatency = Schemas["CompareLatency"];
+export type DriveLatency = Schemas["DriveLatency"];

@@ -10,6 +10,7 @@ import { HdTachChart } from "../hdtach-chart/hdtach-chart";
 import { groupByPlan, MetricSelect } from "../metric-select/metric-select";
 import { PriceTableSection } from "../price-table/price-table";
 import { PtsCompare } from "../pts-compare/pts-compare";
+import { QosCompare } from "../qos-charts/compare-qos";
 import { StallTimeline } from "../stall-timeline/stall-timeline";
 import { TransferCurves } from "../transfer-curves/transfer-curves";
 import "./comparison-view.css";
@@ -60,6 +61,18 @@ export const CHART_SECTIONS: Section[] = [
     id: "stalls",
     title: "Write stalls",
     render: (c) => <StallTimeline drives={c.drives} styles={c.styles} fileBase={c.fileBase} />,
+  },
+  {
+    id: "qos",
+    title: "Latency QoS",
+    render: (c) => (
+      <QosCompare
+        drives={c.drives}
+        styles={c.styles}
+        fileBase={c.fileBase}
+        underReview={c.reviewed?.id ?? null}
+      />
+    ),
   },
   {
     id: "pts",

@@ -12,6 +12,7 @@ import { ErrorBox } from "../../components/error-box/error-box";
 import { JobFiles } from "../../components/job-files/job-files";
 import { ConvergenceChart } from "../../components/pts-charts/pts-charts";
 import { ProgressBar } from "../../components/progress-bar/progress-bar";
+import { RunQosSection } from "../../components/qos-charts/run-qos";
 import { ResultsTable } from "../../components/results-table/results-table";
 import { RunChart } from "../../components/run-chart/run-chart";
 import { StatusBadge, statusTone } from "../../components/status-badge/status-badge";
@@ -332,6 +333,16 @@ function LoadedRun({ run, refetchError }: { run: RunDetail; refetchError: unknow
       )}
 
       {hasPtsReport(run.plan) && <PtsLive run={run} selectedId={selectedId} />}
+
+      {isFinalStatus(run.status) && (
+        <RunQosSection
+          runId={run.id}
+          plan={run.plan}
+          selectedId={selectedId}
+          provenance={provenance(run)}
+          simulated={run.simulated ? `Simulated drive: ${run.drive_label}` : undefined}
+        />
+      )}
 
       {isFinalStatus(run.status) && <AllCharts run={run} />}
 
