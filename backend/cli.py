@@ -389,11 +389,40 @@ def cmd_api(args: argparse.Namespace) -> None:
 def cmd_benches_add(args: argparse.Namespace) -> None:
     with api_client(args) as client:
         out = call(client, "POST", "/api/benches", {"name": args.name})
+        api_url = str(client.base_url).rstrip("/")
+    broker = args.broker or worker_broker_url(api_url, os.environ.get("DRIVELAB_REDIS_URL"))
     print(f"bench {out['name']} registered. Its worker token (shown once):\n{out['token']}")
     print(
-        f"start its worker with: drivelab worker --bench {out['name']} --api URL "
-        "--token TOKEN --broker redis://HOST:6379/0"
+        "\nOn the lab machine, start its worker with these lines (the token goes in the "
+        "environment: on a command line `ps` would show it to everyone on the machine):\n"
+        f"  export DRIVELAB_API_URL={api_url}\n"
+        f"  export DRIVELAB_BROKER_URL={broker}\n"
+        f"  export DRIVELAB_TOKEN={out['token']}\n"
+        f"  drivelab worker --bench {out['name']}"
     )
+    if "REDIS_PASSWORD" in broker:
+        print(
+            "(REDIS_PASSWORD: the broker's password, DRIVELAB_REDIS_PASSWORD of the server's "
+            "docker-compose; rediss:// instead of redis:// when the broker speaks TLS)"
+        )
+
+
+def worker_broker_url(api_url: str, server_redis_url: str | None) -> str:
+    """The broker URL a lab machine uses: the api's host, Redis's port, and the password the
+    server's own Redis URL carries (a placeholder when the CLI does not know it)."""
+    from urllib.parse import urlsplit
+
+    host = urlsplit(api_url).hostname or "labserver"
+    password, scheme, port, db = "REDIS_PASSWORD", "redis", 6379, "0"
+    if server_redis_url:
+        redis_url = urlsplit(server_redis_url)
+        password = redis_url.password or password
+        scheme = redis_url.scheme or scheme
+        port = redis_url.port or port
+        db = redis_url.path.lstrip("/") or db
+    if host in ("127.0.0.1", "localhost", "::1"):
+        host = "labserver"  # the lab machine reaches the server by its name on the network
+    return f"{scheme}://:{password}@{host}:{port}/{db}"
 
 
 def cmd_login_link(args: argparse.Namespace) -> None:
@@ -595,6 +624,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = actions.add_parser("add", help="register a bench and print its worker token (admin)")
     p.add_argument("name", help="bench name, e.g. bench1")
     p.add_argument("--api", help="api URL")
+    p.add_argument(
+        "--broker",
+        help="the broker URL to print for the worker (default: redis://:PASSWORD@ the api's "
+        "host :6379/0, the password from DRIVELAB_REDIS_URL when set)",
+    )
     p.set_defaults(func=cmd_benches_add)
 
     actions = listings["drives"].add_subparsers(dest="action", metavar="ACTION")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import re
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -27,6 +28,7 @@ from backend.core.db import make_engine, session_factory
 from backend.core.deps import AppState, StateDep, install_session_hooks
 from backend.core.errors import DrivelabError
 from backend.core.events import namespace
+from backend.core.limits import BodyLimit, RouteLimit, short_errors
 from backend.core.settings import Settings, get_settings
 from backend.drives.catalog_router import router as catalog_router
 from backend.drives.router import router as drives_router
@@ -48,6 +50,10 @@ log = logging.getLogger("drivelab.api")
 
 REPO_FRONTEND = Path(__file__).resolve().parent.parent / "frontend" / "dist"
 
+
+# A validation error lists at most this many problems in `detail`, and `errors` this many.
+MAX_PROBLEMS = 10
+MAX_ERRORS = 100
 
 _BYTES = {bytes: lambda b: b.decode("utf-8", errors="replace")}
 
@@ -164,14 +170,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        # Never the whole input back: a 10 MB field would come back as a 10 MB answer.
+        errors = short_errors(list(exc.errors()))
         problems = []
-        for err in exc.errors():
+        for err in errors[:MAX_PROBLEMS]:
             loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
             problems.append(f"{loc or 'request'}: {err.get('msg')}")
+        if len(errors) > MAX_PROBLEMS:
+            problems.append(f"and {len(errors) - MAX_PROBLEMS} more (see errors)")
         return JSONResponse(
             {
                 "detail": "invalid request: " + "; ".join(problems),
-                "errors": jsonable_encoder(exc.errors(), custom_encoder=_BYTES),
+                "errors": jsonable_encoder(errors[:MAX_ERRORS], custom_encoder=_BYTES),
             },
             status_code=422,
         )
@@ -270,9 +280,28 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     ):
         app.include_router(router)
 
+    app.add_middleware(BodyLimit, default=settings.max_body_bytes, routes=route_limits(settings))
     _add_body_schemas(app)
     _mount_frontend(app, settings.frontend_dir or REPO_FRONTEND)
     return app
+
+
+def route_limits(settings: Settings) -> tuple[RouteLimit, ...]:
+    """The routes whose bodies may be larger than DRIVELAB_MAX_BODY_BYTES."""
+    from backend.prices.service import MAX_IMPORT_BYTES
+    from backend.traces.service import MAX_TRACE_BYTES
+
+    return (
+        RouteLimit("POST", re.compile(r"/api/traces"), MAX_TRACE_BYTES, "a trace"),
+        RouteLimit("POST", re.compile(r"/api/prices/import"), MAX_IMPORT_BYTES, "a price CSV"),
+        # Sample batches and a step's fio output and window logs (a long run's are megabytes).
+        RouteLimit(
+            "POST",
+            re.compile(r"/api/worker/.*"),
+            settings.worker_max_body_bytes,
+            "a worker's report",
+        ),
+    )
 
 
 def _add_body_schemas(app: FastAPI) -> None:

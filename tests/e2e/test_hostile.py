@@ -1,0 +1,199 @@
+"""The api under hostile requests, through the whole stack: bodies too large for it, sign-in
+attempts all at once, what a worker's token may read, and what the local worker's process
+shows (`ps`, /proc/PID/environ).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.conftest import Stack
+
+pytestmark = pytest.mark.e2e
+
+KIB = 1024
+MIB = 1024 * KIB
+LIMIT = 512 * KIB  # DRIVELAB_MAX_BODY_BYTES's default
+
+
+# --- the stack's processes -----------------------------------------------------------------
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # pid (comm) state ppid ...: comm may hold spaces and parentheses
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def cmdline(pid: int) -> list[str]:
+    return (Path(f"/proc/{pid}/cmdline").read_bytes().decode().rstrip("\0")).split("\0")
+
+
+def environ(pid: int) -> dict[str, str]:
+    raw = Path(f"/proc/{pid}/environ").read_bytes().decode(errors="replace")
+    return dict(item.split("=", 1) for item in raw.split("\0") if "=" in item)
+
+
+def stack_process(stack: Stack, marker: str) -> int:
+    """The process `drivelab up` started whose command line holds `marker`."""
+    for pid in _children(stack.proc.pid):
+        if marker in " ".join(cmdline(pid)):
+            return pid
+    raise AssertionError(f"drivelab up runs no process with {marker!r}")
+
+
+def worker_processes(stack: Stack) -> list[int]:
+    """The local worker and every process under it (Celery's pool)."""
+    top = stack_process(stack, "backend.cli worker")
+    pids, todo = [], [top]
+    while todo:
+        pid = todo.pop()
+        pids.append(pid)
+        todo.extend(_children(pid))
+    return pids
+
+
+def status_kib(pid: int, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise AssertionError(f"no {field} in /proc/{pid}/status")
+
+
+# --- body limits ---------------------------------------------------------------------------
+
+
+def chunks(total: int, size: int = MIB) -> Iterator[bytes]:
+    """`total` bytes of a JSON-looking body, `size` at a time, never all in memory."""
+    block = b"x" * size
+    yield b'{"name": "'
+    sent = 0
+    while sent < total:
+        n = min(size, total - sent)
+        yield block[:n]
+        sent += n
+    yield b'", "password": "x"}'
+
+
+def assert_413(r: httpx.Response, limit: int = LIMIT) -> None:
+    assert r.status_code == 413, r.text[:500]
+    detail = r.json()["detail"]
+    assert "too large" in detail and f"{limit // KIB} KiB" in detail, detail
+
+
+@pytest.mark.parametrize("path", ["/api/auth/login", "/api/runs"])
+def test_oversized_body_is_refused_before_it_is_read(stack: Stack, path: str) -> None:
+    big = b'{"name": "' + b"a" * (LIMIT + 10) + b'"}'
+    with stack.client(token="") as c:
+        # Declared: refused from the Content-Length alone.
+        r = c.post(path, content=big, headers={"Content-Type": "application/json"})
+        assert_413(r)
+        assert "declared" in r.json()["detail"]
+        # Streamed (chunked, no Content-Length): refused once the count passes the limit.
+        r = c.post(path, content=chunks(2 * LIMIT, 64 * KIB))
+        assert r.request.headers.get("transfer-encoding") == "chunked"
+        assert_413(r)
+        # Just under the limit is read (and answered on its merits).
+        r = c.post(path, json={"name": "a" * (LIMIT - 100), "password": "x"})
+        assert r.status_code in (401, 422), r.text[:300]
+
+
+def test_validation_errors_echo_only_an_excerpt(stack: Stack) -> None:
+    """A field of 400 KiB (under the body limit) comes back as a short excerpt."""
+    with stack.client(token="") as c:
+        r = c.post("/api/auth/login", json={"name": 7, "password": ["p" * (400 * KIB)]})
+    assert r.status_code == 422, r.text[:300]
+    assert len(r.content) < 4 * KIB, len(r.content)
+    body = r.json()
+    assert body["detail"].startswith("invalid request")
+    assert any("characters)" in str(e.get("input")) for e in body["errors"]), body
+
+
+def test_ten_megabyte_field_gets_a_small_422(stack: Stack) -> None:
+    """Workers may send bigger bodies (sample batches, fio's output): a 10 MB string where a
+    number belongs is refused, and the answer quotes a few characters of it."""
+    token = _new_bench_token(stack)
+    huge = "9" * (10 * 1000 * 1000)
+    body = json.dumps({"host_info": huge}).encode()
+    with stack.client(token=token) as c:
+        r = c.post("/api/worker/hello", content=body, headers={"Content-Type": "application/json"})
+    assert r.status_code == 422, r.text[:300]
+    assert len(r.content) < 4 * KIB, len(r.content)
+
+
+def _new_bench_token(stack: Stack) -> str:
+    name = f"hostile-{secrets.token_hex(3)}"
+    out = stack.cli("benches", "add", name).stdout
+    token = next((w.split("=", 1)[1] for w in out.split() if w.startswith("DRIVELAB_TOKEN=")), None)
+    assert token, out
+    return token
+
+
+def test_api_memory_stays_flat_under_a_gigabyte_body(stack: Stack) -> None:
+    api = stack_process(stack, "uvicorn")
+    # Reset the process's peak RSS (VmHWM), so the peak measured is this test's.
+    Path(f"/proc/{api}/clear_refs").write_text("5")
+    before = status_kib(api, "VmRSS")
+    gib = 1024 * MIB
+    with httpx.Client(base_url=stack.api_url, timeout=300) as c:
+        for path in ("/api/auth/login", "/api/runs"):
+            # chunked: the api cannot know the size before reading
+            try:
+                r = c.post(path, content=chunks(gib))
+                assert_413(r)
+            except httpx.TransportError:
+                pass  # the api may close the connection; what matters is its memory
+            r = c.post(
+                path,
+                content=chunks(gib - 29),
+                headers={"Content-Length": str(gib), "Content-Type": "application/json"},
+            )
+            assert_413(r)
+    peak = status_kib(api, "VmHWM")
+    assert peak - before < 50 * 1024, f"api RSS grew from {before} KiB to a peak of {peak} KiB"
+    with stack.client() as c:
+        assert c.get("/api/health").json()["status"] == "ok"
+
+
+# --- sign-in attempts all at once ----------------------------------------------------------
+
+
+def test_concurrent_wrong_passwords_get_at_most_the_limit_of_checks(stack: Stack) -> None:
+    """60 wrong passwords at once from one address: each attempt is counted before its
+    password is checked, so at most 5 are checked (401) and every other one is refused
+    (429) without a check."""
+    user = stack.create_user("viewer")
+    wrong = {"name": user.name, "password": "not the password"}
+    address = "127.0.0.9"
+
+    def attempt(_i: int) -> int:
+        with httpx.Client(
+            base_url=stack.api_url,
+            transport=httpx.HTTPTransport(local_address=address),
+            timeout=60,
+        ) as c:
+            return c.post("/api/auth/login", json=wrong).status_code
+
+    with ThreadPoolExecutor(max_workers=60) as pool:
+        statuses = list(pool.map(attempt, range(60)))
+    checked = statuses.count(401)
+    assert set(statuses) <= {401, 429}, statuses
+    assert checked <= 5 and statuses.count(429) >= 55, statuses
+    assert checked >= 1, statuses  # some were checked: the limit is not zero
