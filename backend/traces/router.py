@@ -76,9 +76,15 @@ def list_traces(session: SessionDep, _user: CurrentUser) -> list[TraceOut]:
 @router.get(
     "/api/worker/traces/{trace_id}",
     response_class=Response,
-    responses={200: {"content": {"application/octet-stream": {}}}},
+    responses={
+        200: {"content": {"application/octet-stream": {}}},
+        403: {"description": "No queued or running run of this bench replays the trace."},
+        404: {"description": "No such trace."},
+    },
 )
-def download_trace(trace_id: int, session: SessionDep, _bench: BenchAuth) -> Response:
-    """The trace's bytes, for the worker that replays it."""
+def download_trace(trace_id: int, session: SessionDep, bench: BenchAuth) -> Response:
+    """The trace's bytes, for the worker that replays it: a bench's token reads a trace only
+    while a queued or running run on one of its drives replays it (403 otherwise)."""
+    service.check_bench_may_read(session, bench, trace_id)
     trace = service.get_trace(session, trace_id, with_data=True)
     return Response(trace.data, media_type="application/octet-stream")

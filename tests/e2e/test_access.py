@@ -207,7 +207,9 @@ MATRIX: dict[tuple[str, str], Case] = {
     ("DELETE", "/api/shares/{token}"): Case(REVIEWER, 204, path={"token": "{spare_share}"}),
     # the worker api: bench tokens only, and only for runs of the bench's own drives
     ("POST", "/api/worker/hello"): Case(ANY_BENCH, 422, body={}),
-    ("GET", "/api/worker/traces/{trace_id}"): Case(ANY_BENCH, 200, path={"trace_id": "{trace_id}"}),
+    # No queued or running run replays the matrix's trace, so no bench may read it (403);
+    # test_hostile.py shows the bench whose run replays a trace reading it.
+    ("GET", "/api/worker/traces/{trace_id}"): Case(ANY_BENCH, 403, path={"trace_id": "{trace_id}"}),
     ("POST", "/api/worker/runs/{run_id}/claim"): Case(
         OWN_BENCH, 409, body={"worker": "matrix"}, path=RUN
     ),

@@ -138,8 +138,8 @@ def test_ten_megabyte_field_gets_a_small_422(stack: Stack) -> None:
     assert len(r.content) < 4 * KIB, len(r.content)
 
 
-def _new_bench_token(stack: Stack) -> str:
-    name = f"hostile-{secrets.token_hex(3)}"
+def _new_bench_token(stack: Stack, name: str | None = None) -> str:
+    name = name or f"hostile-{secrets.token_hex(3)}"
     out = stack.cli("benches", "add", name).stdout
     token = next((w.split("=", 1)[1] for w in out.split() if w.startswith("DRIVELAB_TOKEN=")), None)
     assert token, out
@@ -197,3 +197,72 @@ def test_concurrent_wrong_passwords_get_at_most_the_limit_of_checks(stack: Stack
     assert set(statuses) <= {401, 429}, statuses
     assert checked <= 5 and statuses.count(429) >= 55, statuses
     assert checked >= 1, statuses  # some were checked: the limit is not zero
+
+
+# --- what a worker's token may read --------------------------------------------------------
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def test_a_bench_reads_only_the_traces_its_runs_replay(stack: Stack) -> None:
+    """Bench B (no worker: its run stays queued) reads the trace its run replays; the local
+    bench, whose runs do not use it, is refused; once B's run is cancelled, B is refused too."""
+    tag = secrets.token_hex(3)
+    bench = f"traces-{tag}"
+    token = _new_bench_token(stack, bench)
+    data = (FIXTURES / "traces" / "mixed-v3.iolog").read_bytes()
+    with stack.client() as admin:
+        trace = admin.post("/api/traces", params={"name": f"own-{tag}"}, content=data).json()
+        drive = admin.post(
+            "/api/drives",
+            json={
+                "bench": bench,
+                "target_path": f"/dev/disk/by-id/nvme-hostile-{tag}",
+                "serial": f"HOSTILE{tag}",
+                "vendor": "drivelab",
+                "model": f"Hostile {tag}",
+                "capacity_bytes": 256 * MIB,
+            },
+        )
+        assert drive.status_code == 201, drive.text
+        run = admin.post(
+            "/api/runs",
+            json={
+                "plan": "trace-replay",
+                "drive_id": drive.json()["id"],
+                "params": {"trace_id": trace["id"], "prefill": False, "span": "8m"},
+                "confirm_serial": f"HOSTILE{tag}",
+            },
+        )
+        assert run.status_code == 201, run.text
+        path = f"/api/worker/traces/{trace['id']}"
+        with stack.client(token=token) as own:
+            r = own.get(path)
+            assert r.status_code == 200 and r.content == data
+        with stack.client(token=_local_bench_token(stack)) as other:
+            r = other.get(path)
+            assert r.status_code == 403, r.text
+            assert "reads only the traces of its own runs" in r.json()["detail"]
+        assert admin.post(f"/api/runs/{run.json()['id']}/cancel").status_code == 200
+        with stack.client(token=token) as own:
+            assert own.get(path).status_code == 403
+
+
+def _local_bench_token(stack: Stack) -> str:
+    env = environ(stack_process(stack, "backend.cli worker"))
+    return env["DRIVELAB_TOKEN"]
+
+
+def test_local_worker_holds_no_database_url_and_no_token_on_its_command_line(
+    stack: Stack,
+) -> None:
+    token = _local_bench_token(stack)
+    pids = worker_processes(stack)
+    for pid in pids:
+        argv = " ".join(cmdline(pid))
+        assert token not in argv and "--token" not in argv, argv
+        env = environ(pid)
+        assert "DRIVELAB_DATABASE_URL" not in env, f"worker {pid} has the database URL"
+        assert not any(v.startswith("postgresql") for v in env.values()), pid
+    # ...and the api process does have it (the check above reads the right variable).
+    assert "DRIVELAB_DATABASE_URL" in environ(stack_process(stack, "uvicorn"))
