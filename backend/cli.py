@@ -389,7 +389,7 @@ def cmd_api(args: argparse.Namespace) -> None:
 def cmd_benches_add(args: argparse.Namespace) -> None:
     with api_client(args) as client:
         out = call(client, "POST", "/api/benches", {"name": args.name})
-        api_url = str(client.base_url).rstrip("/")
+        api_url = lab_address(os.environ.get("DRIVELAB_PUBLIC_URL") or str(client.base_url))
     broker = args.broker or worker_broker_url(api_url, os.environ.get("DRIVELAB_REDIS_URL"))
     print(f"bench {out['name']} registered. Its worker token (shown once):\n{out['token']}")
     print(
@@ -400,11 +400,30 @@ def cmd_benches_add(args: argparse.Namespace) -> None:
         f"  export DRIVELAB_TOKEN={out['token']}\n"
         f"  drivelab worker --bench {out['name']}"
     )
+    notes = []
+    if "labserver" in api_url or "labserver" in broker:
+        notes.append("labserver: this server's name or address on the lab network")
     if "REDIS_PASSWORD" in broker:
-        print(
-            "(REDIS_PASSWORD: the broker's password, DRIVELAB_REDIS_PASSWORD of the server's "
-            "docker-compose; rediss:// instead of redis:// when the broker speaks TLS)"
+        notes.append(
+            "REDIS_PASSWORD: the broker's password (DRIVELAB_REDIS_PASSWORD of the server's "
+            "docker-compose)"
         )
+    notes.append("rediss:// instead of redis:// when the broker speaks TLS")
+    print("(" + "; ".join(notes) + ")")
+
+
+def lab_address(url: str) -> str:
+    """`url` as a lab machine reaches it: a loopback host becomes `labserver`."""
+    from urllib.parse import urlsplit
+
+    from backend.core.settings import is_loopback
+
+    parts = urlsplit(url.rstrip("/"))
+    host = parts.hostname or ""
+    if not is_loopback(host):
+        return parts.geturl()
+    port = f":{parts.port}" if parts.port else ""
+    return parts._replace(netloc=f"labserver{port}").geturl()
 
 
 def worker_broker_url(api_url: str, server_redis_url: str | None) -> str:
@@ -420,8 +439,6 @@ def worker_broker_url(api_url: str, server_redis_url: str | None) -> str:
         scheme = redis_url.scheme or scheme
         port = redis_url.port or port
         db = redis_url.path.lstrip("/") or db
-    if host in ("127.0.0.1", "localhost", "::1"):
-        host = "labserver"  # the lab machine reaches the server by its name on the network
     return f"{scheme}://:{password}@{host}:{port}/{db}"
 
 
@@ -595,7 +612,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("worker", help="run a bench worker (one per lab machine)")
     p.add_argument("--bench", required=True, help="bench name; consumes queue bench.NAME")
     p.add_argument("--api", dest="api_url", help="api URL (DRIVELAB_API_URL)")
-    p.add_argument("--token", help="the bench's token (DRIVELAB_TOKEN)")
+    p.add_argument(
+        "--token",
+        help="the bench's token; prefer DRIVELAB_TOKEN in the environment: a command line "
+        "is shown by `ps` to everyone on the machine",
+    )
     p.add_argument("--broker", dest="broker_url", help="redis://... (DRIVELAB_BROKER_URL)")
     p.add_argument(
         "--sandbox",

@@ -6,15 +6,20 @@ shows (`ps`, /proc/PID/environ).
 from __future__ import annotations
 
 import json
+import os
 import secrets
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
 
-from tests.conftest import Stack
+from tests.conftest import ROOT, Stack, run_cli
 
 pytestmark = pytest.mark.e2e
 
@@ -266,3 +271,104 @@ def test_local_worker_holds_no_database_url_and_no_token_on_its_command_line(
         assert not any(v.startswith("postgresql") for v in env.values()), pid
     # ...and the api process does have it (the check above reads the right variable).
     assert "DRIVELAB_DATABASE_URL" in environ(stack_process(stack, "uvicorn"))
+
+
+# --- the broker's password -----------------------------------------------------------------
+
+
+def _broker_of_stack(stack: Stack) -> tuple[str, int]:
+    """(password, port) of the stack's Redis, as the api was given them."""
+    url = urlsplit(environ(stack_process(stack, "uvicorn"))["DRIVELAB_REDIS_URL"])
+    assert url.password, "the stack's Redis has no password"
+    assert url.port is not None
+    return url.password, url.port
+
+
+def _worker_log_until(
+    stack: Stack, tmp_path: Path, broker_url: str, wanted: str, times: int
+) -> list[str]:
+    """Start a lab worker (its own bench) against `broker_url`; its log lines holding
+    `wanted`, once there are `times` of them."""
+    bench = f"broker-{secrets.token_hex(3)}"
+    token = _new_bench_token(stack, bench)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DRIVELAB_DATABASE_URL", "DRIVELAB_REDIS_URL", "DRIVELAB_BROKER_URL")
+    }
+    env.update(
+        DRIVELAB_API_URL=stack.api_url,
+        DRIVELAB_TOKEN=token,
+        DRIVELAB_BROKER_URL=broker_url,
+        DRIVELAB_DATA_DIR=str(tmp_path / bench),
+    )
+    log = tmp_path / f"{bench}.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "backend.cli", "worker", "--bench", bench],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            lines = [ln for ln in log.read_text(errors="replace").splitlines() if wanted in ln]
+            if len(lines) >= times:
+                # Still running: it keeps trying rather than exiting.
+                assert proc.poll() is None, log.read_text()
+                return lines
+            assert proc.poll() is None, f"the worker exited:\n{log.read_text()}"
+            assert time.monotonic() < deadline, f"no {wanted!r} {times} times:\n{log.read_text()}"
+            time.sleep(0.2)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def test_worker_says_the_broker_refused_its_password_and_keeps_trying(
+    stack: Stack, tmp_path: Path
+) -> None:
+    password, port = _broker_of_stack(stack)
+    lines = _worker_log_until(
+        stack, tmp_path, f"redis://:not-{password}@127.0.0.1:{port}/0", "refused the password", 2
+    )
+    line = lines[0]
+    assert f"the broker at redis://127.0.0.1:{port} refused the password" in line, line
+    assert (
+        f"DRIVELAB_BROKER_URL (or DRIVELAB_REDIS_URL) to redis://:PASSWORD@127.0.0.1:{port}/0"
+        in line
+    )
+    assert "trying again in" in line
+    assert password not in "\n".join(lines)  # the wrong one is not shown either
+    # No password at all: said as such.
+    lines = _worker_log_until(
+        stack, tmp_path, f"redis://127.0.0.1:{port}/0", "requires a password (none given)", 1
+    )
+    assert f"the broker at redis://127.0.0.1:{port} requires a password" in lines[0]
+
+
+def test_benches_add_prints_the_whole_worker_command(stack: Stack) -> None:
+    bench = f"printed-{secrets.token_hex(3)}"
+    out = run_cli(stack.data_dir, "benches", "add", bench, env={"DRIVELAB_REDIS_URL": ""}).stdout
+    lines = [ln.strip() for ln in out.splitlines()]
+    token = lines[1]
+    assert f"export DRIVELAB_TOKEN={token}" in lines
+    # The api as a lab machine reaches it: loopback is this machine only.
+    port = urlsplit(stack.api_url).port
+    assert f"export DRIVELAB_API_URL=http://labserver:{port}" in lines
+    assert "export DRIVELAB_BROKER_URL=redis://:REDIS_PASSWORD@labserver:6379/0" in lines
+    assert f"drivelab worker --bench {bench}" in lines
+    assert not any("--token" in ln for ln in lines)  # never on a command line
+    # With the server's broker URL known, its password and scheme are printed.
+    bench2 = f"printed-{secrets.token_hex(3)}"
+    redis_url = "rediss://:s3cret@redis:6380/2"
+    done = run_cli(stack.data_dir, "benches", "add", bench2, env={"DRIVELAB_REDIS_URL": redis_url})
+    out = done.stdout
+    assert "export DRIVELAB_BROKER_URL=rediss://:s3cret@labserver:6380/2" in out, out
