@@ -8,8 +8,9 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
 
-from backend.core.deps import CurrentUser, Reviewer, SessionDep
+from backend.core.deps import CurrentUser, Reviewer, SessionDep, StateDep, after_commit
 from backend.core.errors import InvalidParams
+from backend.core.events import visibility_changed
 from backend.drives import catalog_service as service
 from backend.drives.models import DriveModel
 from backend.drives.service import capacity_label, sees_embargoed, under_embargo
@@ -168,10 +169,13 @@ def create_model(data: ModelCreate, session: SessionDep, _user: Reviewer) -> Cat
     responses={409: {"description": "A duplicate, or the model of a simulated drive."}},
 )
 def update_model(
-    model_id: int, data: ModelUpdate, session: SessionDep, _user: Reviewer
+    model_id: int, data: ModelUpdate, session: SessionDep, state: StateDep, _user: Reviewer
 ) -> CatalogModelOut:
     """Edit a product's name, capacity or specifications, or set its embargo."""
     changes = data.model_dump(exclude_unset=True)
+    if "embargo_until" in changes:
+        # Open event streams stop showing the model's runs to viewers at their next event.
+        after_commit(session, lambda: visibility_changed(state.redis, state.channels))
     for name in ("vendor", "model", "capacity_bytes"):
         if name in changes and changes[name] is None:
             raise InvalidParams(f"{name} cannot be null: leave it out to keep it", field=name)

@@ -10,16 +10,20 @@ import os
 import secrets
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
 
-from tests.conftest import ROOT, Stack, run_cli
+from tests.conftest import ROOT, Stack, User, run_cli, wait_run
+from tests.e2e.test_run_path import queue
 
 pytestmark = pytest.mark.e2e
 
@@ -372,3 +376,134 @@ def test_benches_add_prints_the_whole_worker_command(stack: Stack) -> None:
     done = run_cli(stack.data_dir, "benches", "add", bench2, env={"DRIVELAB_REDIS_URL": redis_url})
     out = done.stdout
     assert "export DRIVELAB_BROKER_URL=rediss://:s3cret@labserver:6380/2" in out, out
+
+
+# --- embargo on open streams ---------------------------------------------------------------
+
+
+class Events:
+    """An event stream read in a thread: (event, data) as they come; `ended` once it ends."""
+
+    def __init__(self, client: httpx.Client, path: str) -> None:
+        self.client = client
+        self.path = path
+        self.frames: list[tuple[str, Any]] = []
+        self.ended = threading.Event()
+        self.started = threading.Event()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+        assert self.started.wait(30), f"{path} did not open"
+
+    def _read(self) -> None:
+        try:
+            with self.client.stream("GET", self.path, timeout=httpx.Timeout(30, read=None)) as r:
+                assert r.status_code == 200, r.read()
+                self.started.set()
+                event = ""
+                for line in r.iter_lines():
+                    if line.startswith("event: "):
+                        event = line[len("event: ") :]
+                    elif line.startswith("data: "):
+                        self.frames.append((event, json.loads(line[len("data: ") :])))
+        except httpx.HTTPError:
+            pass
+        finally:
+            self.started.set()
+            self.ended.set()
+
+    def run_ids(self, since: int = 0) -> list[int]:
+        return [d["run_id"] for e, d in self.frames[since:] if e == "runs"]
+
+    def index_of_run(self, run_id: int) -> int | None:
+        """The position of the first announcement of `run_id`."""
+        return next(
+            (i for i, (e, d) in enumerate(self.frames) if e == "runs" and d["run_id"] == run_id),
+            None,
+        )
+
+
+def wait_for(what: str, condition: Callable[[], object], timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"still waiting for {what}"
+        time.sleep(0.1)
+
+
+def test_an_embargo_stops_open_streams_for_viewers(
+    stack: Stack, tmp_path: Path, users: dict[str, User]
+) -> None:
+    """A viewer's run stream opened before the embargo ends at its next event after it (the
+    run still running), and the viewer's lab stream stops announcing the run, while the
+    admin's keeps announcing it."""
+    tag = secrets.token_hex(3)
+    target = stack.data_dir / "targets" / f"hostile-embargo-{tag}.img"
+    drive = stack.add_drive(target, f"Hostile embargo {tag}", size=128 * MIB)
+    # The marker: a run on a drive of a bench with no worker (it stays queued), visible to all.
+    bench = f"marker-{tag}"
+    _new_bench_token(stack, bench)
+    with stack.client() as admin:
+        marker_drive = admin.post(
+            "/api/drives",
+            json={
+                "bench": bench,
+                "target_path": f"/dev/disk/by-id/nvme-marker-{tag}",
+                "serial": f"MARKER{tag}",
+                "vendor": "drivelab",
+                "model": f"Marker {tag}",
+                "capacity_bytes": 256 * MIB,
+            },
+        ).json()
+        params = {"span": "32m", "runtime_s": 60, "seq_runtime_s": 60, "prewrite": False}
+        run = queue(admin, drive, {**params, "patterns": ["incompressible"]})
+        wait_run(admin, run["id"], until=("running",), timeout=120)
+        viewer = stack.client(token=users["viewer"].token)
+        run_stream = Events(viewer, f"/api/runs/{run['id']}/events")
+        viewer_lab = Events(stack.client(token=users["viewer"].token), "/api/runs/events")
+        admin_lab = Events(stack.client(), "/api/runs/events")
+        try:
+            wait_for(
+                "the viewer's run stream to show progress",
+                lambda: any(e in ("samples", "progress") for e, _ in run_stream.frames),
+            )
+            wait_for(
+                "the viewer's lab stream to announce the run",
+                lambda: run["id"] in viewer_lab.run_ids(),
+            )
+            until = (datetime.now(UTC) + timedelta(days=7)).isoformat()
+            r = admin.patch(f"/api/models/{drive['model']['id']}", json={"embargo_until": until})
+            assert r.status_code == 200, r.text
+            marker = queue(
+                admin,
+                marker_drive,
+                {"profile": "light", "runtime_s": 1, "span": "8m"},
+                "trace-replay",
+            )
+            # Past the marker, the admin still hears of the run (it runs on)...
+            wait_for(
+                "the marker on both lab streams",
+                lambda: (
+                    viewer_lab.index_of_run(marker["id"]) is not None
+                    and admin_lab.index_of_run(marker["id"]) is not None
+                ),
+            )
+            after = admin_lab.index_of_run(marker["id"]) or 0
+            wait_for(
+                "the admin's lab stream to announce the run twice after the embargo",
+                lambda: admin_lab.run_ids(after + 1).count(run["id"]) >= 2,
+            )
+            # ...the viewer does not.
+            seen_after = viewer_lab.run_ids((viewer_lab.index_of_run(marker["id"]) or 0) + 1)
+            assert run["id"] not in seen_after, seen_after
+            # The viewer's run stream has ended, while the run runs on.
+            wait_for("the viewer's run stream to end", run_stream.ended.is_set)
+            assert admin.get(f"/api/runs/{run['id']}").json()["status"] == "running"
+            assert viewer.get(f"/api/runs/{run['id']}").status_code == 404
+        finally:
+            admin.patch(f"/api/models/{drive['model']['id']}", json={"embargo_until": None})
+            admin.post(f"/api/runs/{run['id']}/cancel")
+            for stream in (run_stream, viewer_lab, admin_lab):
+                stream.client.close()
+            viewer.close()
+        if "marker" in locals():
+            admin.post(f"/api/runs/{marker['id']}/cancel")
+        wait_run(admin, run["id"], timeout=60)
