@@ -6,7 +6,7 @@ import gc
 import logging
 import re
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, MutableMapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -15,11 +15,14 @@ import redis
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 from sqlalchemy import text
 from sqlalchemy.exc import DataError, IntegrityError, OperationalError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from backend import __version__
 from backend.audit.router import router as audit_router
@@ -29,6 +32,7 @@ from backend.core.deps import AppState, StateDep, install_session_hooks
 from backend.core.errors import DrivelabError
 from backend.core.events import namespace
 from backend.core.limits import BodyLimit, RouteLimit, short_errors
+from backend.core.openapi_errors import declare_errors
 from backend.core.settings import Settings, get_settings
 from backend.drives.catalog_router import router as catalog_router
 from backend.drives.router import router as drives_router
@@ -186,6 +190,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             status_code=422,
         )
 
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            # Starlette names the methods of the first route whose path matched; a path served
+            # by several routes (GET and PATCH /api/drives/{id}) supports all of theirs.
+            allowed = allowed_methods(app, request.scope)
+            headers["Allow"] = ", ".join(sorted(allowed))
+            return JSONResponse(
+                {"detail": f"{request.method} is not supported here: use {headers['Allow']}"},
+                status_code=405,
+                headers=headers,
+            )
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=headers)
+
     @app.exception_handler(DataError)
     async def _data_error(_request: Request, exc: DataError) -> JSONResponse:
         # A value the database cannot hold (an id past 2^31, a price with 95 digits):
@@ -286,6 +305,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     return app
 
 
+def allowed_methods(app: FastAPI, scope: MutableMapping[str, Any]) -> set[str]:
+    """Every method some api route serves at this request's path."""
+    methods: set[str] = set()
+    for route in app.routes:
+        if not isinstance(route, APIRoute):
+            continue
+        match, _child = route.matches({**scope, "method": next(iter(route.methods or {"GET"}))})
+        if match == Match.FULL:
+            methods |= route.methods or set()
+    return methods
+
+
 def route_limits(settings: Settings) -> tuple[RouteLimit, ...]:
     """The routes whose bodies may be larger than DRIVELAB_MAX_BODY_BYTES."""
     from backend.prices.service import MAX_IMPORT_BYTES
@@ -310,7 +341,9 @@ def _add_body_schemas(app: FastAPI) -> None:
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            build().setdefault("components", {}).setdefault("schemas", {}).update(body_schemas())
+            built = build()
+            built.setdefault("components", {}).setdefault("schemas", {}).update(body_schemas())
+            declare_errors(built)
         return app.openapi_schema or build()
 
     app.openapi = openapi  # type: ignore[method-assign]
