@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import tempfile
 from datetime import datetime
 
 from fastapi import APIRouter, Query, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 from pydantic import BaseModel
 
@@ -60,12 +62,25 @@ async def upload_trace(
 ) -> TraceOut:
     """Upload a trace for `trace-replay` as the raw request body: a fio iolog (v2/v3) or a
     blktrace binary, up to 256 MiB. Its read and write byte totals are returned."""
-    body = bytearray()
-    async for chunk in request.stream():
-        body.extend(chunk)
-        if len(body) > service.MAX_TRACE_BYTES:
-            break
-    return trace_out(service.add_trace(session, name, bytes(body)))
+    # Spooled to a temporary file as it arrives (the api's body limit refuses more than 256
+    # MiB before reading it): in memory once, to be summarised and stored, not twice as when
+    # the chunks were gathered in memory and then copied.
+    with tempfile.TemporaryFile(prefix="drivelab-trace-") as spool:
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > service.MAX_TRACE_BYTES:
+                break
+            spool.write(chunk)
+        spool.seek(0)
+        data = spool.read() if size <= service.MAX_TRACE_BYTES else b""
+    if size > service.MAX_TRACE_BYTES:
+        raise service.TooLarge(
+            f"the trace is larger than {service.MAX_TRACE_BYTES // 2**20} MiB: trim it or "
+            "replay a shorter window"
+        )
+    trace = await run_in_threadpool(service.add_trace, session, name, data)
+    return trace_out(trace)
 
 
 @router.get("/api/traces", response_model=list[TraceOut])
