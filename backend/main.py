@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import gc
 import logging
+import re
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, MutableMapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -14,11 +15,14 @@ import redis
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 from sqlalchemy import text
 from sqlalchemy.exc import DataError, IntegrityError, OperationalError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from backend import __version__
 from backend.audit.router import router as audit_router
@@ -27,6 +31,8 @@ from backend.core.db import make_engine, session_factory
 from backend.core.deps import AppState, StateDep, install_session_hooks
 from backend.core.errors import DrivelabError
 from backend.core.events import namespace
+from backend.core.limits import BodyLimit, RouteLimit, short_errors
+from backend.core.openapi_errors import declare_errors
 from backend.core.settings import Settings, get_settings
 from backend.drives.catalog_router import router as catalog_router
 from backend.drives.router import router as drives_router
@@ -48,6 +54,10 @@ log = logging.getLogger("drivelab.api")
 
 REPO_FRONTEND = Path(__file__).resolve().parent.parent / "frontend" / "dist"
 
+
+# A validation error lists at most this many problems in `detail`, and `errors` this many.
+MAX_PROBLEMS = 10
+MAX_ERRORS = 100
 
 _BYTES = {bytes: lambda b: b.decode("utf-8", errors="replace")}
 
@@ -164,17 +174,36 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        # Never the whole input back: a 10 MB field would come back as a 10 MB answer.
+        errors = short_errors(list(exc.errors()))
         problems = []
-        for err in exc.errors():
+        for err in errors[:MAX_PROBLEMS]:
             loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
             problems.append(f"{loc or 'request'}: {err.get('msg')}")
+        if len(errors) > MAX_PROBLEMS:
+            problems.append(f"and {len(errors) - MAX_PROBLEMS} more (see errors)")
         return JSONResponse(
             {
                 "detail": "invalid request: " + "; ".join(problems),
-                "errors": jsonable_encoder(exc.errors(), custom_encoder=_BYTES),
+                "errors": jsonable_encoder(errors[:MAX_ERRORS], custom_encoder=_BYTES),
             },
             status_code=422,
         )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            # Starlette names the methods of the first route whose path matched; a path served
+            # by several routes (GET and PATCH /api/drives/{id}) supports all of theirs.
+            allowed = allowed_methods(app, request.scope)
+            headers["Allow"] = ", ".join(sorted(allowed))
+            return JSONResponse(
+                {"detail": f"{request.method} is not supported here: use {headers['Allow']}"},
+                status_code=405,
+                headers=headers,
+            )
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=headers)
 
     @app.exception_handler(DataError)
     async def _data_error(_request: Request, exc: DataError) -> JSONResponse:
@@ -270,9 +299,40 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     ):
         app.include_router(router)
 
+    app.add_middleware(BodyLimit, default=settings.max_body_bytes, routes=route_limits(settings))
     _add_body_schemas(app)
     _mount_frontend(app, settings.frontend_dir or REPO_FRONTEND)
     return app
+
+
+def allowed_methods(app: FastAPI, scope: MutableMapping[str, Any]) -> set[str]:
+    """Every method some api route serves at this request's path."""
+    methods: set[str] = set()
+    for route in app.routes:
+        if not isinstance(route, APIRoute):
+            continue
+        match, _child = route.matches({**scope, "method": next(iter(route.methods or {"GET"}))})
+        if match == Match.FULL:
+            methods |= route.methods or set()
+    return methods
+
+
+def route_limits(settings: Settings) -> tuple[RouteLimit, ...]:
+    """The routes whose bodies may be larger than DRIVELAB_MAX_BODY_BYTES."""
+    from backend.prices.service import MAX_IMPORT_BYTES
+    from backend.traces.service import MAX_TRACE_BYTES
+
+    return (
+        RouteLimit("POST", re.compile(r"/api/traces"), MAX_TRACE_BYTES, "a trace"),
+        RouteLimit("POST", re.compile(r"/api/prices/import"), MAX_IMPORT_BYTES, "a price CSV"),
+        # Sample batches and a step's fio output and window logs (a long run's are megabytes).
+        RouteLimit(
+            "POST",
+            re.compile(r"/api/worker/.*"),
+            settings.worker_max_body_bytes,
+            "a worker's report",
+        ),
+    )
 
 
 def _add_body_schemas(app: FastAPI) -> None:
@@ -281,7 +341,9 @@ def _add_body_schemas(app: FastAPI) -> None:
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            build().setdefault("components", {}).setdefault("schemas", {}).update(body_schemas())
+            built = build()
+            built.setdefault("components", {}).setdefault("schemas", {}).update(body_schemas())
+            declare_errors(built)
         return app.openapi_schema or build()
 
     app.openapi = openapi  # type: ignore[method-assign]

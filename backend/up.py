@@ -198,8 +198,11 @@ def _local_worker(
     env: dict[str, str], api_url: str, redis_url: str, token: str, verbose: bool
 ) -> Child:
     argv = [sys.executable, "-m", "backend.cli", "worker", "--bench", LOCAL_BENCH]
+    # Workers talk to the api only (DESIGN.md): the database's URL, and its password, stay
+    # out of the local worker's environment as out of a lab machine's. The token is in the
+    # environment, which only this user and root can read, never on the command line.
     worker_env = {
-        **env,
+        **{k: v for k, v in env.items() if k != "DRIVELAB_DATABASE_URL"},
         "DRIVELAB_API_URL": api_url,
         "DRIVELAB_TOKEN": token,
         "DRIVELAB_BROKER_URL": redis_url,

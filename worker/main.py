@@ -5,7 +5,9 @@ from __future__ import annotations
 import logging
 import socket
 import threading
+from urllib.parse import urlsplit
 
+import redis
 from celery import signals
 
 from backend.core.settings import WorkerSettings
@@ -77,6 +79,7 @@ def run_worker(settings: WorkerSettings) -> None:
         fio_nice=settings.fio_nice,
     )
     resend_spool(client, ctx.data_dir / "spool")
+    wait_for_broker(settings.broker)
     app = make_celery(settings.broker)
     queue = bench_queue(settings.bench)
     app.conf.task_queues = (queue,)
@@ -113,6 +116,66 @@ def run_worker(settings: WorkerSettings) -> None:
         without_heartbeat=True,
     )
     worker.start()
+
+
+BROKER_RETRY_S = (2.0, 5.0, 10.0, 30.0)
+
+
+def broker_problem(url: str) -> str | None:
+    """What keeps this worker from using the broker at `url`, said so that it can be fixed;
+    None when the broker answers."""
+    where = broker_address(url)
+    try:
+        client = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5)
+        try:
+            client.ping()
+        finally:
+            client.close()
+    except (redis.AuthenticationError, redis.exceptions.AuthorizationError) as exc:
+        return _refused(url, where, str(exc))
+    except redis.ResponseError as exc:
+        if "AUTH" in str(exc).upper() or "PASSWORD" in str(exc).upper():
+            return _refused(url, where, str(exc))
+        return f"the broker at {where} answered with an error: {exc}"
+    except redis.RedisError as exc:
+        return f"cannot reach the broker at {where}: {exc}"
+    except ValueError as exc:  # a URL redis cannot parse
+        return f"the broker URL {_redact(url)} is not usable ({exc}): set DRIVELAB_BROKER_URL"
+    return None
+
+
+def _refused(url: str, where: str, reason: str) -> str:
+    parts = urlsplit(url)
+    given = "refused the password" if parts.password else "requires a password (none given)"
+    db = parts.path.lstrip("/") or "0"
+    return (
+        f"the broker at {where} {given} ({reason}): set DRIVELAB_BROKER_URL (or "
+        f"DRIVELAB_REDIS_URL) to {parts.scheme}://:PASSWORD@{parts.hostname}:"
+        f"{parts.port or 6379}/{db}, with the password of the server's Redis "
+        "(DRIVELAB_REDIS_PASSWORD in its docker-compose)"
+    )
+
+
+def broker_address(url: str) -> str:
+    """scheme://host:port, without credentials."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.hostname}:{parts.port or 6379}"
+
+
+def wait_for_broker(url: str, stop: threading.Event | None = None) -> None:
+    """Until the broker answers: say why it does not (a wrong password, unreachable), and try
+    again, less and less often. A lab machine that boots before the server, or whose broker
+    password is being changed, keeps trying instead of exiting."""
+    attempt = 0
+    stop = stop or threading.Event()
+    while (problem := broker_problem(url)) is not None:
+        delay = BROKER_RETRY_S[min(attempt, len(BROKER_RETRY_S) - 1)]
+        log.error("%s; trying again in %.0f s", problem, delay)
+        attempt += 1
+        if stop.wait(delay):
+            return
+    if attempt:
+        log.info("the broker at %s answers now", broker_address(url))
 
 
 def _redact(url: str) -> str:

@@ -24,6 +24,17 @@ def lab_channel(ns: str) -> str:
     return f"drivelab:{ns}:lab"
 
 
+def visibility_key(ns: str) -> str:
+    """A counter raised whenever what viewers may see changes (an embargo set or lifted, a
+    drive given another model): open event streams re-read visibility when it moves."""
+    return f"drivelab:{ns}:visibility"
+
+
+def visibility_changed(client: redis.Redis, ns: str) -> None:
+    with contextlib.suppress(redis.RedisError):
+        client.incr(visibility_key(ns))
+
+
 def publish(client: redis.Redis, channel: str, event: str, data: Any) -> None:
     """Best effort: a live view may miss an event, the database never does."""
     with contextlib.suppress(redis.RedisError):

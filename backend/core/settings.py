@@ -60,6 +60,10 @@ class Settings(BaseSettings):
     # window, and further attempts are refused (429) until the window ends.
     login_max_failures: int = 5
     login_window_s: int = 300
+    # The largest request body the api reads (413 beyond), except trace uploads (256 MiB),
+    # price CSV imports (5 MiB) and what workers report (worker_max_body_bytes).
+    max_body_bytes: int = Field(default=512 * 1024, ge=1024)
+    worker_max_body_bytes: int = Field(default=64 * 1024 * 1024, ge=1024)
 
     @field_validator("data_dir", mode="after")
     @classmethod

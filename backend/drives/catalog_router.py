@@ -8,8 +8,9 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
 
-from backend.core.deps import CurrentUser, Reviewer, SessionDep
+from backend.core.deps import CurrentUser, Reviewer, SessionDep, StateDep, after_commit
 from backend.core.errors import InvalidParams
+from backend.core.events import visibility_changed
 from backend.drives import catalog_service as service
 from backend.drives.models import DriveModel
 from backend.drives.service import capacity_label, sees_embargoed, under_embargo
@@ -17,38 +18,50 @@ from backend.drives.service import capacity_label, sees_embargoed, under_embargo
 router = APIRouter(prefix="/api/models", tags=["catalog"])
 
 
-Vendor = Annotated[str, service.checked(service.clean_text, "vendor")]
-ModelName = Annotated[str, service.checked(service.clean_text, "model")]
+Vendor = Annotated[
+    str, service.checked(service.clean_text, "vendor"), service.text_schema("vendor")
+]
+ModelName = Annotated[
+    str, service.checked(service.clean_text, "model"), service.text_schema("model")
+]
 Capacity = Annotated[
     int,
     service.checked(service.check_capacity_bytes),
-    Field(description="Decimal bytes as printed on the drive (1 TB = 10^12)."),
+    Field(
+        description="Decimal bytes as printed on the drive (1 TB = 10^12).",
+        json_schema_extra={"minimum": service.MIN_CAPACITY, "maximum": service.MAX_CAPACITY},
+    ),
 ]
 
 
 Interface = Annotated[
     str | None,
     service.checked(service.clean_text, "interface", required=False),
+    service.optional_text_schema("interface"),
     Field(description="e.g. SATA 6Gb/s, NVMe PCIe 4.0 x4"),
 ]
 FormFactor = Annotated[
     str | None,
     service.checked(service.clean_text, "form_factor", required=False),
+    service.optional_text_schema("form_factor"),
     Field(description="e.g. 2.5-inch 7mm, M.2 2280"),
 ]
 Controller = Annotated[
     str | None,
     service.checked(service.clean_text, "controller", required=False),
+    service.optional_text_schema("controller"),
     Field(description="e.g. Phison E18, Samsung MEX"),
 ]
 Nand = Annotated[
     str | None,
     service.checked(service.clean_text, "nand", required=False),
+    service.optional_text_schema("nand"),
     Field(description="e.g. Micron 176L TLC"),
 ]
 Dram = Annotated[
     str | None,
     service.checked(service.clean_text, "dram", required=False),
+    service.optional_text_schema("dram"),
     Field(description="e.g. 1 GB LPDDR4, none (HMB)"),
 ]
 
@@ -66,10 +79,16 @@ class ModelCreate(BaseModel):
     dram: Dram = None
 
 
+# The years the embargo check takes, for the OpenAPI document (1970 to 9989 here).
+EMBARGO_YEARS = r"^(19[7-9][0-9]|[2-8][0-9]{3}|9[0-8][0-9]{2})-"
+
+
 class ModelUpdate(BaseModel):
     """Only the fields sent change; a specification set to null is cleared."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra=service.not_null("vendor", "model", "capacity_bytes")
+    )
 
     vendor: Vendor | None = None
     model: ModelName | None = None
@@ -81,6 +100,10 @@ class ModelUpdate(BaseModel):
     dram: Dram = None
     embargo_until: AwareDatetime | None = Field(
         None,
+        # the years the check below takes (RFC 3339 text; the checks say the rest)
+        json_schema_extra={
+            "pattern": r"^(19[7-9][0-9]|[2-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9])-"
+        },
         description="Until then viewers and shared links do not see the model, its drives, "
         "runs or results; null lifts the embargo. Allowed on simulated drives' models too.",
     )
@@ -168,10 +191,13 @@ def create_model(data: ModelCreate, session: SessionDep, _user: Reviewer) -> Cat
     responses={409: {"description": "A duplicate, or the model of a simulated drive."}},
 )
 def update_model(
-    model_id: int, data: ModelUpdate, session: SessionDep, _user: Reviewer
+    model_id: int, data: ModelUpdate, session: SessionDep, state: StateDep, _user: Reviewer
 ) -> CatalogModelOut:
     """Edit a product's name, capacity or specifications, or set its embargo."""
     changes = data.model_dump(exclude_unset=True)
+    if "embargo_until" in changes:
+        # Open event streams stop showing the model's runs to viewers at their next event.
+        after_commit(session, lambda: visibility_changed(state.redis, state.channels))
     for name in ("vendor", "model", "capacity_bytes"):
         if name in changes and changes[name] is None:
             raise InvalidParams(f"{name} cannot be null: leave it out to keep it", field=name)

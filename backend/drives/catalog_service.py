@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from pydantic import BeforeValidator
+from pydantic import BeforeValidator, WithJsonSchema
 from pydantic_core import PydanticCustomError
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
@@ -75,6 +75,38 @@ def clean_text(value: object, name: str, *, required: bool = True) -> str | None
     if len(text) > limit:
         raise ValueError(f"{name} is {len(text)} characters long: shorten it to {limit} at most")
     return text
+
+
+def text_schema(name: str, *, required: bool = True, limit: int | None = None) -> WithJsonSchema:
+    """What clean_text accepts, for the OpenAPI document: text of at most the limit, with
+    something besides spaces when required."""
+    schema: dict[str, Any] = {"type": "string", "maxLength": limit or TEXT_LIMITS.get(name, 300)}
+    if required:
+        schema.update(minLength=1, pattern=r"\S")
+    return WithJsonSchema(schema)
+
+
+def not_null(*names: str) -> Callable[[dict[str, Any]], None]:
+    """A model's json_schema_extra: these optional fields may be left out, never sent null (a
+    PATCH refuses null for them), so their schema has no null branch."""
+
+    def strip(schema: dict[str, Any]) -> None:
+        for name in names:
+            prop = schema.get("properties", {}).get(name, {})
+            branches = [b for b in prop.get("anyOf", []) if b.get("type") != "null"]
+            if len(branches) == 1:
+                del prop["anyOf"]
+                prop.update(branches[0])
+            elif branches:
+                prop["anyOf"] = branches
+
+    return strip
+
+
+def optional_text_schema(name: str) -> WithJsonSchema:
+    """What clean_text(required=False) accepts: text of at most the limit, or null."""
+    limit = TEXT_LIMITS.get(name, 300)
+    return WithJsonSchema({"anyOf": [{"type": "string", "maxLength": limit}, {"type": "null"}]})
 
 
 def check_capacity_bytes(value: object) -> int:

@@ -3,8 +3,9 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from backend.benches.service import get_bench_by_name, is_online
-from backend.core.deps import CurrentUser, Reviewer, SessionDep
+from backend.core.deps import CurrentUser, Reviewer, SessionDep, StateDep, after_commit
 from backend.core.errors import NotFound
+from backend.core.events import visibility_changed
 from backend.drives import service
 from backend.drives.models import DriveSample
 from backend.drives.schemas import BenchRef, DriveCreate, DriveModelOut, DriveOut, DriveUpdate
@@ -93,7 +94,12 @@ def add_drive(data: DriveCreate, session: SessionDep, _user: Reviewer) -> DriveO
 
 
 @router.patch("/{drive_id}", response_model=DriveOut)
-def edit_drive(drive_id: int, data: DriveUpdate, session: SessionDep, _user: Reviewer) -> DriveOut:
+def edit_drive(
+    drive_id: int, data: DriveUpdate, session: SessionDep, state: StateDep, _user: Reviewer
+) -> DriveOut:
     """Edit a drive sample; refused while a run uses the drive."""
-    drive = service.update_drive(session, drive_id, data.model_dump(exclude_unset=True))
+    changes = data.model_dump(exclude_unset=True)
+    if "model_id" in changes:  # another model, maybe under embargo: streams check again
+        after_commit(session, lambda: visibility_changed(state.redis, state.channels))
+    drive = service.update_drive(session, drive_id, changes)
     return drive_out(drive, queue.active_runs(session).get(drive_id))

@@ -74,7 +74,9 @@ class DriveUpdate(BaseModel):
     firmware: str | None = None
     target_path: str | None = Field(None, min_length=1)
     model_id: int | None = None
-    logical_sector: int | None = Field(None, description="512 or 4096")
+    logical_sector: int | None = Field(
+        None, description="512 or 4096", json_schema_extra={"enum": [512, 4096]}
+    )
     short_name: str | None = Field(
         None,
         max_length=40,

@@ -39,7 +39,7 @@ def add_price(data: schemas.PriceCreate, session: SessionDep, _user: Reviewer) -
     return price_out(*service.add_price(session, data))
 
 
-@router.patch("/api/prices/{price_id}", response_model=schemas.PriceOut)
+@router.patch("/api/prices/{price_id:int}", response_model=schemas.PriceOut)
 def update_price(
     price_id: int, data: schemas.PriceUpdate, session: SessionDep, user: Reviewer
 ) -> schemas.PriceOut:
@@ -48,7 +48,7 @@ def update_price(
     return price_out(*service.update_price(session, price_id, data, user))
 
 
-@router.delete("/api/prices/{price_id}", status_code=204)
+@router.delete("/api/prices/{price_id:int}", status_code=204)
 def delete_price(price_id: int, session: SessionDep, user: Reviewer) -> None:
     """Remove a price observation entered by mistake (the audit log keeps what it said).
     A price that changed is a new observation (POST), not an edit: history stays."""
@@ -127,7 +127,11 @@ def export_prices(session: SessionDep, user: CurrentUser) -> Response:
 def price_table(
     session: SessionDep,
     user: CurrentUser,
-    currency: str = Query("USD", description="ISO 4217 code; only prices in it count."),
+    currency: str = Query(
+        "USD",
+        description="ISO 4217 code; only prices in it count.",
+        json_schema_extra={"pattern": "^[A-Z]{3}$"},  # checked below, with a clearer message
+    ),
 ) -> schemas.PriceTable:
     """The price table of a review: capacity classes (a model goes to the nearest one), each
     model's latest price per retailer, its lowest current price and price per decimal GB."""

@@ -11,9 +11,17 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, WithJsonSchema
 
-from backend.drives.catalog_service import check_capacity_bytes, checked, clean_text
+from backend.drives.catalog_service import (
+    MAX_CAPACITY,
+    MIN_CAPACITY,
+    check_capacity_bytes,
+    checked,
+    clean_text,
+    not_null,
+    text_schema,
+)
 
 CSV_COLUMNS = (
     "vendor",
@@ -27,6 +35,17 @@ CSV_COLUMNS = (
 )
 MAX_PRICE = Decimal("9999999999.99")  # Numeric(12, 2)
 CENT = Decimal("0.01")
+FLOAT_SLACK = Decimal("0.000001")
+FLOAT_RELATIVE = Decimal("1e-15")  # a few times a float's relative precision (2**-52)
+# What the api promises to accept as a price, for the OpenAPI document: a number of cents
+# above 0, at most MAX_PRICE (it also takes the same as text, e.g. from a form).
+PRICE_SCHEMA = {
+    "type": "number",
+    "minimum": 0.01,
+    "maximum": float(MAX_PRICE),
+    "multipleOf": 0.01,
+    "description": "Greater than 0, in cents (2 decimals at most), at most 9999999999.99.",
+}
 GB = 10**9
 _CURRENCY = re.compile(r"[A-Z]{3}")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -54,11 +73,20 @@ def check_price(value: object) -> Decimal:
         raise ValueError(f"price {str(value)!r} is not a number, e.g. 109.99")
     if amount <= 0:
         raise ValueError(f"price {str(value)!r} must be greater than 0")
-    if amount != amount.quantize(CENT):
-        raise ValueError(f"price {str(value)!r} has more than 2 decimals: round it to cents")
+    # Before rounding: 1e30 rounded to cents has more digits than Decimal holds (a 500).
     if amount > MAX_PRICE:
-        raise ValueError(f"price {str(value)!r} is too large: check the number")
-    return amount.quantize(CENT)
+        raise ValueError(
+            f"price {str(value)!r} is too large: at most {MAX_PRICE}; check the number"
+        )
+    cents = amount.quantize(CENT)
+    if cents <= 0:
+        raise ValueError(f"price {str(value)!r} must be at least 0.01")
+    # A JSON number is a binary float: 1234567.89 may arrive as 1234567.8900000001. Within a
+    # float's precision of a whole cent it is that cent; a text price must say it exactly.
+    slack = FLOAT_SLACK + amount * FLOAT_RELATIVE if isinstance(value, float) else 0
+    if abs(amount - cents) > slack:
+        raise ValueError(f"price {str(value)!r} has more than 2 decimals: round it to cents")
+    return cents
 
 
 def check_currency(value: object) -> str:
@@ -145,22 +173,48 @@ def format_capacity_gb(capacity_bytes: int) -> str:
 Money = Annotated[Decimal, PlainSerializer(float, return_type=float, when_used="json")]
 
 
+# What the checks above accept, for the OpenAPI document (a day is promised up to the end of
+# 2025: a later one is refused while it is in the future, which no schema can say).
+RETAILER = text_schema("retailer", limit=80)
+CAPACITY = WithJsonSchema(
+    {
+        "anyOf": [
+            {"type": "integer", "minimum": MIN_CAPACITY, "maximum": MAX_CAPACITY},
+            {"type": "null"},
+        ]
+    }
+)
+SOURCE = text_schema("source", limit=300)
+CURRENCY = WithJsonSchema({"type": "string", "pattern": "^[A-Z]{3}$"})
+OBSERVED_ON = WithJsonSchema(
+    {
+        "type": "string",
+        "format": "date",
+        "pattern": r"^(19[0-9]{2}|20[01][0-9]|202[0-5])-[0-9]{2}-[0-9]{2}$",
+    }
+)
+
+
 class PriceCreate(BaseModel):
     """One observation of a price. History is kept: a new observation never replaces one."""
 
     model_config = ConfigDict(extra="forbid")
 
     model_id: int = Field(description="The drive model (product), see GET /api/models.")
-    capacity_bytes: Annotated[int | None, checked(check_optional_capacity)] = Field(
+    capacity_bytes: Annotated[int | None, checked(check_optional_capacity), CAPACITY] = Field(
         None, description="Capacity the price is for; defaults to the model's."
     )
-    retailer: Annotated[str, checked(check_retailer)] = Field(description="e.g. Newegg")
-    price: Annotated[Decimal, checked(check_price)] = Field(description="Greater than 0.")
-    currency: Annotated[str, checked(check_currency)] = Field(description="ISO 4217, e.g. USD.")
-    observed_on: Annotated[date, checked(check_observed_on)] = Field(
+    retailer: Annotated[str, checked(check_retailer), RETAILER] = Field(description="e.g. Newegg")
+    price: Annotated[Decimal, checked(check_price), WithJsonSchema(PRICE_SCHEMA)] = Field(
+        description="Greater than 0."
+    )
+    currency: Annotated[str, checked(check_currency), CURRENCY] = Field(
+        description="ISO 4217, e.g. USD."
+    )
+    observed_on: Annotated[date, checked(check_observed_on), OBSERVED_ON] = Field(
         description="The day the price was seen (YYYY-MM-DD)."
     )
-    source: Annotated[str, checked(check_source)] = Field(
+    source: Annotated[str, checked(check_source), SOURCE] = Field(
         description="URL of the page the price comes from, or a citation."
     )
 
@@ -170,13 +224,16 @@ class PriceUpdate(BaseModel):
     the fields sent change; the model and capacity stay (a price for another product is a new
     observation)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra=not_null("retailer", "price", "currency", "observed_on", "source"),
+    )
 
-    retailer: Annotated[str, checked(check_retailer)] | None = None
-    price: Annotated[Decimal, checked(check_price)] | None = None
-    currency: Annotated[str, checked(check_currency)] | None = None
-    observed_on: Annotated[date, checked(check_observed_on)] | None = None
-    source: Annotated[str, checked(check_source)] | None = None
+    retailer: Annotated[str, checked(check_retailer), RETAILER] | None = None
+    price: Annotated[Decimal, checked(check_price), WithJsonSchema(PRICE_SCHEMA)] | None = None
+    currency: Annotated[str, checked(check_currency), CURRENCY] | None = None
+    observed_on: Annotated[date, checked(check_observed_on), OBSERVED_ON] | None = None
+    source: Annotated[str, checked(check_source), SOURCE] | None = None
 
 
 class PriceOut(BaseModel):

@@ -20,7 +20,7 @@ from sqlalchemy import Text, cast, func, select
 from sqlalchemy.orm import Session, joinedload
 
 from backend.analysis.variation import variation
-from backend.core.errors import InvalidParams
+from backend.core.errors import InvalidParams, NotFound
 from backend.drives.models import DriveSample
 from backend.drives.service import drive_label, under_embargo
 from backend.results import compare_parts as parts
@@ -48,7 +48,7 @@ def _drives(
     found = {d.id: d for d in drives if not (hide_embargoed and under_embargo(d.model))}
     missing = sorted(set(drive_ids) - set(found))
     if missing:
-        raise InvalidParams(
+        raise NotFound(
             f"no drive with id {', '.join(map(str, missing))}: see GET /api/drives", field="drives"
         )
     return found
@@ -670,7 +670,7 @@ def per_dollar(
 
     result = compare(session, drive_ids, [metric], None, hide_embargoed=hide_embargoed)
     if not result["metrics"]:
-        raise InvalidParams(f"no drive among {drive_ids} has a result for {metric}", field="metric")
+        raise NotFound(f"no drive among {drive_ids} has a result for {metric}", field="metric")
     drives = _drives(session, drive_ids, hide_embargoed)
     prices = lowest_current_prices(session, currency, {d.model_id for d in drives.values()})
     m = result["metrics"][0]

@@ -123,11 +123,17 @@ def compare_series(
     session: SessionDep,
     user: CurrentUser,
     drives: str = Query(..., description="drive ids, e.g. 1,2,3"),
-    plan: str = Query(..., description=", ".join(cser.PLAN_KINDS)),
+    plan: str = Query(
+        ..., description=", ".join(cser.PLAN_KINDS), pattern=f"^({'|'.join(cser.PLAN_KINDS)})$"
+    ),
     metric: str | None = Query(
         None, description="consistency: write_iops (default), read_iops, write_mbps, read_mbps"
     ),
-    points: int = Query(ser.DEFAULT_POINTS, description="about the chart width, per series"),
+    points: int = Query(
+        ser.DEFAULT_POINTS,
+        description=f"about the chart width, per series: 4 to {cser.MAX_POINTS}",
+        json_schema_extra={"minimum": 4, "maximum": cser.MAX_POINTS},
+    ),
     op_percent: int | None = Query(None, description="only runs with this over-provisioning"),
 ) -> Any:
     """One chart family for several drives in one request: each drive's latest finished run

@@ -2,14 +2,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import redis.asyncio as aioredis
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response, StreamingResponse
 
 from backend.core.deps import AppState, CurrentUser, Reviewer, SessionDep, StateDep
-from backend.core.events import lab_channel, run_channel, sse
+from backend.core.events import lab_channel, run_channel, sse, visibility_key
 from backend.drives.service import sees_embargoed
 from backend.runs import service
 from backend.runs.models import RUN_FINAL
@@ -46,11 +47,63 @@ KEEPALIVE_S = 15.0
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
+# How long a stream trusts what it last read of a run's visibility while nothing changed it
+# (an embargo that ends by itself shows within this); an embargo set, lifted or a drive given
+# another model raises the visibility counter, and streams read again at their next event.
+VISIBILITY_TTL_S = 10.0
+
+
+class Visibility:
+    """Whether the viewer of a stream may still see a run, for those who do not see
+    embargoed drives: re-read from the database when the visibility counter moved (or after
+    VISIBILITY_TTL_S), so that an embargo set while a stream is open takes effect at its next
+    event, without a database query per event per viewer."""
+
+    def __init__(self, state: AppState, client: aioredis.Redis, hide_embargoed: bool) -> None:
+        self.state = state
+        self.client = client
+        self.hide = hide_embargoed
+        self.generation: bytes | str | None = None
+        self.known: dict[int, tuple[float, bool]] = {}
+
+    async def visible(self, run_id: int) -> bool:
+        if not self.hide:
+            return True
+        generation = await self.client.get(visibility_key(self.state.channels))
+        if generation != self.generation or len(self.known) > 1000:
+            self.generation = generation
+            self.known.clear()
+        now = time.monotonic()
+        hit = self.known.get(run_id)
+        if hit is not None and now - hit[0] < VISIBILITY_TTL_S:
+            return hit[1]
+        ok = await asyncio.to_thread(self._read, run_id)
+        self.known[run_id] = (now, ok)
+        return ok
+
+    def _read(self, run_id: int) -> bool:
+        with self.state.sessions() as s:
+            return service.run_visible(s, run_id, hide_embargoed=True)
+
+
+def _run_id_of(frame: str) -> int | None:
+    """The run a lab event (`runs`: {"run_id"}) is about."""
+    try:
+        data = json.loads(frame.split("\ndata: ", 1)[1])
+        return int(data["run_id"])
+    except (IndexError, ValueError, KeyError, TypeError):
+        return None
+
+
 async def _relay(
-    request: Request, pubsub: aioredis.client.PubSub, until_final: bool
+    request: Request,
+    pubsub: aioredis.client.PubSub,
+    until_final: bool,
+    keep: Callable[[str], Awaitable[bool | None]] | None = None,
 ) -> AsyncIterator[str]:
     """Relay published events as SSE until the browser goes away (or, with until_final, until
-    a `run` event with a final status), with a comment every KEEPALIVE_S of silence."""
+    a `run` event with a final status), with a comment every KEEPALIVE_S of silence. `keep`
+    judges each event first: True relays it, False drops it, None ends the stream."""
     idle = 0.0
     while not await request.is_disconnected():
         msg = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
@@ -62,6 +115,12 @@ async def _relay(
             continue
         idle = 0.0
         frame = msg["data"].decode() if isinstance(msg["data"], bytes) else msg["data"]
+        if keep is not None:
+            verdict = await keep(frame)
+            if verdict is None:
+                return
+            if not verdict:
+                continue
         yield frame
         if until_final and frame.startswith(_RUN_EVENT) and _is_final(frame):
             return
@@ -86,18 +145,25 @@ async def _subscribe(
 
 @router.get("/events", response_class=StreamingResponse)
 async def lab_events(
-    request: Request, session: SessionDep, state: StateDep, _user: CurrentUser
+    request: Request, session: SessionDep, state: StateDep, user: CurrentUser
 ) -> StreamingResponse:
     """Server-sent events for the lab overview: `runs` ({"run_id"}) whenever a run is queued,
     changes status or progress, or is reordered. Re-read the runs and drives on it; a `hello`
-    event opens the stream, so a page knows it is live."""
+    event opens the stream, so a page knows it is live. Runs on drives under embargo are not
+    announced to those who cannot see them (checked at every event)."""
     await asyncio.to_thread(session.close)
     client, pubsub = await _subscribe(state, lab_channel(state.channels))
+    visibility = Visibility(state, client, hide_embargoed=not sees_embargoed(user))
+
+    async def keep(frame: str) -> bool:
+        run_id = _run_id_of(frame)
+        return run_id is None or await visibility.visible(run_id)
 
     async def stream() -> AsyncIterator[str]:
         try:
             yield sse("hello", {})
-            async for chunk in _relay(request, pubsub, until_final=False):
+            keeping = keep if visibility.hide else None
+            async for chunk in _relay(request, pubsub, until_final=False, keep=keeping):
                 yield chunk
         finally:
             await pubsub.aclose()
@@ -174,7 +240,8 @@ async def run_events(
     """Server-sent events: `run` (the run as GET /api/runs/{id}, whenever its status or a
     step's changes), `samples` (a batch of new samples of a step) and `progress` ({run_id,
     progress, step_id, step_progress}, with every batch and heartbeat). The stream ends when
-    the run has ended."""
+    the run has ended, and for those who cannot see embargoed drives, when the run's drive
+    goes under embargo (checked at every event)."""
     hide = not sees_embargoed(user)
     # The session that signed the user in would keep its pooled connection until this
     # function returns (after the snapshot, read in another thread): give it back now. 50
@@ -183,6 +250,7 @@ async def run_events(
     await asyncio.to_thread(session.close)
     # Subscribe before reading the snapshot so nothing falls between the two.
     client, pubsub = await _subscribe(state, run_channel(state.channels, run_id))
+    visibility = Visibility(state, client, hide_embargoed=hide)
 
     def snapshot() -> dict:
         with state.sessions() as s:
@@ -201,7 +269,12 @@ async def run_events(
             yield sse("run", first)
             if first["status"] in RUN_FINAL:
                 return
-            async for chunk in _relay(request, pubsub, until_final=True):
+
+            async def keep(_frame: str) -> bool | None:
+                return True if await visibility.visible(run_id) else None
+
+            keeping = keep if hide else None
+            async for chunk in _relay(request, pubsub, until_final=True, keep=keeping):
                 yield chunk
         finally:
             await pubsub.aclose()

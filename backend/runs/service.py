@@ -59,6 +59,20 @@ def get_run(
     return run
 
 
+def run_visible(session: Session, run_id: int, *, hide_embargoed: bool) -> bool:
+    """Whether the run exists for someone who (with hide_embargoed) does not see drives under
+    embargo: one small query, for the event streams that ask at every event."""
+    query = (
+        select(Run.id)
+        .join(DriveSample, DriveSample.id == Run.drive_id)
+        .join(DriveModel, DriveModel.id == DriveSample.model_id)
+        .where(Run.id == run_id)
+    )
+    if hide_embargoed:
+        query = query.where(not_embargoed())
+    return session.scalar(query) is not None
+
+
 def compile_for_drive(
     session: Session, plan_key: str, params: dict[str, Any] | None, drive: DriveSample
 ) -> tuple[Plan, dict[str, Any], list[StepSpec]]:

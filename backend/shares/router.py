@@ -82,9 +82,13 @@ def read_share(token: str, session: SessionDep) -> SharedComparison:
 def read_share_series(
     token: str,
     session: SessionDep,
-    plan: str = Query(..., description=", ".join(cser.PLAN_KINDS)),
+    plan: str = Query(
+        ..., description=", ".join(cser.PLAN_KINDS), pattern=f"^({'|'.join(cser.PLAN_KINDS)})$"
+    ),
     metric: str | None = None,
-    points: int = DEFAULT_POINTS,
+    points: int = Query(
+        DEFAULT_POINTS, json_schema_extra={"minimum": 4, "maximum": cser.MAX_POINTS}
+    ),
     op_percent: int | None = None,
 ) -> Any:
     """A chart of the shared comparison (HD Tach, consistency, transfer size, stalls), as

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import tempfile
 from datetime import datetime
 
 from fastapi import APIRouter, Query, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 from pydantic import BaseModel
 
@@ -60,12 +62,25 @@ async def upload_trace(
 ) -> TraceOut:
     """Upload a trace for `trace-replay` as the raw request body: a fio iolog (v2/v3) or a
     blktrace binary, up to 256 MiB. Its read and write byte totals are returned."""
-    body = bytearray()
-    async for chunk in request.stream():
-        body.extend(chunk)
-        if len(body) > service.MAX_TRACE_BYTES:
-            break
-    return trace_out(service.add_trace(session, name, bytes(body)))
+    # Spooled to a temporary file as it arrives (the api's body limit refuses more than 256
+    # MiB before reading it): in memory once, to be summarised and stored, not twice as when
+    # the chunks were gathered in memory and then copied.
+    with tempfile.TemporaryFile(prefix="drivelab-trace-") as spool:
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > service.MAX_TRACE_BYTES:
+                break
+            spool.write(chunk)
+        spool.seek(0)
+        data = spool.read() if size <= service.MAX_TRACE_BYTES else b""
+    if size > service.MAX_TRACE_BYTES:
+        raise service.TooLarge(
+            f"the trace is larger than {service.MAX_TRACE_BYTES // 2**20} MiB: trim it or "
+            "replay a shorter window"
+        )
+    trace = await run_in_threadpool(service.add_trace, session, name, data)
+    return trace_out(trace)
 
 
 @router.get("/api/traces", response_model=list[TraceOut])
@@ -76,9 +91,15 @@ def list_traces(session: SessionDep, _user: CurrentUser) -> list[TraceOut]:
 @router.get(
     "/api/worker/traces/{trace_id}",
     response_class=Response,
-    responses={200: {"content": {"application/octet-stream": {}}}},
+    responses={
+        200: {"content": {"application/octet-stream": {}}},
+        403: {"description": "No queued or running run of this bench replays the trace."},
+        404: {"description": "No such trace."},
+    },
 )
-def download_trace(trace_id: int, session: SessionDep, _bench: BenchAuth) -> Response:
-    """The trace's bytes, for the worker that replays it."""
+def download_trace(trace_id: int, session: SessionDep, bench: BenchAuth) -> Response:
+    """The trace's bytes, for the worker that replays it: a bench's token reads a trace only
+    while a queued or running run on one of its drives replays it (403 otherwise)."""
+    service.check_bench_may_read(session, bench, trace_id)
     trace = service.get_trace(session, trace_id, with_data=True)
     return Response(trace.data, media_type="application/octet-stream")

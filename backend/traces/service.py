@@ -5,7 +5,8 @@ import hashlib
 from sqlalchemy import select
 from sqlalchemy.orm import Session, undefer
 
-from backend.core.errors import DrivelabError, InvalidParams, NotFound
+from backend.benches.models import Bench
+from backend.core.errors import DrivelabError, Forbidden, InvalidParams, NotFound
 from backend.traces.formats import TraceFormatError, summarise
 from backend.traces.models import Trace
 
@@ -58,3 +59,28 @@ def get_trace(session: Session, trace_id: int, *, with_data: bool = False) -> Tr
 
 def list_traces(session: Session) -> list[Trace]:
     return list(session.scalars(select(Trace).order_by(Trace.id.desc())))
+
+
+def check_bench_may_read(session: Session, bench: Bench, trace_id: int) -> None:
+    """A worker's token reads only what its own runs need: the trace of a step of a queued or
+    running run on one of its bench's drives. Checked before the trace is looked up, so other
+    benches learn nothing of which traces exist."""
+    from backend.drives.models import DriveSample
+    from backend.runs.models import RUN_ACTIVE, Run, Step
+
+    used = session.scalar(
+        select(Step.id)
+        .join(Run, Run.id == Step.run_id)
+        .join(DriveSample, DriveSample.id == Run.drive_id)
+        .where(
+            DriveSample.bench_id == bench.id,
+            Run.status.in_(RUN_ACTIVE),
+            Step.params["trace_id"].as_integer() == trace_id,
+        )
+        .limit(1)
+    )
+    if used is None:
+        raise Forbidden(
+            f"no queued or running run on bench {bench.name} replays trace {trace_id}: a "
+            "worker reads only the traces of its own runs"
+        )

@@ -40,7 +40,9 @@ class UserUpdate(BaseModel):
     role: Role | None = None
     password: str | None = Field(None, min_length=MIN_PASSWORD, max_length=1000)
     disabled: bool | None = Field(
-        None, description="A disabled user's sessions end and its tokens stop working."
+        None,
+        strict=True,  # true or false: 0 and "no" are refused, not read as false
+        description="A disabled user's sessions end and its tokens stop working.",
     )
 
 

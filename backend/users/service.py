@@ -192,9 +192,11 @@ def password_login(
     session: Session, counter: FailureCounter, name: str, password: str, address: str
 ) -> User:
     """The user, when the name and password match and neither the address nor the name has
-    used up its failed attempts; a failure counts against both."""
+    used up its failed attempts. The attempt is counted against both before the password is
+    checked (so that 60 attempts at once get at most `limit` checks), and given back when it
+    was right."""
     keys = {"address": address, "name": name.lower()}
-    blocked = counter.blocked(keys)
+    blocked = counter.attempt(keys)
     if blocked is not None:
         kind, retry_after = blocked
         who = f"for user {name}" if kind == "name" else f"from {address}"
@@ -206,11 +208,11 @@ def password_login(
         )
     user = get_user_by_name(session, name)
     if user is None or not verify_password(user.password_hash if user else None, password):
-        counter.fail(keys)
-        raise Unauthorized("wrong user name or password")
+        raise Unauthorized("wrong user name or password")  # the attempt stays counted
+    counter.give_back({"address": address})
+    counter.reset("name", name.lower())
     if user.disabled:
         raise Forbidden(f"user {user.name} is disabled: ask an admin to enable it")
-    counter.reset("name", name.lower())
     if user.password_hash and needs_rehash(user.password_hash):
         user.password_hash = hash_password(password)
     return user
@@ -244,7 +246,7 @@ def create_link(
 def redeem_link(session: Session, counter: FailureCounter, raw: str, address: str) -> User:
     """The link's user; the link is used up at once (atomically: it works exactly once)."""
     keys = {"address": address}
-    blocked = counter.blocked(keys)
+    blocked = counter.attempt(keys)  # counted before the link is looked at, as passwords
     if blocked is not None:
         raise TooManyAttempts(
             f"too many failed sign-ins from {address}: try again in {blocked[1]} s", blocked[1]
@@ -260,7 +262,6 @@ def redeem_link(session: Session, counter: FailureCounter, raw: str, address: st
         .returning(LoginLink.user_id)
     )
     if user_id is None:
-        counter.fail(keys)
         link = session.scalar(select(LoginLink).where(LoginLink.token_hash == digest))
         if link is None:
             problem = "is not a drivelab sign-in link (or it was mistyped)"
@@ -272,6 +273,7 @@ def redeem_link(session: Session, counter: FailureCounter, raw: str, address: st
             f"this sign-in link {problem}; get a new one with `drivelab login-link` or sign in "
             "with a password"
         )
+    counter.give_back(keys)
     user = get_user(session, user_id)
     if user.disabled:
         raise Forbidden(f"user {user.name} is disabled: ask an admin to enable it")

@@ -1,0 +1,534 @@
+"""The api under hostile requests, through the whole stack: bodies too large for it, sign-in
+attempts all at once, what a worker's token may read, and what the local worker's process
+shows (`ps`, /proc/PID/environ).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+
+from tests.conftest import ROOT, Stack, User, run_cli, wait_run
+from tests.e2e.test_run_path import queue
+
+pytestmark = pytest.mark.e2e
+
+KIB = 1024
+MIB = 1024 * KIB
+LIMIT = 512 * KIB  # DRIVELAB_MAX_BODY_BYTES's default
+
+
+# --- the stack's processes -----------------------------------------------------------------
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # pid (comm) state ppid ...: comm may hold spaces and parentheses
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def cmdline(pid: int) -> list[str]:
+    return (Path(f"/proc/{pid}/cmdline").read_bytes().decode().rstrip("\0")).split("\0")
+
+
+def environ(pid: int) -> dict[str, str]:
+    raw = Path(f"/proc/{pid}/environ").read_bytes().decode(errors="replace")
+    return dict(item.split("=", 1) for item in raw.split("\0") if "=" in item)
+
+
+def stack_process(stack: Stack, marker: str) -> int:
+    """The process `drivelab up` started whose command line holds `marker`."""
+    for pid in _children(stack.proc.pid):
+        if marker in " ".join(cmdline(pid)):
+            return pid
+    raise AssertionError(f"drivelab up runs no process with {marker!r}")
+
+
+def worker_processes(stack: Stack) -> list[int]:
+    """The local worker and every process under it (Celery's pool)."""
+    top = stack_process(stack, "backend.cli worker")
+    pids, todo = [], [top]
+    while todo:
+        pid = todo.pop()
+        pids.append(pid)
+        todo.extend(_children(pid))
+    return pids
+
+
+def status_kib(pid: int, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise AssertionError(f"no {field} in /proc/{pid}/status")
+
+
+# --- body limits ---------------------------------------------------------------------------
+
+
+def chunks(total: int, size: int = MIB) -> Iterator[bytes]:
+    """`total` bytes of a JSON-looking body, `size` at a time, never all in memory."""
+    block = b"x" * size
+    yield b'{"name": "'
+    sent = 0
+    while sent < total:
+        n = min(size, total - sent)
+        yield block[:n]
+        sent += n
+    yield b'", "password": "x"}'
+
+
+def assert_413(r: httpx.Response, limit: int = LIMIT) -> None:
+    assert r.status_code == 413, r.text[:500]
+    detail = r.json()["detail"]
+    shown = f"{limit // MIB} MiB" if limit % MIB == 0 else f"{limit // KIB} KiB"
+    assert "too large" in detail and shown in detail, detail
+
+
+@pytest.mark.parametrize("path", ["/api/auth/login", "/api/runs"])
+def test_oversized_body_is_refused_before_it_is_read(stack: Stack, path: str) -> None:
+    big = b'{"name": "' + b"a" * (LIMIT + 10) + b'"}'
+    with stack.client(token="") as c:
+        # Declared: refused from the Content-Length alone.
+        r = c.post(path, content=big, headers={"Content-Type": "application/json"})
+        assert_413(r)
+        assert "declared" in r.json()["detail"]
+        # Streamed (chunked, no Content-Length): refused once the count passes the limit.
+        r = c.post(path, content=chunks(2 * LIMIT, 64 * KIB))
+        assert r.request.headers.get("transfer-encoding") == "chunked"
+        assert_413(r)
+        # Just under the limit is read (and answered on its merits).
+        r = c.post(path, json={"name": "a" * (LIMIT - 100), "password": "x"})
+        assert r.status_code in (401, 422), r.text[:300]
+
+
+def test_validation_errors_echo_only_an_excerpt(stack: Stack) -> None:
+    """A field of 400 KiB (under the body limit) comes back as a short excerpt."""
+    with stack.client(token="") as c:
+        r = c.post("/api/auth/login", json={"name": 7, "password": ["p" * (400 * KIB)]})
+    assert r.status_code == 422, r.text[:300]
+    assert len(r.content) < 4 * KIB, len(r.content)
+    body = r.json()
+    assert body["detail"].startswith("invalid request")
+    assert any("characters)" in str(e.get("input")) for e in body["errors"]), body
+
+
+def test_ten_megabyte_field_gets_a_small_422(stack: Stack) -> None:
+    """Workers may send bigger bodies (sample batches, fio's output): a 10 MB string where a
+    number belongs is refused, and the answer quotes a few characters of it."""
+    token = _new_bench_token(stack)
+    huge = "9" * (10 * 1000 * 1000)
+    body = json.dumps({"host_info": huge}).encode()
+    with stack.client(token=token) as c:
+        r = c.post("/api/worker/hello", content=body, headers={"Content-Type": "application/json"})
+    assert r.status_code == 422, r.text[:300]
+    assert len(r.content) < 4 * KIB, len(r.content)
+
+
+def _new_bench_token(stack: Stack, name: str | None = None) -> str:
+    name = name or f"hostile-{secrets.token_hex(3)}"
+    out = stack.cli("benches", "add", name).stdout
+    token = next((w.split("=", 1)[1] for w in out.split() if w.startswith("DRIVELAB_TOKEN=")), None)
+    assert token, out
+    return token
+
+
+def test_api_memory_stays_flat_under_a_gigabyte_body(stack: Stack) -> None:
+    api = stack_process(stack, "uvicorn")
+    # Reset the process's peak RSS (VmHWM), so the peak measured is this test's.
+    Path(f"/proc/{api}/clear_refs").write_text("5")
+    before = status_kib(api, "VmRSS")
+    gib = 1024 * MIB
+    with httpx.Client(base_url=stack.api_url, timeout=300) as c:
+        for path in ("/api/auth/login", "/api/runs"):
+            # chunked: the api cannot know the size before reading
+            try:
+                r = c.post(path, content=chunks(gib))
+                assert_413(r)
+            except httpx.TransportError:
+                pass  # the api may close the connection; what matters is its memory
+            r = c.post(
+                path,
+                content=chunks(gib - 29),
+                headers={"Content-Length": str(gib), "Content-Type": "application/json"},
+            )
+            assert_413(r)
+    peak = status_kib(api, "VmHWM")
+    assert peak - before < 50 * 1024, f"api RSS grew from {before} KiB to a peak of {peak} KiB"
+    with stack.client() as c:
+        assert c.get("/api/health").json()["status"] == "ok"
+
+
+# --- sign-in attempts all at once ----------------------------------------------------------
+
+
+def test_concurrent_wrong_passwords_get_at_most_the_limit_of_checks(stack: Stack) -> None:
+    """60 wrong passwords at once from one address: each attempt is counted before its
+    password is checked, so at most 5 are checked (401) and every other one is refused
+    (429) without a check."""
+    user = stack.create_user("viewer")
+    wrong = {"name": user.name, "password": "not the password"}
+    address = "127.0.0.9"
+
+    def attempt(_i: int) -> int:
+        with httpx.Client(
+            base_url=stack.api_url,
+            transport=httpx.HTTPTransport(local_address=address),
+            timeout=60,
+        ) as c:
+            return c.post("/api/auth/login", json=wrong).status_code
+
+    with ThreadPoolExecutor(max_workers=60) as pool:
+        statuses = list(pool.map(attempt, range(60)))
+    checked = statuses.count(401)
+    assert set(statuses) <= {401, 429}, statuses
+    assert checked <= 5 and statuses.count(429) >= 55, statuses
+    assert checked >= 1, statuses  # some were checked: the limit is not zero
+
+
+# --- what a worker's token may read --------------------------------------------------------
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def test_a_bench_reads_only_the_traces_its_runs_replay(stack: Stack) -> None:
+    """Bench B (no worker: its run stays queued) reads the trace its run replays; the local
+    bench, whose runs do not use it, is refused; once B's run is cancelled, B is refused too."""
+    tag = secrets.token_hex(3)
+    bench = f"traces-{tag}"
+    token = _new_bench_token(stack, bench)
+    data = (FIXTURES / "traces" / "mixed-v3.iolog").read_bytes()
+    with stack.client() as admin:
+        trace = admin.post("/api/traces", params={"name": f"own-{tag}"}, content=data).json()
+        drive = admin.post(
+            "/api/drives",
+            json={
+                "bench": bench,
+                "target_path": f"/dev/disk/by-id/nvme-hostile-{tag}",
+                "serial": f"HOSTILE{tag}",
+                "vendor": "drivelab",
+                "model": f"Hostile {tag}",
+                "capacity_bytes": 256 * MIB,
+            },
+        )
+        assert drive.status_code == 201, drive.text
+        run = admin.post(
+            "/api/runs",
+            json={
+                "plan": "trace-replay",
+                "drive_id": drive.json()["id"],
+                "params": {"trace_id": trace["id"], "prefill": False, "span": "8m"},
+                "confirm_serial": f"HOSTILE{tag}",
+            },
+        )
+        assert run.status_code == 201, run.text
+        path = f"/api/worker/traces/{trace['id']}"
+        with stack.client(token=token) as own:
+            r = own.get(path)
+            assert r.status_code == 200 and r.content == data
+        with stack.client(token=_local_bench_token(stack)) as other:
+            r = other.get(path)
+            assert r.status_code == 403, r.text
+            assert "reads only the traces of its own runs" in r.json()["detail"]
+        assert admin.post(f"/api/runs/{run.json()['id']}/cancel").status_code == 200
+        with stack.client(token=token) as own:
+            assert own.get(path).status_code == 403
+
+
+def _local_bench_token(stack: Stack) -> str:
+    env = environ(stack_process(stack, "backend.cli worker"))
+    return env["DRIVELAB_TOKEN"]
+
+
+def test_local_worker_holds_no_database_url_and_no_token_on_its_command_line(
+    stack: Stack,
+) -> None:
+    token = _local_bench_token(stack)
+    pids = worker_processes(stack)
+    for pid in pids:
+        argv = " ".join(cmdline(pid))
+        assert token not in argv and "--token" not in argv, argv
+        env = environ(pid)
+        assert "DRIVELAB_DATABASE_URL" not in env, f"worker {pid} has the database URL"
+        assert not any(v.startswith("postgresql") for v in env.values()), pid
+    # ...and the api process does have it (the check above reads the right variable).
+    assert "DRIVELAB_DATABASE_URL" in environ(stack_process(stack, "uvicorn"))
+
+
+# --- the broker's password -----------------------------------------------------------------
+
+
+def _broker_of_stack(stack: Stack) -> tuple[str, int]:
+    """(password, port) of the stack's Redis, as the api was given them."""
+    url = urlsplit(environ(stack_process(stack, "uvicorn"))["DRIVELAB_REDIS_URL"])
+    assert url.password, "the stack's Redis has no password"
+    assert url.port is not None
+    return url.password, url.port
+
+
+def _worker_log_until(
+    stack: Stack, tmp_path: Path, broker_url: str, wanted: str, times: int
+) -> list[str]:
+    """Start a lab worker (its own bench) against `broker_url`; its log lines holding
+    `wanted`, once there are `times` of them."""
+    bench = f"broker-{secrets.token_hex(3)}"
+    token = _new_bench_token(stack, bench)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DRIVELAB_DATABASE_URL", "DRIVELAB_REDIS_URL", "DRIVELAB_BROKER_URL")
+    }
+    env.update(
+        DRIVELAB_API_URL=stack.api_url,
+        DRIVELAB_TOKEN=token,
+        DRIVELAB_BROKER_URL=broker_url,
+        DRIVELAB_DATA_DIR=str(tmp_path / bench),
+    )
+    log = tmp_path / f"{bench}.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "backend.cli", "worker", "--bench", bench],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            lines = [ln for ln in log.read_text(errors="replace").splitlines() if wanted in ln]
+            if len(lines) >= times:
+                # Still running: it keeps trying rather than exiting.
+                assert proc.poll() is None, log.read_text()
+                return lines
+            assert proc.poll() is None, f"the worker exited:\n{log.read_text()}"
+            assert time.monotonic() < deadline, f"no {wanted!r} {times} times:\n{log.read_text()}"
+            time.sleep(0.2)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def test_worker_says_the_broker_refused_its_password_and_keeps_trying(
+    stack: Stack, tmp_path: Path
+) -> None:
+    password, port = _broker_of_stack(stack)
+    lines = _worker_log_until(
+        stack, tmp_path, f"redis://:not-{password}@127.0.0.1:{port}/0", "refused the password", 2
+    )
+    line = lines[0]
+    assert f"the broker at redis://127.0.0.1:{port} refused the password" in line, line
+    assert (
+        f"DRIVELAB_BROKER_URL (or DRIVELAB_REDIS_URL) to redis://:PASSWORD@127.0.0.1:{port}/0"
+        in line
+    )
+    assert "trying again in" in line
+    assert password not in "\n".join(lines)  # the wrong one is not shown either
+    # No password at all: said as such.
+    lines = _worker_log_until(
+        stack, tmp_path, f"redis://127.0.0.1:{port}/0", "requires a password (none given)", 1
+    )
+    assert f"the broker at redis://127.0.0.1:{port} requires a password" in lines[0]
+
+
+def test_benches_add_prints_the_whole_worker_command(stack: Stack) -> None:
+    bench = f"printed-{secrets.token_hex(3)}"
+    out = run_cli(stack.data_dir, "benches", "add", bench, env={"DRIVELAB_REDIS_URL": ""}).stdout
+    lines = [ln.strip() for ln in out.splitlines()]
+    token = lines[1]
+    assert f"export DRIVELAB_TOKEN={token}" in lines
+    # The api as a lab machine reaches it: loopback is this machine only.
+    port = urlsplit(stack.api_url).port
+    assert f"export DRIVELAB_API_URL=http://labserver:{port}" in lines
+    assert "export DRIVELAB_BROKER_URL=redis://:REDIS_PASSWORD@labserver:6379/0" in lines
+    assert f"drivelab worker --bench {bench}" in lines
+    assert not any("--token" in ln for ln in lines)  # never on a command line
+    # With the server's broker URL known, its password and scheme are printed.
+    bench2 = f"printed-{secrets.token_hex(3)}"
+    redis_url = "rediss://:s3cret@redis:6380/2"
+    done = run_cli(stack.data_dir, "benches", "add", bench2, env={"DRIVELAB_REDIS_URL": redis_url})
+    out = done.stdout
+    assert "export DRIVELAB_BROKER_URL=rediss://:s3cret@labserver:6380/2" in out, out
+
+
+# --- embargo on open streams ---------------------------------------------------------------
+
+
+class Events:
+    """An event stream read in a thread: (event, data) as they come; `ended` once it ends."""
+
+    def __init__(self, client: httpx.Client, path: str) -> None:
+        self.client = client
+        self.path = path
+        self.frames: list[tuple[str, Any]] = []
+        self.ended = threading.Event()
+        self.started = threading.Event()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+        assert self.started.wait(30), f"{path} did not open"
+
+    def _read(self) -> None:
+        try:
+            with self.client.stream("GET", self.path, timeout=httpx.Timeout(30, read=None)) as r:
+                assert r.status_code == 200, r.read()
+                self.started.set()
+                event = ""
+                for line in r.iter_lines():
+                    if line.startswith("event: "):
+                        event = line[len("event: ") :]
+                    elif line.startswith("data: "):
+                        self.frames.append((event, json.loads(line[len("data: ") :])))
+        except httpx.HTTPError:
+            pass
+        finally:
+            self.started.set()
+            self.ended.set()
+
+    def run_ids(self, since: int = 0) -> list[int]:
+        return [d["run_id"] for e, d in self.frames[since:] if e == "runs"]
+
+    def index_of_run(self, run_id: int) -> int | None:
+        """The position of the first announcement of `run_id`."""
+        return next(
+            (i for i, (e, d) in enumerate(self.frames) if e == "runs" and d["run_id"] == run_id),
+            None,
+        )
+
+
+def wait_for(what: str, condition: Callable[[], object], timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"still waiting for {what}"
+        time.sleep(0.1)
+
+
+def test_an_embargo_stops_open_streams_for_viewers(
+    stack: Stack, tmp_path: Path, users: dict[str, User]
+) -> None:
+    """A viewer's run stream opened before the embargo ends at its next event after it (the
+    run still running), and the viewer's lab stream stops announcing the run, while the
+    admin's keeps announcing it."""
+    tag = secrets.token_hex(3)
+    target = stack.data_dir / "targets" / f"hostile-embargo-{tag}.img"
+    drive = stack.add_drive(target, f"Hostile embargo {tag}", size=128 * MIB)
+    # The marker: a run on a drive of a bench with no worker (it stays queued), visible to all.
+    bench = f"marker-{tag}"
+    _new_bench_token(stack, bench)
+    with stack.client() as admin:
+        marker_drive = admin.post(
+            "/api/drives",
+            json={
+                "bench": bench,
+                "target_path": f"/dev/disk/by-id/nvme-marker-{tag}",
+                "serial": f"MARKER{tag}",
+                "vendor": "drivelab",
+                "model": f"Marker {tag}",
+                "capacity_bytes": 256 * MIB,
+            },
+        ).json()
+        params = {"span": "32m", "runtime_s": 60, "seq_runtime_s": 60, "prewrite": False}
+        run = queue(admin, drive, {**params, "patterns": ["incompressible"]})
+        wait_run(admin, run["id"], until=("running",), timeout=120)
+        viewer = stack.client(token=users["viewer"].token)
+        run_stream = Events(viewer, f"/api/runs/{run['id']}/events")
+        viewer_lab = Events(stack.client(token=users["viewer"].token), "/api/runs/events")
+        admin_lab = Events(stack.client(), "/api/runs/events")
+        try:
+            wait_for(
+                "the viewer's run stream to show progress",
+                lambda: any(e in ("samples", "progress") for e, _ in run_stream.frames),
+            )
+            wait_for(
+                "the viewer's lab stream to announce the run",
+                lambda: run["id"] in viewer_lab.run_ids(),
+            )
+            until = (datetime.now(UTC) + timedelta(days=7)).isoformat()
+            r = admin.patch(f"/api/models/{drive['model']['id']}", json={"embargo_until": until})
+            assert r.status_code == 200, r.text
+            marker = queue(
+                admin,
+                marker_drive,
+                {"profile": "light", "runtime_s": 1, "span": "8m"},
+                "trace-replay",
+            )
+            # Past the marker, the admin still hears of the run (it runs on)...
+            wait_for(
+                "the marker on both lab streams",
+                lambda: (
+                    viewer_lab.index_of_run(marker["id"]) is not None
+                    and admin_lab.index_of_run(marker["id"]) is not None
+                ),
+            )
+            after = admin_lab.index_of_run(marker["id"]) or 0
+            wait_for(
+                "the admin's lab stream to announce the run twice after the embargo",
+                lambda: admin_lab.run_ids(after + 1).count(run["id"]) >= 2,
+            )
+            # ...the viewer does not.
+            seen_after = viewer_lab.run_ids((viewer_lab.index_of_run(marker["id"]) or 0) + 1)
+            assert run["id"] not in seen_after, seen_after
+            # The viewer's run stream has ended, while the run runs on.
+            wait_for("the viewer's run stream to end", run_stream.ended.is_set)
+            assert admin.get(f"/api/runs/{run['id']}").json()["status"] == "running"
+            assert viewer.get(f"/api/runs/{run['id']}").status_code == 404
+        finally:
+            admin.patch(f"/api/models/{drive['model']['id']}", json={"embargo_until": None})
+            admin.post(f"/api/runs/{run['id']}/cancel")
+            for stream in (run_stream, viewer_lab, admin_lab):
+                stream.client.close()
+            viewer.close()
+        if "marker" in locals():
+            admin.post(f"/api/runs/{marker['id']}/cancel")
+        wait_run(admin, run["id"], timeout=60)
+
+
+def test_trace_uploads_have_their_own_limit(stack: Stack) -> None:
+    """A trace may be larger than other bodies (here 1 MiB, over the 512 KiB of the rest), up
+    to 256 MiB: past that, declared or streamed, 413 saying so."""
+    lines = ["fio version 3 iolog", "0 /tmp/t.img add", "1 /tmp/t.img open"]
+    lines += [f"{10 + i} /tmp/t.img write {i * 4096} 4096" for i in range(40_000)]
+    lines += ["500000 /tmp/t.img close", ""]
+    trace = "\n".join(lines).encode()
+    assert len(trace) > 2 * LIMIT
+    with stack.client() as c:
+        r = c.post("/api/traces", params={"name": f"big-{secrets.token_hex(3)}"}, content=trace)
+        assert r.status_code == 201, r.text[:300]
+        assert r.json()["size_bytes"] == len(trace) and r.json()["write_bytes"] == 40_000 * 4096
+        too_big = 256 * MIB + 1
+        r = c.post(
+            "/api/traces",
+            params={"name": "too-big"},
+            content=chunks(too_big - 29),
+            headers={"Content-Length": str(too_big)},
+        )
+        assert_413(r, 256 * MIB)
+        r = c.post("/api/traces", params={"name": "too-big"}, content=chunks(too_big))
+        assert_413(r, 256 * MIB)
