@@ -180,6 +180,18 @@ MATRIX: dict[tuple[str, str], Case] = {
         VIEWER, 404, path={**STEP, "number": "1"}
     ),
     ("GET", "/api/compare/pts"): Case(VIEWER, 200, query={"drives": "{sim_drive}"}),
+    # latency QoS (the run is a four-corners run: its fio steps keep their histograms)
+    ("GET", "/api/runs/{run_id}/qos"): Case(VIEWER, 200, path=RUN),
+    ("GET", "/api/runs/{run_id}/steps/{step_id}/latency"): Case(VIEWER, 200, path=STEP),
+    ("GET", "/api/compare/latency/steps"): Case(
+        VIEWER, 200, query={"drives": "{sim_drive}", "plan": "four-corners"}
+    ),
+    # no such step in the drive's four-corners run: the drive is listed as missing it
+    ("GET", "/api/compare/latency"): Case(
+        VIEWER,
+        200,
+        query={"drives": "{sim_drive}", "plan": "four-corners", "step": "no-such-step"},
+    ),
     ("GET", "/api/compare"): Case(VIEWER, 200, query={"drives": "{sim_drive}"}),
     ("GET", "/api/compare/pair"): Case(
         VIEWER, 200, query={"a": "{sim_drive}", "b": "{idle_drive}"}

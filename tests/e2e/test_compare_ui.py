@@ -1,6 +1,6 @@
 """The Compare, Side by side and shared pages in a real browser against `drivelab demo`.
 
-The session's quick demo on three simulated drives of 128 MiB (tests/e2e/conftest.py, which
+The session's quick demo on three simulated drives of 256 MiB (tests/e2e/conftest.py, which
 test_demo checks) gives every chart data. Chromium chooses the drives, sees every chart
 drawn, switches the consistency scatter to linear, exports PNG, SVG, CSV and the chart pack
 and checks the files; a reviewer publishes a read-only link that opens without signing in

@@ -74,7 +74,7 @@ def test_demo_fills_the_catalog_and_runs_plans_on_simulated_drives(
         drives = quick_demo.drives
         assert len(drives) == 3
         if missing:
-            assert all(d["target_path"].endswith("-128m.img") for d in drives)
+            assert all(d["target_path"].endswith("-256m.img") for d in drives)
         else:
             assert all(d["target_path"].startswith("/dev/") for d in drives)
         for d in drives:

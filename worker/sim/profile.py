@@ -382,7 +382,7 @@ DEMO_PROFILES: dict[str, Profile] = {
         Profile(
             "demo-c",
             "demo drive C: a small cache, a deep cliff, no stalls but 2 s after a TRIM",
-            # The cache lasts 0.5 s of a 128 MiB drive (the tests' quick demo): at 100 MB/s to
+            # The cache lasts 0.5 s of a 128 MiB drive (1 s of the quick demo's): at 100 MB/s to
             # 15% it lasted 0.19 s, less than the three 100 ms snapshots a level needs.
             (Level(20, 50), Level(100, 30)),
             read_mbps=300,
