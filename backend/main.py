@@ -16,13 +16,12 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
-from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 from sqlalchemy import text
 from sqlalchemy.exc import DataError, IntegrityError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import Match
+from starlette.routing import compile_path
 
 from backend import __version__
 from backend.audit.router import router as audit_router
@@ -197,6 +196,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             # Starlette names the methods of the first route whose path matched; a path served
             # by several routes (GET and PATCH /api/drives/{id}) supports all of theirs.
             allowed = allowed_methods(app, request.scope)
+            if request.method in allowed:
+                # The path's shape is served with this method, but a parameter in it is not
+                # what the route takes (/api/prices/abc for /api/prices/{price_id}).
+                return JSONResponse(
+                    {
+                        "detail": f"{request.url.path}: a path parameter is not valid here "
+                        "(ids are whole numbers): see /api/docs"
+                    },
+                    status_code=422,
+                )
             headers["Allow"] = ", ".join(sorted(allowed))
             return JSONResponse(
                 {"detail": f"{request.method} is not supported here: use {headers['Allow']}"},
@@ -305,15 +314,29 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     return app
 
 
+HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
+
+
 def allowed_methods(app: FastAPI, scope: MutableMapping[str, Any]) -> set[str]:
-    """Every method some api route serves at this request's path."""
-    methods: set[str] = set()
-    for route in app.routes:
-        if not isinstance(route, APIRoute):
-            continue
-        match, _child = route.matches({**scope, "method": next(iter(route.methods or {"GET"}))})
-        if match == Match.FULL:
-            methods |= route.methods or set()
+    """Every method the api's OpenAPI schema documents at this request's path (the schema is
+    what clients read: an Allow header that says otherwise is wrong). From the schema rather
+    than app.routes, whose included routers FastAPI may keep as wrappers of their own."""
+    table = getattr(app.state, "allowed_methods", None)
+    if table is None:
+        table = []
+        for template, operations in app.openapi().get("paths", {}).items():
+            regex, _format, convertors = compile_path(template)
+            methods = {m.upper() for m in operations if m in HTTP_METHODS}
+            table.append((regex, len(convertors), methods))
+        app.state.allowed_methods = table
+    path = scope.get("path", "")
+    # The paths with the fewest parameters that match: /api/prices/import, not also
+    # /api/prices/{price_id}.
+    matching = [(params, documented) for regex, params, documented in table if regex.match(path)]
+    fewest = min((params for params, _m in matching), default=0)
+    methods = set().union(*(m for params, m in matching if params == fewest))
+    if not methods and not path.startswith("/api/"):
+        methods = {"GET"}  # the web app's pages
     return methods
 
 
@@ -371,6 +394,14 @@ def _mount_frontend(app: FastAPI, dist: Path) -> None:
     @app.get("/{path:path}", include_in_schema=False)
     def spa(path: str) -> FileResponse:
         if path.startswith("api/"):
+            allowed = allowed_methods(app, {"path": f"/{path}"})
+            if allowed:  # an api path that other methods serve: GET is not one of them
+                listed = ", ".join(sorted(allowed))
+                return JSONResponse(  # type: ignore[return-value]
+                    {"detail": f"GET is not supported here: use {listed}"},
+                    status_code=405,
+                    headers={"Allow": listed},
+                )
             return JSONResponse({"detail": f"no api endpoint /{path}"}, status_code=404)  # type: ignore[return-value]
         candidate = (dist / path).resolve()
         if path and candidate.is_file() and dist.resolve() in candidate.parents:

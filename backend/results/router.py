@@ -27,11 +27,14 @@ router = APIRouter(tags=["results"])
 
 def _ids(text: str, field: str) -> list[int]:
     try:
-        return [int(x) for x in text.split(",") if x.strip()]
+        ids = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
         raise InvalidParams(
             f"{field} is a comma-separated list of ids, e.g. 1,2,3", field=field
         ) from None
+    if not ids:
+        raise InvalidParams(f"{field} is empty: give at least one id, e.g. 1,2,3", field=field)
+    return ids
 
 
 @router.get("/api/runs/{run_id}/series", response_model=None)
