@@ -140,6 +140,8 @@ export interface XYSeries {
   label: string;
   color: string;
   points: [number, number][];
+  /** Drawn dashed, without dots (a fitted or derived line over the measured ones). */
+  dashed?: boolean;
 }
 
 interface XYProps {
@@ -153,6 +155,7 @@ interface XYProps {
   xTicks?: number[];
   xFormat?: (v: number) => string;
   scatter?: boolean;
+  /** Shaded spans of x (wait states, recoveries), labelled at the top. */
   areas?: { key: string; x1: number; x2: number; label: string }[];
   height?: number;
   exportAs: Parameters<typeof ChartFrame>[0]["exportAs"];
@@ -186,12 +189,16 @@ export function XYChart({ title, subtitle, xLabel, yLabel, series, chartId, xLog
         ) : (
           <LineChart margin={MARGIN} style={{ fontFamily: CHART_FONT }}>
             <CartesianGrid stroke={GRID_STROKE} vertical={false} />
+            {areas.map((a) => (
+              <ReferenceArea key={a.key} x1={a.x1} x2={a.x2} fill="#9aa5b1" fillOpacity={0.14} stroke="none"
+                label={{ value: a.label, position: "insideTop", fontSize: 11, fill: "#4a5663" }} />
+            ))}
             <XAxis dataKey="x" type="number" domain={domain} scale={xLog ? "log" : "auto"} ticks={xTicks} tick={AXIS_TICK} stroke={AXIS_LINE} tickFormatter={xFormat} allowDataOverflow
               label={{ value: xLabel, position: "insideBottomRight", offset: -12, style: AXIS_LABEL }} />
             <YAxis width={56} tick={AXIS_TICK} stroke={AXIS_LINE} tickFormatter={formatCompact}
               label={{ value: yLabel, angle: -90, position: "insideLeft", offset: 8, style: AXIS_LABEL }} />
             {series.map((s) => (
-              <Line key={s.key} data={s.points.map(([x, y]) => ({ x, y }))} dataKey="y" name={s.label} stroke={s.color} strokeWidth={LINE_WIDTH} dot={s.points.length <= 12 ? { r: 3 } : false} isAnimationActive={false} />
+              <Line key={s.key} data={s.points.map(([x, y]) => ({ x, y }))} dataKey="y" name={s.label} stroke={s.color} strokeWidth={LINE_WIDTH} strokeDasharray={s.dashed ? "6 3" : undefined} dot={s.points.length <= 12 && !s.dashed ? { r: 3 } : false} isAnimationActive={false} />
             ))}
           </LineChart>
         )}
