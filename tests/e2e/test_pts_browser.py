@@ -111,3 +111,61 @@ def test_pts_convergence_live_and_the_report_prints(browser, stack: Stack, sim_d
         assert not problems, problems
     finally:
         context.close()
+
+
+def seconds_text(s: float | None) -> str:
+    """The report's formatSeconds for the short times of a shortened run."""
+    if s is None:
+        return "—"
+    assert s < 100
+    return f"{s:.1f} s"
+
+
+def test_xsr_report_shows_recovery_levels_and_response_times(  # type: ignore[no-untyped-def]
+    browser, stack: Stack, sim_drive: dict
+) -> None:
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport=VIEWPORT, base_url=stack.api_url)
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
+    try:
+        sign_in(page, stack)
+        with stack.client() as c:
+            run_id = queue(
+                c, sim_drive, {"span": "64m", "seq1_s": 4, "rand_s": 6, "seq2_s": 6},
+                plan="pts-xsr",
+            )["id"]  # fmt: skip
+            run = wait_run(c, run_id)
+            assert run["status"] == "done", run["error"]
+            xsr = c.get(f"/api/runs/{run_id}/pts").json()["xsr"]
+        page.goto(f"/runs/{run_id}/report")
+        transitions = page.get_by_test_id("pts-xsr-transitions")
+        expect(transitions.locator("tbody tr")).to_have_count(2)
+        for t in xsr["transitions"]:
+            expect(page.get_by_test_id(f"pts-xsr-recovery-{t['to']}")).to_have_text(
+                seconds_text(t["recovery_s"])
+            )
+        table = page.get_by_test_id("pts-xsr")
+        expect(table.locator("tbody tr")).to_have_count(3)
+        # The first stimulus follows a purge: no recovery time; the others have theirs.
+        expect(table.locator("tbody tr").nth(0).locator("td").nth(3)).to_have_text("—")
+        expect(table.locator("tbody tr").nth(1).locator("td").nth(3)).to_have_text(
+            seconds_text(xsr["stimuli"][1]["recovery_s"])
+        )
+        # Throughput: a line per stimulus and a dashed line of each one's levels found;
+        # maximum response time too.
+        expect(page.locator('[data-chart="pts-xsr-mbps"] .recharts-line')).to_have_count(6)
+        expect(
+            page.locator('[data-chart="pts-xsr-mbps"] .recharts-line path[stroke-dasharray="6 3"]')
+        ).to_have_count(3)
+        expect(page.locator('[data-chart="pts-xsr-latency-max"] .recharts-line')).to_have_count(3)
+        shot(page, "pts-xsr-report")
+        page.emulate_media(media="print")
+        expect(page.get_by_role("button", name="XSR table CSV")).to_be_hidden()
+        expect(transitions).to_be_visible()
+        assert page.pdf(format="A4", print_background=True).startswith(b"%PDF-")
+        assert not problems, problems
+    finally:
+        context.close()

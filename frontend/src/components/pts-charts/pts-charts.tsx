@@ -165,7 +165,11 @@ interface XYProps {
 export function XYChart({ title, subtitle, xLabel, yLabel, series, chartId, xLog, xTicks, xFormat, scatter, areas = [], height = 280, exportAs }: XYProps) {
   const empty = series.every((s) => s.points.length === 0);
   const xs = series.flatMap((s) => s.points.map((p) => p[0]));
-  const domain: [number, number] = xs.length ? [Math.min(...xs), Math.max(...xs)] : [0, 1];
+  // A linear axis from and to whole units (a clock that begins 0.866 s in reads as 0.866,
+  // 5.866, ... otherwise); a log axis keeps the data's own ends.
+  const lo = xs.length ? Math.min(...xs) : 0;
+  const hi = xs.length ? Math.max(...xs) : 1;
+  const domain: [number, number] = xLog || hi - lo < 2 ? [lo, hi] : [Math.floor(lo), Math.ceil(hi)];
   const legend = series.map((s) => ({ label: s.label, color: s.color }));
   return (
     <ChartFrame title={title} subtitle={subtitle} height={height} chartId={chartId} overlay={empty ? "No data yet." : undefined}

@@ -521,6 +521,8 @@ function Hir({ report, provenance, fileBase }: { report: PtsReport; provenance: 
   );
 }
 
+const LEVEL_COLOR = "#1b2530";
+
 function Xsr({ report, provenance, fileBase }: { report: PtsReport; provenance: string; fileBase: string[] }) {
   const { stimuli, transitions } = report.xsr!;
   const colors = ["#1d4ed8", "#c2410c", "#059669"];
@@ -578,8 +580,16 @@ function Xsr({ report, provenance, fileBase }: { report: PtsReport; provenance: 
           yLabel="MB/s"
           chartId="pts-xsr-mbps"
           areas={xsrRecoveryAreas(transitions)}
-          series={[...line("mbps_series"), ...(levels.length ? [{ key: "levels", label: "levels found", color: "#1b2530", points: levels, dashed: true }] : [])]}
+          series={[
+            ...line("mbps_series"),
+            // One dashed line per stimulus: the levels of one do not run on into the next.
+            ...stimuli.map((s) => ({ key: `levels-${s.name}`, label: "levels found", color: LEVEL_COLOR, points: xsrLevelLine([s]), dashed: true })),
+          ]}
           exportAs={{ fileName: [...fileBase, "xsr-mbps"], title: "Cross-stimulus recovery: throughput against time", conditions: report.plan, provenance,
+            legend: [
+              ...stimuli.map((s, i) => ({ label: s.label, color: colors[i % colors.length]! })),
+              ...(levels.length ? [{ label: "levels found (dashed)", color: LEVEL_COLOR }] : []),
+            ],
             csv: () => toCsv(["stimulus", "t_s", "mbps", "level_mbps"], [
               ...stimuli.flatMap((s) => s.mbps_series.map(([t, v]) => [s.name, t, v, ""])),
               ...levels.map(([t, v]) => ["levels", t, "", v]),
