@@ -62,13 +62,14 @@ def _distributions(finals: list[dict[str, Any]], names: list[str]) -> dict[str, 
     percentiles: dict[str, dict[str, Any]] = {}
     for name in names:
         per_direction = {
-            d: pts.merge_bins(pts.element_bins(f, name, d) for f in finals) for d in pts.DIRECTIONS
+            d: latency.merge_bins(pts.element_bins(f, name, d) for f in finals)
+            for d in pts.DIRECTIONS
         }
         per_direction = {d: b for d, b in per_direction.items() if b}
         if not per_direction:
             continue
-        per_direction["all"] = pts.merge_bins(per_direction.values())
-        histograms[name] = {d: pts.histogram_points(b) for d, b in per_direction.items()}
+        per_direction["all"] = latency.merge_bins(per_direction.values())
+        histograms[name] = {d: latency.histogram_points(b) for d, b in per_direction.items()}
         percentiles[name] = {d: _percentiles(b) for d, b in per_direction.items()}
     return {"histograms": histograms, "percentiles": percentiles}
 
