@@ -166,6 +166,15 @@ def test_xsr_report_shows_recovery_levels_and_response_times(  # type: ignore[no
         expect(page.get_by_role("button", name="XSR table CSV")).to_be_hidden()
         expect(transitions).to_be_visible()
         assert page.pdf(format="A4", print_background=True).startswith(b"%PDF-")
+        page.emulate_media(media="screen")
+
+        # Compare: the drive's latest XSR run, a row per stimulus, the first without recovery.
+        page.goto(f"/compare?drives={sim_drive['id']}")
+        compare = page.get_by_test_id("pts-compare-xsr")
+        expect(compare.locator("tbody tr")).to_have_count(3)
+        first = compare.locator("tbody tr").nth(0)
+        expect(first.locator("td").nth(1)).to_have_text(f"{xsr['stimuli'][0]['mbps']:,.0f}")
+        expect(first.locator("td").nth(3)).to_have_text("—")
         assert not problems, problems
     finally:
         context.close()
