@@ -178,3 +178,50 @@ def test_xsr_report_shows_recovery_levels_and_response_times(  # type: ignore[no
         assert not problems, problems
     finally:
         context.close()
+
+
+def test_latency_report_shows_five_nines_or_why_not_and_each_round(  # type: ignore[no-untyped-def]
+    browser, stack: Stack, sim_drive: dict
+) -> None:
+    from playwright.sync_api import expect
+
+    params = {
+        "span": "64m",
+        "block_sizes": ["4k", "512"],
+        "mixes": ["0/100"],
+        "element_s": 1,
+        "max_rounds": 5,
+        "precondition_loops": 1,
+    }
+    context = browser.new_context(viewport=VIEWPORT, base_url=stack.api_url)
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
+    try:
+        sign_in(page, stack)
+        with stack.client() as c:
+            run_id = queue(c, sim_drive, params, plan="pts-latency")["id"]
+            run = wait_run(c, run_id)
+            assert run["status"] == "done", run["error"]
+            section = c.get(f"/api/runs/{run_id}/pts").json()["sections"][0]
+        page.goto(f"/runs/{run_id}/report")
+        table = page.get_by_test_id("pts-latency")
+        expect(table.locator("tbody tr")).to_have_count(2)
+        for i, e in enumerate(section["elements"]):
+            got = section["percentiles"][e["name"]]["all"]
+            five = table.locator("tbody tr").nth(i).locator("td").nth(2)
+            if got["99.999"] is None:
+                reason = got["unsupported"]["99.999"]
+                expect(five).to_have_text("n/a")
+                expect(five).to_have_attribute("title", reason)
+                expect(page.get_by_test_id("pts-latency-notes")).to_contain_text(reason)
+            else:
+                expect(five).not_to_have_text("n/a")
+        # Each element's average and maximum per round: a line per element in each chart.
+        for field in ("mean", "max"):
+            chart = page.locator(f'[data-chart="pts-latency-rounds-{field}"]')
+            expect(chart.locator(".recharts-line")).to_have_count(2)
+        shot(page, "pts-latency-report")
+        assert not problems, problems
+    finally:
+        context.close()

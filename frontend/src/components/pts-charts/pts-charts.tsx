@@ -197,7 +197,7 @@ export function XYChart({ title, subtitle, xLabel, yLabel, series, chartId, xLog
               <ReferenceArea key={a.key} x1={a.x1} x2={a.x2} fill="#9aa5b1" fillOpacity={0.14} stroke="none"
                 label={{ value: a.label, position: "insideTop", fontSize: 11, fill: "#4a5663" }} />
             ))}
-            <XAxis dataKey="x" type="number" domain={domain} scale={xLog ? "log" : "auto"} ticks={xTicks} tick={AXIS_TICK} stroke={AXIS_LINE} tickFormatter={xFormat} allowDataOverflow
+            <XAxis dataKey="x" type="number" domain={domain} scale={xLog ? "log" : "auto"} ticks={xTicks} tick={AXIS_TICK} stroke={AXIS_LINE} tickFormatter={xFormat ?? formatCompact} allowDataOverflow
               label={{ value: xLabel, position: "insideBottomRight", offset: -12, style: AXIS_LABEL }} />
             <YAxis width={56} tick={AXIS_TICK} stroke={AXIS_LINE} tickFormatter={formatCompact}
               label={{ value: yLabel, angle: -90, position: "insideLeft", offset: 8, style: AXIS_LABEL }} />
