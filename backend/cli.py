@@ -319,8 +319,8 @@ def print_qos(qos: dict[str, Any]) -> None:
 
 
 def findings_lines(run: dict[str, Any]) -> list[str]:
-    """Each step's headline findings (step-downs, stalls, drop-off, steady state), as the
-    reviewer quotes them, from GET /api/runs/{id}."""
+    """Each step's headline findings (step-downs, stalls, drop-off, steady state, XSR
+    recovery), as the reviewer quotes them, from GET /api/runs/{id}."""
     out = []
     for s in run["steps"]:
         f = s.get("findings") or {}
@@ -378,6 +378,11 @@ def findings_lines(run: dict[str, Any]) -> list[str]:
                 f"{by.get('iops_stddev_last400', 0):.0f} stddev, "
                 f"{by.get('iops_min_last400', 0):.0f} minimum"
             )
+        if "xsr_settled_mbps" in by:
+            text = f"settled at {by['xsr_settled_mbps']:.1f} MB/s"
+            if "xsr_recovery_s" in by:
+                text += f", {by['xsr_recovery_s']:.1f} s after the transition (recovery time)"
+            said.append(text)
         if "ss_steady" in by:
             rounds = int(by.get("ss_rounds", 0))
             said.append(

@@ -96,7 +96,8 @@ def bins_percentile(bins: Mapping[int, int], pct: float) -> float | None:
     return float(max(bins))
 
 
-def _reason(total: int, pct: float) -> str:
+def unsupported_reason(total: int, pct: float) -> str:
+    """Why a percentile of `total` I/Os is left out, in words."""
     return (
         f"not enough I/Os: {total:,} completed, a {pct:g}th percentile needs at least "
         f"{ios_needed(pct):,}"
@@ -139,7 +140,7 @@ def qos_from_bins(
         value = bins_percentile(bins, pct) if total else None
         percentiles[label] = None if value is None else value / 1000.0
         if value is None:
-            unsupported[label] = _reason(total, pct)
+            unsupported[label] = unsupported_reason(total, pct)
     return {
         "ios": ios,
         "binned_ios": total,

@@ -6,9 +6,10 @@ share).
     (8 h), one thread at queue depth 32 (TC1/QD32); write cache put back.
 
 Each stimulus is a fio step of its own with per-second samples. Reported: throughput and the
-average response time against time over the three stimuli, and the recovery time after each
-transition: how long the new stimulus takes to settle at its level, found by the change-point
-analysis that finds HD Tach step-downs (backend.analysis.pts_xsr).
+average and maximum response time against time over the three stimuli, and the recovery time
+after each transition: from the new stimulus's start to the start of the level its throughput
+settles at and holds, found by the change-point analysis that finds HD Tach step-downs
+(backend.analysis.xsr).
 """
 
 from __future__ import annotations

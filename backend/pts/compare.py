@@ -1,6 +1,7 @@
 """SNIA PTS results of several drives side by side: each drive's latest finished run of each
 PTS test, reduced to what the reports' tables show (IOPS by block size and mix, MB/s by block
-size, response times by element, write saturation and host idle recovery figures), with each
+size, response times by element, write saturation and host idle recovery figures, each
+cross-stimulus recovery stimulus's MB/s, recovery time and response times), with each
 drive's difference from the drive under review."""
 
 from __future__ import annotations
@@ -51,9 +52,21 @@ def _values(plan: str, report: dict[str, Any]) -> dict[str, dict[str, Any]]:
                     "mean": row.get("lat_mean_us"),
                     "max": row.get("lat_max_us"),
                     "p99999": five.get("99.999"),
+                    "ios": five.get("ios"),
+                    "p99999_note": (five.get("unsupported") or {}).get("99.999"),
                 }
             elif plan in ("pts-wsat", "pts-hir") and section["name"] == "rounds":
                 out.setdefault("steady", {})["iops"] = row.get("write_iops")
+    if plan == "pts-xsr" and report.get("xsr"):
+        for s in report["xsr"]["stimuli"]:
+            out[s["name"]] = {
+                "label": s["label"],
+                "mbps": s["mbps"],
+                "settled_mbps": s["settled_mbps"],
+                "recovery_s": s["recovery_s"] if s["role"] != "xsr-1" else None,
+                "lat_mean_us": s["lat_mean_us"],
+                "lat_max_us": s["lat_max_us"],
+            }
     if plan == "pts-hir" and report.get("hir"):
         for s in report["hir"]["sets"]:
             out[f"wait-{s['wait_s']}s"] = {"iops": s["burst_iops"]}

@@ -1,16 +1,19 @@
-"""A PTS rounds step's results, derived when it ends from the rounds the api stored: the
-measurement window's table of every element, latency distributions where the test reports
-them, and the scalar results comparisons read."""
+"""A PTS step's results, derived when it ends: for a rounds step, from the rounds the api
+stored (the measurement window's table of every element, latency distributions where the test
+reports them, and the scalar results comparisons read); for a cross-stimulus recovery
+stimulus, from its per-second samples (its levels and recovery time)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from backend.analysis import pts
+from backend.analysis import latency, pts, xsr
+from backend.analysis.intervals import fold_short_tail
 from backend.pts.service import convergence, round_outputs, round_rows
-from backend.runs.models import Step
+from backend.runs.models import Sample, Step
 
 Metric = tuple[str, float, str]
 PERCENTILES = ("99", "99.9", "99.99", "99.999")
@@ -59,24 +62,30 @@ def _distributions(finals: list[dict[str, Any]], names: list[str]) -> dict[str, 
     percentiles: dict[str, dict[str, Any]] = {}
     for name in names:
         per_direction = {
-            d: pts.merge_bins(pts.element_bins(f, name, d) for f in finals) for d in pts.DIRECTIONS
+            d: latency.merge_bins(pts.element_bins(f, name, d) for f in finals)
+            for d in pts.DIRECTIONS
         }
         per_direction = {d: b for d, b in per_direction.items() if b}
         if not per_direction:
             continue
-        per_direction["all"] = pts.merge_bins(per_direction.values())
-        histograms[name] = {d: pts.histogram_points(b) for d, b in per_direction.items()}
-        percentiles[name] = {
-            d: {
-                "ios": sum(b.values()),
-                **{
-                    p: (None if (v := pts.bins_percentile(b, float(p))) is None else v / 1000.0)
-                    for p in PERCENTILES
-                },
-            }
-            for d, b in per_direction.items()
-        }
+        per_direction["all"] = latency.merge_bins(per_direction.values())
+        histograms[name] = {d: latency.histogram_points(b) for d, b in per_direction.items()}
+        percentiles[name] = {d: _percentiles(b) for d, b in per_direction.items()}
     return {"histograms": histograms, "percentiles": percentiles}
+
+
+def _percentiles(bins: dict[int, int]) -> dict[str, Any]:
+    """The window's percentiles of a histogram (µs, backend.analysis.latency's rule), None
+    with the reason in `unsupported` where the I/O count cannot give one (p99.999 needs
+    100,000 I/Os)."""
+    total = sum(bins.values())
+    out: dict[str, Any] = {"ios": total, "unsupported": {}}
+    for p in PERCENTILES:
+        value = latency.bins_percentile(bins, float(p))
+        out[p] = None if value is None else value / 1000.0
+        if value is None:
+            out["unsupported"][p] = latency.unsupported_reason(total, float(p))
+    return out
 
 
 def _metrics(test: str, step: Step, result: dict[str, Any]) -> list[Metric]:
@@ -112,3 +121,50 @@ def _metrics(test: str, step: Step, result: dict[str, Any]) -> list[Metric]:
             if capacity > 0:
                 out.append(("wsat_drive_fills", result["written_bytes"] / capacity, "fills"))
     return out
+
+
+def xsr_levels(session: Session, step: Step) -> dict[str, Any] | None:
+    """A cross-stimulus recovery stimulus's levels and recovery time (backend.analysis.xsr)
+    from its per-second samples of bytes written, fio's short last interval folded into the
+    one before; None without two samples. Rates are in MB/s (10^6 B/s)."""
+    rows = session.execute(
+        select(Sample.t_ms, Sample.dt_ms, Sample.write_bytes)
+        .where(Sample.step_id == step.id)
+        .order_by(Sample.t_ms)
+    ).all()
+    if len(rows) < 2:
+        return None
+    _t, dt_ms, (written,) = fold_short_tail(
+        [r.t_ms for r in rows], [r.dt_ms for r in rows], [r.write_bytes for r in rows]
+    )
+    found = xsr.recovery([d / 1000 for d in dt_ms], written)
+
+    def mbps(v: float | None) -> float | None:
+        return None if v is None else v / 1e6
+
+    return {
+        "recovery_s": found["recovery_s"],
+        "settled_mbps": mbps(found["settled_rate"]),
+        "initial_mbps": mbps(found["initial_rate"]),
+        "held_s": found["held_s"],
+        "duration_s": found["duration_s"],
+        "levels": [
+            {"start_s": lv["start_s"], "end_s": lv["end_s"], "mbps": lv["rate"] / 1e6}
+            for lv in found["levels"]
+        ],
+        "min_rel_change": found["min_rel_change"],
+        "min_time_s": found["min_time_s"],
+        "method": found["method"],
+    }
+
+
+def derive_xsr(session: Session, step: Step) -> tuple[list[Metric], dict[str, Any]]:
+    """Results of an XSR stimulus: the level it settled at and, after a transition (the
+    second and third stimuli), its recovery time."""
+    found = xsr_levels(session, step)
+    if found is None or found["recovery_s"] is None:
+        return [], {}
+    metrics: list[Metric] = [("xsr_settled_mbps", found["settled_mbps"], "MB/s")]
+    if step.params.get("role") != "xsr-1":
+        metrics.append(("xsr_recovery_s", found["recovery_s"], "s"))
+    return metrics, {"xsr": found}

@@ -15,9 +15,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from backend.analysis import pts
+from backend.analysis import pts, xsr
 from backend.core.errors import NotFound
 from backend.drives.service import drive_label
+from backend.pts.derive import xsr_levels
 from backend.pts.service import PTS_PLANS, ROUNDS_ROLES, convergence, plan_title, round_rows
 from backend.results.models import Result
 from backend.results.series import series
@@ -106,6 +107,20 @@ def _section(session: Session, step: Step) -> dict[str, Any]:
         "percentiles": analysis.get("percentiles"),
         "stop": (step.logs or {}).get("stop"),
     }
+    if p.get("test") == "pts-latency":
+        # Each element's average and maximum response time in every round (fio's own figures
+        # of the element: its completion latency mean and its exact maximum, µs).
+        section["element_rounds"] = {
+            e["name"]: [
+                [
+                    r.round,
+                    (r.summary.get(e["name"]) or {}).get("lat_mean_us"),
+                    (r.summary.get(e["name"]) or {}).get("lat_max_us"),
+                ]
+                for r in rows
+            ]
+            for e in p.get("elements", [])
+        }
     if p.get("role") == "pts-wsat":
         section["capacity_bytes"] = p.get("capacity_bytes")
         section["stop_write_bytes"] = p.get("stop_write_bytes")
@@ -261,12 +276,19 @@ def is_rounds_step(step: Step) -> bool:
 
 
 XSR_POINTS = 300
+XSR_SERIES = (
+    ("mbps_series", "write_mbps"),
+    ("lat_series", "write_lat_mean_us"),
+    ("lat_max_series", "write_lat_max_us"),
+)
 
 
 def _xsr(session: Session, run: Run, steps: list[Step]) -> dict[str, Any]:
     """Cross-stimulus recovery on one clock (seconds since the first stimulus began): each
-    stimulus's throughput and average response time per second (downsampled keeping every
-    minimum and maximum) and its averages from fio's totals."""
+    stimulus's throughput, average and maximum response time per second (downsampled keeping
+    every minimum and maximum), its figures from fio's totals, its levels and recovery time
+    (backend.analysis.xsr, from its per-second samples: derived when the stimulus ends), and
+    the transitions between stimuli."""
     stimuli = [s for s in steps if str(s.params.get("role", "")).startswith("xsr-")]
     started = [s.started_at for s in stimuli if s.started_at is not None]
     t0 = min(started) if started else None
@@ -274,21 +296,53 @@ def _xsr(session: Session, run: Run, steps: list[Step]) -> dict[str, Any]:
     out = []
     for step in stimuli:
         offset = (step.started_at - t0).total_seconds() if (t0 and step.started_at) else None
+        figures = results.get(step.id, {})
+        found = (step.analysis or {}).get("xsr")
+        if found is None and step.status == "done":
+            found = xsr_levels(session, step)  # a stimulus that ended before levels were kept
         entry: dict[str, Any] = {
             "step_id": step.id,
             "name": step.name,
+            "role": step.params.get("role"),
             "label": step.params.get("label", step.name),
             "status": step.status,
             "start_s": offset,
             "seconds": step.params.get("runtime"),
-            "mbps": results.get(step.id, {}).get("write_mbps"),
-            "lat_mean_us": results.get(step.id, {}).get("write_lat_mean_us"),
-            "mbps_series": [],
-            "lat_series": [],
+            "mbps": figures.get("write_mbps"),
+            "lat_mean_us": figures.get("write_lat_mean_us"),
+            "lat_max_us": figures.get("write_lat_max_us"),
+            "recovery_s": found["recovery_s"] if found else None,
+            "settled_mbps": found["settled_mbps"] if found else None,
+            "initial_mbps": found["initial_mbps"] if found else None,
+            "held_s": found["held_s"] if found else None,
+            "levels": found["levels"] if found else [],
+            "min_time_s": found["min_time_s"] if found else None,
+            "min_rel_change": found["min_rel_change"] if found else None,
+            **{key: [] for key, _metric in XSR_SERIES},
         }
         if offset is not None and step.status != "pending":
-            for key, metric in (("mbps_series", "write_mbps"), ("lat_series", "write_lat_mean_us")):
+            for key, metric in XSR_SERIES:
                 data = series(session, run.id, step.id, metric, XSR_POINTS)
                 entry[key] = [[offset + x, y] for x, y in data["points"]]
         out.append(entry)
-    return {"stimuli": out}
+    transitions = []
+    pairs = xsr.transitions(
+        [
+            {"name": e["name"], "settled_rate": e["settled_mbps"], "recovery_s": e["recovery_s"]}
+            for e in out
+        ]
+    )
+    for (before, after), t in zip(zip(out, out[1:], strict=False), pairs, strict=True):
+        transitions.append(
+            {
+                "from": t["from"],
+                "to": t["to"],
+                "label": f"{before['label'].split(',')[0]} to {after['label'].split(',')[0]}",
+                "at_s": after["start_s"],
+                "recovery_s": t["recovery_s"],
+                "before_mbps": t["before_rate"],
+                "settled_mbps": t["settled_rate"],
+                "ratio": t["ratio"],
+            }
+        )
+    return {"stimuli": out, "transitions": transitions}

@@ -50,8 +50,10 @@ class PtsDriveResult(BaseModel):
     steady: bool = Field(description="Every rounds step of the run reached steady state.")
     values: dict[str, dict[str, Any]] = Field(
         description="pts-iops: {block size: {mix: IOPS}}; pts-throughput: {block size: "
-        "{read, write: MB/s}}; pts-latency: {element: {label, mean, max, p99999 in µs}}; "
-        "pts-wsat and pts-hir: {steady: {iops}} and HIR's {wait-Ns: {iops}}."
+        "{read, write: MB/s}}; pts-latency: {element: {label, mean, max, p99999 in µs, ios, "
+        "p99999_note: why p99.999 is missing}}; pts-wsat and pts-hir: {steady: {iops}} and "
+        "HIR's {wait-Ns: {iops}}; pts-xsr: {stimulus: {label, mbps, settled_mbps, recovery_s "
+        "(after the transition into it), lat_mean_us, lat_max_us}}."
     )
 
 

@@ -52,6 +52,8 @@ MEASURES = {
     "iops_p99_last400": "99th percentile IOPS, last 400 s",
     "iops_mean_over_stddev_last400": "mean over standard deviation, last 400 s",
     "dropoff_s": "time until the drop-off",
+    "xsr_recovery_s": "recovery time after the transition",
+    "xsr_settled_mbps": "settled MB/s",
     "hdtach_read_avg_mbps": "average read MB/s",
     "hdtach_write_avg_mbps": "average write MB/s",
     "hdtach_coverage_pct": "span covered",

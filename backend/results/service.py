@@ -20,7 +20,7 @@ from backend.analysis.stalls import (
     stalls_in_window_log,
 )
 from backend.analysis.trace import replay_metrics, size_breakdown
-from backend.pts.derive import derive_rounds
+from backend.pts.derive import derive_rounds, derive_xsr
 from backend.pts.service import ROUNDS_ROLES
 from backend.runs.models import Sample, Step
 from backend.traces.models import Trace
@@ -56,6 +56,8 @@ def derive(
         return _trace(session, step, final)
     if role in ROUNDS_ROLES and step.params.get("track"):
         return derive_rounds(session, step)
+    if role.startswith("xsr-"):
+        return derive_xsr(session, step)
     if role == "qd-sweep-summary":
         from backend.results.qos import derive_sweep  # noqa: PLC0415 - qos imports this module
 

@@ -92,3 +92,25 @@ def test_findings_are_said_as_a_reviewer_quotes_them() -> None:
         "random writes: last 400 s: 800 IOPS mean, 90 stddev, 610 minimum",
         "rounds: steady state reached at round 7 of 7",
     ]
+
+
+def test_xsr_recovery_is_said_after_a_transition_only() -> None:
+    run = {
+        "steps": [
+            {
+                "label": "sequential 1024 KiB write",
+                "results": [{"metric": "xsr_settled_mbps", "value": 39.85}],
+            },
+            {
+                "label": "random 8 KiB write",
+                "results": [
+                    {"metric": "xsr_settled_mbps", "value": 4.92},
+                    {"metric": "xsr_recovery_s", "value": 5.21},
+                ],
+            },
+        ]
+    }
+    assert findings_lines(run) == [
+        "sequential 1024 KiB write: settled at 39.9 MB/s",
+        "random 8 KiB write: settled at 4.9 MB/s, 5.2 s after the transition (recovery time)",
+    ]

@@ -191,7 +191,17 @@ def test_latency_reports_average_maximum_and_distributions(stack: Stack, pts_dri
         if ios >= 100_000:
             assert got["99.999"] is not None
         else:
-            assert got["99.999"] is None  # too few I/Os for five nines: left out
+            assert got["99.999"] is None  # too few I/Os for five nines: left out, saying why
+            assert f"{ios:,} completed" in got["unsupported"]["99.999"]
+        # Each round's average and maximum are the round's own fio figures of the element.
+        per_round = section["element_rounds"][name]
+        assert [r[0] for r in per_round] == [r["round"] for r in rounds]
+        for (_n, mean, peak), r in zip(per_round, rounds, strict=True):
+            assert mean == pytest.approx(r["elements"][name]["lat_mean_us"])
+            assert peak == pytest.approx(r["elements"][name]["lat_max_us"])
+        assert section["table"][name]["lat_max_us"] == pytest.approx(
+            max(r[2] for r in per_round if a <= r[0] <= b)
+        )
         assert got["99"] is not None and got["99"] <= section["table"][name]["lat_max_us"] * 1.02
     assert rep["header"]["threads"] == 1 and rep["header"]["iodepth"] == 1
 
@@ -300,4 +310,11 @@ def test_throughput_and_xsr_report_their_figures(stack: Stack, pts_drive: dict) 
         assert len(s["mbps_series"]) >= 2 and all(v >= 0 for _t, v in s["mbps_series"])
         assert s["mbps_series"][0][0] >= s["start_s"]
     assert stimuli[1]["start_s"] > stimuli[0]["start_s"] + 2.5
+    # Each stimulus's levels and recovery come from its samples; the per-second maximum
+    # response time never exceeds fio's own maximum of the stimulus.
+    for s in stimuli:
+        assert s["levels"] and s["recovery_s"] is not None and s["settled_mbps"] > 0
+        assert s["lat_max_us"] is not None and s["lat_max_series"]
+        assert max(v for _t, v in s["lat_max_series"]) <= s["lat_max_us"] * 1.02
+    assert [t["to"] for t in xsr_report["xsr"]["transitions"]] == ["xsr-rand", "xsr-seq-2"]
     assert xsr_report["header"]["threads"] == 1 and xsr_report["header"]["iodepth"] == 32

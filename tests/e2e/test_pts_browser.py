@@ -111,3 +111,117 @@ def test_pts_convergence_live_and_the_report_prints(browser, stack: Stack, sim_d
         assert not problems, problems
     finally:
         context.close()
+
+
+def seconds_text(s: float | None) -> str:
+    """The report's formatSeconds for the short times of a shortened run."""
+    if s is None:
+        return "—"
+    assert s < 100
+    return f"{s:.1f} s"
+
+
+def test_xsr_report_shows_recovery_levels_and_response_times(  # type: ignore[no-untyped-def]
+    browser, stack: Stack, sim_drive: dict
+) -> None:
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport=VIEWPORT, base_url=stack.api_url)
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
+    try:
+        sign_in(page, stack)
+        with stack.client() as c:
+            run_id = queue(
+                c, sim_drive, {"span": "64m", "seq1_s": 4, "rand_s": 6, "seq2_s": 6},
+                plan="pts-xsr",
+            )["id"]  # fmt: skip
+            run = wait_run(c, run_id)
+            assert run["status"] == "done", run["error"]
+            xsr = c.get(f"/api/runs/{run_id}/pts").json()["xsr"]
+        page.goto(f"/runs/{run_id}/report")
+        transitions = page.get_by_test_id("pts-xsr-transitions")
+        expect(transitions.locator("tbody tr")).to_have_count(2)
+        for t in xsr["transitions"]:
+            expect(page.get_by_test_id(f"pts-xsr-recovery-{t['to']}")).to_have_text(
+                seconds_text(t["recovery_s"])
+            )
+        table = page.get_by_test_id("pts-xsr")
+        expect(table.locator("tbody tr")).to_have_count(3)
+        # The first stimulus follows a purge: no recovery time; the others have theirs.
+        expect(table.locator("tbody tr").nth(0).locator("td").nth(3)).to_have_text("—")
+        expect(table.locator("tbody tr").nth(1).locator("td").nth(3)).to_have_text(
+            seconds_text(xsr["stimuli"][1]["recovery_s"])
+        )
+        # Throughput: a line per stimulus and a dashed line of each one's levels found;
+        # maximum response time too.
+        expect(page.locator('[data-chart="pts-xsr-mbps"] .recharts-line')).to_have_count(6)
+        expect(
+            page.locator('[data-chart="pts-xsr-mbps"] .recharts-line path[stroke-dasharray="6 3"]')
+        ).to_have_count(3)
+        expect(page.locator('[data-chart="pts-xsr-latency-max"] .recharts-line')).to_have_count(3)
+        shot(page, "pts-xsr-report")
+        page.emulate_media(media="print")
+        expect(page.get_by_role("button", name="XSR table CSV")).to_be_hidden()
+        expect(transitions).to_be_visible()
+        assert page.pdf(format="A4", print_background=True).startswith(b"%PDF-")
+        page.emulate_media(media="screen")
+
+        # Compare: the drive's latest XSR run, a row per stimulus, the first without recovery.
+        page.goto(f"/compare?drives={sim_drive['id']}")
+        compare = page.get_by_test_id("pts-compare-xsr")
+        expect(compare.locator("tbody tr")).to_have_count(3)
+        first = compare.locator("tbody tr").nth(0)
+        expect(first.locator("td").nth(1)).to_have_text(f"{xsr['stimuli'][0]['mbps']:,.0f}")
+        expect(first.locator("td").nth(3)).to_have_text("—")
+        assert not problems, problems
+    finally:
+        context.close()
+
+
+def test_latency_report_shows_five_nines_or_why_not_and_each_round(  # type: ignore[no-untyped-def]
+    browser, stack: Stack, sim_drive: dict
+) -> None:
+    from playwright.sync_api import expect
+
+    params = {
+        "span": "64m",
+        "block_sizes": ["4k", "512"],
+        "mixes": ["0/100"],
+        "element_s": 1,
+        "max_rounds": 5,
+        "precondition_loops": 1,
+    }
+    context = browser.new_context(viewport=VIEWPORT, base_url=stack.api_url)
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
+    try:
+        sign_in(page, stack)
+        with stack.client() as c:
+            run_id = queue(c, sim_drive, params, plan="pts-latency")["id"]
+            run = wait_run(c, run_id)
+            assert run["status"] == "done", run["error"]
+            section = c.get(f"/api/runs/{run_id}/pts").json()["sections"][0]
+        page.goto(f"/runs/{run_id}/report")
+        table = page.get_by_test_id("pts-latency")
+        expect(table.locator("tbody tr")).to_have_count(2)
+        for i, e in enumerate(section["elements"]):
+            got = section["percentiles"][e["name"]]["all"]
+            five = table.locator("tbody tr").nth(i).locator("td").nth(2)
+            if got["99.999"] is None:
+                reason = got["unsupported"]["99.999"]
+                expect(five).to_have_text("n/a")
+                expect(five).to_have_attribute("title", reason)
+                expect(page.get_by_test_id("pts-latency-notes")).to_contain_text(reason)
+            else:
+                expect(five).not_to_have_text("n/a")
+        # Each element's average and maximum per round: a line per element in each chart.
+        for field in ("mean", "max"):
+            chart = page.locator(f'[data-chart="pts-latency-rounds-{field}"]')
+            expect(chart.locator(".recharts-line")).to_have_count(2)
+        shot(page, "pts-latency-report")
+        assert not problems, problems
+    finally:
+        context.close()

@@ -18,6 +18,7 @@ import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -171,3 +172,98 @@ def test_write_saturation_stops_when_4x_the_capacity_is_written(
     assert abs(found - truth) <= 1
     assert record_["written_bytes"] >= 4 * span
     assert results(step)["wsat_drive_fills"] == pytest.approx(record_["written_bytes"] / span)
+
+
+# Cross-stimulus recovery on a simulated drive (worker.sim) whose recovery after each
+# transition is known. 256 MiB; a purge resets it. Sequential writes run at 40 MB/s; random
+# writes at 2500 IOPS (20.5 MB/s) on fresh blocks until 100 MiB of them, then at 600 IOPS
+# (4.9 MB/s): the random stimulus recovers (settles) 5.1 s after the transition. The write
+# speed falls to 12 MB/s once 420 MB have been written in all (in the random stimulus's slow
+# stretch, where 12 MB/s does not bind) and rises to 40 MB/s again at 593 MB: the second
+# sequential stimulus starts at 12 MB/s and recovers 5 to 8 s after the transition (seen: 5.0 s;
+# where exactly depends on what the stimuli before it wrote). The profile's times are nominal:
+# the truth is where the device's own counters changed rate (worker.sim.truth).
+XSR_SIZE = 256 * 2**20
+XSR_PARAMS = {"seq1_s": 6, "rand_s": 36, "seq2_s": 30}
+# Recovery found from one-second samples must be within this of the device's.
+RECOVERY_TOL_S = 0.6
+
+
+def xsr_profile() -> Any:
+    from worker.sim.profile import Cliff, Level, Profile
+
+    pct = 100.0 / XSR_SIZE
+    return Profile(
+        "xsr-recovery",
+        "cross-stimulus recovery: random writes settle after 100 MiB, sequential after 8 s",
+        (Level(420e6 * pct, 40), Level(593e6 * pct, 12), Level(10_000, 40)),
+        read_mbps=80,
+        cliff=Cliff(after_bytes=100 * 2**20, fob_iops=2500, steady_iops=600),
+        seed=17,
+    )
+
+
+def test_xsr_recovery_times_match_the_simulated_drive(
+    stack: Stack, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    from worker.sim import truth
+    from worker.sim.controller import SimDrive, requirements
+    from worker.sim.selftest import job_window
+
+    missing = requirements()
+    if missing:
+        pytest.skip("simulated drives: missing " + "; ".join(missing))
+    sim = SimDrive(xsr_profile(), XSR_SIZE, tmp_path_factory.mktemp("xsr"), "XSR recovery")
+    with sim:
+        assert sim.state is not None
+        drive = stack.add_drive(sim.state.target, "Simulated drive (xsr-recovery)")
+        with stack.client() as c:
+            run = run_plan(c, drive, "pts-xsr", XSR_PARAMS, timeout=400)
+            report = c.get(f"/api/runs/{run['id']}/pts").json()
+            outputs = {
+                s["name"]: c.get(f"/api/runs/{run['id']}/steps/{s['id']}/output").text
+                for s in run["steps"]
+                if s["name"] in ("xsr-rand", "xsr-seq-2")
+            }
+        events, trace = sim.events(), sim.trace()
+    rand_start, _ = job_window({}, outputs["xsr-rand"])
+    seq2_start, _ = job_window({}, outputs["xsr-seq-2"])
+    cliff = truth.cliff(events, trace)
+    assert cliff is not None and "wall" in cliff, cliff
+    ups = [
+        c
+        for c in truth.level_changes(events, trace, XSR_SIZE)
+        if c["profile_to_mbps"] > c["profile_from_mbps"] and "wall" in c
+    ]
+    assert ups, "the device never sped up again"
+    want = {"xsr-rand": cliff["wall"] - rand_start, "xsr-seq-2": ups[-1]["wall"] - seq2_start}
+    stimuli = {s["name"]: s for s in report["xsr"]["stimuli"]}
+    found = {name: stimuli[name]["recovery_s"] for name in want}
+    record(
+        "XSR recovery after each transition (s, device vs found)",
+        {k: round(v, 2) for k, v in want.items()},
+        {
+            **{k: None if v is None else round(v, 2) for k, v in found.items()},
+            "levels": {
+                n: [[round(lv["start_s"], 2), round(lv["mbps"], 2)] for lv in s["levels"]]
+                for n, s in stimuli.items()
+            },
+        },
+    )
+    # The device did what the profile meant: each recovery well inside its stimulus.
+    assert 3.0 < want["xsr-rand"] < 8.0 and 4.0 < want["xsr-seq-2"] < 14.0, want
+    for name, truth_s in want.items():
+        assert found[name] == pytest.approx(truth_s, abs=RECOVERY_TOL_S), (name, stimuli[name])
+    rand, seq2 = stimuli["xsr-rand"], stimuli["xsr-seq-2"]
+    assert rand["settled_mbps"] == pytest.approx(600 * 8192 / 1e6, rel=0.1)
+    assert rand["initial_mbps"] == pytest.approx(2500 * 8192 / 1e6, rel=0.1)
+    assert seq2["initial_mbps"] == pytest.approx(12, rel=0.1)
+    assert seq2["settled_mbps"] == pytest.approx(40, rel=0.1)
+    # The first stimulus holds one level: nothing to recover from.
+    assert stimuli["xsr-seq-1"]["recovery_s"] == 0.0
+    steps = {s["name"]: s for s in run["steps"]}
+    for name in want:
+        assert results(steps[name])["xsr_recovery_s"] == pytest.approx(found[name])
+    [t1, t2] = report["xsr"]["transitions"]
+    assert (t1["to"], t1["recovery_s"]) == ("xsr-rand", found["xsr-rand"])
+    assert (t2["to"], t2["recovery_s"]) == ("xsr-seq-2", found["xsr-seq-2"])

@@ -2632,7 +2632,7 @@ export interface components {
             under_review: boolean;
             /**
              * Values
-             * @description pts-iops: {block size: {mix: IOPS}}; pts-throughput: {block size: {read, write: MB/s}}; pts-latency: {element: {label, mean, max, p99999 in µs}}; pts-wsat and pts-hir: {steady: {iops}} and HIR's {wait-Ns: {iops}}.
+             * @description pts-iops: {block size: {mix: IOPS}}; pts-throughput: {block size: {read, write: MB/s}}; pts-latency: {element: {label, mean, max, p99999 in µs, ios, p99999_note: why p99.999 is missing}}; pts-wsat and pts-hir: {steady: {iops}} and HIR's {wait-Ns: {iops}}; pts-xsr: {stimulus: {label, mbps, settled_mbps, recovery_s (after the transition into it), lat_mean_us, lat_max_us}}.
              */
             values: {
                 [key: string]: {

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from backend.analysis import pts
+from backend.analysis import latency, pts
 
 ROUND = Path(__file__).resolve().parents[2] / "fixtures" / "fio-3.33" / "pts-round.json"
 
@@ -65,13 +65,13 @@ def test_percentiles_need_enough_ios_and_match_fio(final: dict) -> None:
         clat = job[d]["clat_ns"]
         bins = {int(k): v for k, v in clat["bins"].items()}
         # fio's own p99 and p99.9 of this thread, from the same histogram.
-        assert pts.bins_percentile(bins, 99.0) == clat["percentile"]["99.000000"]
-        assert pts.bins_percentile(bins, 99.9) == clat["percentile"]["99.900000"]
+        assert latency.bins_percentile(bins, 99.0) == clat["percentile"]["99.000000"]
+        assert latency.bins_percentile(bins, 99.9) == clat["percentile"]["99.900000"]
         # About 10-30k I/Os: too few for the five nines.
-        assert pts.bins_percentile(bins, 99.999) is None
-    assert pts.bins_percentile({1000: 99_999, 5000: 1}, 99.999) == 1000.0
-    assert pts.bins_percentile({1000: 99_998, 5000: 2}, 99.999) == 5000.0
-    assert pts.bins_percentile({}, 50.0) is None
+        assert latency.bins_percentile(bins, 99.999) is None
+    assert latency.bins_percentile({1000: 99_999, 5000: 1}, 99.999) == 1000.0
+    assert latency.bins_percentile({1000: 99_998, 5000: 2}, 99.999) == 5000.0
+    assert latency.bins_percentile({}, 50.0) is None
 
 
 def test_element_bins_merge_the_threads(final: dict) -> None:
@@ -79,9 +79,9 @@ def test_element_bins_merge_the_threads(final: dict) -> None:
     assert sum(bins.values()) == sum(
         j["write"]["total_ios"] for j in final["jobs"] if j["jobname"] == "r65w35-4k"
     )
-    merged = pts.merge_bins([bins, bins])
+    merged = latency.merge_bins([bins, bins])
     assert sum(merged.values()) == 2 * sum(bins.values())
-    points = pts.histogram_points(bins)
+    points = latency.histogram_points(bins)
     assert sum(p[1] for p in points) == pytest.approx(100.0)
     edges = [p[0] for p in points]
     assert edges == sorted(edges)
@@ -89,7 +89,7 @@ def test_element_bins_merge_the_threads(final: dict) -> None:
 
 def test_histogram_points_keep_the_shape() -> None:
     # Half the I/Os at 10 µs, half at 1 ms: two peaks of 50% two decades apart.
-    points = pts.histogram_points({10_000: 500, 1_000_000: 500}, per_decade=10)
+    points = latency.histogram_points({10_000: 500, 1_000_000: 500}, per_decade=10)
     assert len(points) == 21
     assert points[0][1] == 50.0 and points[-1][1] == 50.0
     assert all(p[1] == 0.0 for p in points[1:-1])

@@ -65,6 +65,8 @@ export interface PtsPercentiles {
   "99.9": number | null;
   "99.99": number | null;
   "99.999": number | null;
+  /** Percentile -> why it is left out (too few I/Os). */
+  unsupported?: Record<string, string>;
 }
 
 export interface PtsSection {
@@ -91,6 +93,8 @@ export interface PtsSection {
   histograms: Record<string, Record<string, [number, number][]>> | null;
   percentiles: Record<string, Record<string, PtsPercentiles>> | null;
   stop: string | null;
+  /** pts-latency: element -> [round, average µs, maximum µs] of every round. */
+  element_rounds?: Record<string, [number, number | null, number | null][]>;
   capacity_bytes?: number;
   stop_write_bytes?: number;
 }
@@ -148,25 +152,55 @@ export interface HirSet {
   } | null;
 }
 
+export interface XsrLevel {
+  /** Seconds from the stimulus's start (its own fio clock). */
+  start_s: number;
+  end_s: number;
+  mbps: number;
+}
+
 export interface XsrStimulus {
   step_id: number;
   name: string;
+  role: string;
   label: string;
   status: string;
   start_s: number | null;
   seconds: number | null;
   mbps: number | null;
   lat_mean_us: number | null;
+  lat_max_us: number | null;
+  /** From the stimulus's start to the start of the level it settled at (null until it ends). */
+  recovery_s: number | null;
+  settled_mbps: number | null;
+  initial_mbps: number | null;
+  held_s: number | null;
+  levels: XsrLevel[];
+  min_time_s: number | null;
+  min_rel_change: number | null;
   /** [s since the first stimulus began, value], downsampled keeping minima and maxima. */
   mbps_series: [number, number][];
   lat_series: [number, number][];
+  lat_max_series: [number, number][];
+}
+
+export interface XsrTransition {
+  from: string;
+  to: string;
+  label: string;
+  /** When the new stimulus began, s since the first stimulus began. */
+  at_s: number | null;
+  recovery_s: number | null;
+  before_mbps: number | null;
+  settled_mbps: number | null;
+  ratio: number | null;
 }
 
 export interface PtsReport extends Omit<PtsReportEnvelope, "header" | "sections" | "hir" | "xsr"> {
   header: PtsHeader;
   sections: PtsSection[];
   hir?: { baseline_iops: number | null; sets: HirSet[] } | null;
-  xsr?: { stimuli: XsrStimulus[] } | null;
+  xsr?: { stimuli: XsrStimulus[]; transitions: XsrTransition[] } | null;
 }
 
 /** The `round` event of a run's SSE stream, when a PTS round ends. */

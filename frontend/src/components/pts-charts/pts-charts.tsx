@@ -140,6 +140,8 @@ export interface XYSeries {
   label: string;
   color: string;
   points: [number, number][];
+  /** Drawn dashed, without dots (a fitted or derived line over the measured ones). */
+  dashed?: boolean;
 }
 
 interface XYProps {
@@ -153,6 +155,7 @@ interface XYProps {
   xTicks?: number[];
   xFormat?: (v: number) => string;
   scatter?: boolean;
+  /** Shaded spans of x (wait states, recoveries), labelled at the top. */
   areas?: { key: string; x1: number; x2: number; label: string }[];
   height?: number;
   exportAs: Parameters<typeof ChartFrame>[0]["exportAs"];
@@ -162,7 +165,11 @@ interface XYProps {
 export function XYChart({ title, subtitle, xLabel, yLabel, series, chartId, xLog, xTicks, xFormat, scatter, areas = [], height = 280, exportAs }: XYProps) {
   const empty = series.every((s) => s.points.length === 0);
   const xs = series.flatMap((s) => s.points.map((p) => p[0]));
-  const domain: [number, number] = xs.length ? [Math.min(...xs), Math.max(...xs)] : [0, 1];
+  // A linear axis from and to whole units (a clock that begins 0.866 s in reads as 0.866,
+  // 5.866, ... otherwise); a log axis keeps the data's own ends.
+  const lo = xs.length ? Math.min(...xs) : 0;
+  const hi = xs.length ? Math.max(...xs) : 1;
+  const domain: [number, number] = xLog || hi - lo < 2 ? [lo, hi] : [Math.floor(lo), Math.ceil(hi)];
   const legend = series.map((s) => ({ label: s.label, color: s.color }));
   return (
     <ChartFrame title={title} subtitle={subtitle} height={height} chartId={chartId} overlay={empty ? "No data yet." : undefined}
@@ -186,12 +193,16 @@ export function XYChart({ title, subtitle, xLabel, yLabel, series, chartId, xLog
         ) : (
           <LineChart margin={MARGIN} style={{ fontFamily: CHART_FONT }}>
             <CartesianGrid stroke={GRID_STROKE} vertical={false} />
-            <XAxis dataKey="x" type="number" domain={domain} scale={xLog ? "log" : "auto"} ticks={xTicks} tick={AXIS_TICK} stroke={AXIS_LINE} tickFormatter={xFormat} allowDataOverflow
+            {areas.map((a) => (
+              <ReferenceArea key={a.key} x1={a.x1} x2={a.x2} fill="#9aa5b1" fillOpacity={0.14} stroke="none"
+                label={{ value: a.label, position: "insideTop", fontSize: 11, fill: "#4a5663" }} />
+            ))}
+            <XAxis dataKey="x" type="number" domain={domain} scale={xLog ? "log" : "auto"} ticks={xTicks} tick={AXIS_TICK} stroke={AXIS_LINE} tickFormatter={xFormat ?? formatCompact} allowDataOverflow
               label={{ value: xLabel, position: "insideBottomRight", offset: -12, style: AXIS_LABEL }} />
             <YAxis width={56} tick={AXIS_TICK} stroke={AXIS_LINE} tickFormatter={formatCompact}
               label={{ value: yLabel, angle: -90, position: "insideLeft", offset: 8, style: AXIS_LABEL }} />
             {series.map((s) => (
-              <Line key={s.key} data={s.points.map(([x, y]) => ({ x, y }))} dataKey="y" name={s.label} stroke={s.color} strokeWidth={LINE_WIDTH} dot={s.points.length <= 12 ? { r: 3 } : false} isAnimationActive={false} />
+              <Line key={s.key} data={s.points.map(([x, y]) => ({ x, y }))} dataKey="y" name={s.label} stroke={s.color} strokeWidth={LINE_WIDTH} strokeDasharray={s.dashed ? "6 3" : undefined} dot={s.points.length <= 12 && !s.dashed ? { r: 3 } : false} isAnimationActive={false} />
             ))}
           </LineChart>
         )}

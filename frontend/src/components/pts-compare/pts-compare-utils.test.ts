@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { PtsTestComparison } from "../../api/pts/queries";
-import { cell, diffText, iopsGrid, latencyElements, pctDiff, reference } from "./pts-compare-utils";
+import { cell, diffText, iopsGrid, latencyElements, pctDiff, reference, xsrStimuli } from "./pts-compare-utils";
 
 const test: PtsTestComparison = {
   plan: "pts-iops",
@@ -42,5 +42,26 @@ describe("PTS comparison", () => {
       drives: test.drives.map((d) => ({ ...d, values: { "r0w100-4k": { label: "4 KiB random 0/100", mean: 20 } } })),
     };
     expect(latencyElements(lat)).toEqual([{ name: "r0w100-4k", label: "4 KiB random 0/100" }]);
+  });
+
+  it("lists the XSR stimuli in the order the test runs them, the first without a transition", () => {
+    const xsr: PtsTestComparison = {
+      plan: "pts-xsr",
+      title: "XSR",
+      drives: [
+        { drive_id: 1, label: "A", under_review: true, run_id: 1, simulated: true, profile: "enterprise", steady: true,
+          values: {
+            "xsr-seq-2": { label: "sequential 1024 KiB write, TC1 QD32", recovery_s: 8.1 },
+            "xsr-seq-1": { label: "sequential 1024 KiB write, TC1 QD32", recovery_s: null },
+            "xsr-rand": { label: "random 8 KiB write, TC1 QD32", recovery_s: 5.0 },
+          } },
+      ],
+    };
+    expect(xsrStimuli(xsr)).toEqual([
+      { name: "xsr-seq-1", label: "sequential 1024 KiB write", first: true },
+      { name: "xsr-rand", label: "random 8 KiB write", first: false },
+      { name: "xsr-seq-2", label: "sequential 1024 KiB write", first: false },
+    ]);
+    expect(cell(xsr.drives[0]!, "xsr-rand", "recovery_s")).toBe(5.0);
   });
 });

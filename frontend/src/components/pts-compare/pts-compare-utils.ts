@@ -59,3 +59,14 @@ export function latencyElements(test: PtsTestComparison): { name: string; label:
   }
   return out;
 }
+
+/** XSR stimuli any drive has, in the order the test runs them (the first follows a purge). */
+export function xsrStimuli(test: PtsTestComparison): { name: string; label: string; first: boolean }[] {
+  const order = ["xsr-seq-1", "xsr-rand", "xsr-seq-2"];
+  const names = [...new Set(test.drives.flatMap((d) => Object.keys(d.values)))];
+  names.sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
+  return names.map((name) => {
+    const row = test.drives.map((d) => d.values[name]).find(Boolean);
+    return { name, label: String(row?.label ?? name).split(",")[0]!, first: name === order[0] };
+  });
+}

@@ -12,6 +12,7 @@ import {
   latencyElements,
   pctDiff,
   reference,
+  xsrStimuli,
 } from "./pts-compare-utils";
 import "./pts-compare.css";
 
@@ -145,9 +146,15 @@ function LatencyTable({ test }: { test: PtsTestComparison }) {
               <tr key={`${e.name}-${d.drive_id}`}>
                 {i === 0 && <th scope="rowgroup" rowSpan={test.drives.length}>{e.label}</th>}
                 <td><DriveName d={d} /></td>
-                {fields.map(([key]) => (
-                  <ValueCell key={key} d={d} reference={ref} row={e.name} col={key} lower />
-                ))}
+                {fields.map(([key]) =>
+                  key === "p99999" && cell(d, e.name, key) === null ? (
+                    <td key={key} className="num" title={String(d.values[e.name]?.p99999_note ?? "not measured")}>
+                      n/a
+                    </td>
+                  ) : (
+                    <ValueCell key={key} d={d} reference={ref} row={e.name} col={key} lower />
+                  ),
+                )}
               </tr>
             )),
           )}
@@ -187,6 +194,55 @@ function IopsFigures({ test }: { test: PtsTestComparison }) {
   );
 }
 
+/** Cross-stimulus recovery: each stimulus of each drive, its MB/s, the level it settled at,
+ * the recovery time after the transition into it, and its response times. */
+function XsrTable({ test }: { test: PtsTestComparison }) {
+  const ref = reference(test)!;
+  const stimuli = xsrStimuli(test);
+  const fields = [
+    ["mbps", "MB/s", false],
+    ["settled_mbps", "settled MB/s", false],
+    ["recovery_s", "recovery (s)", true],
+    ["lat_mean_us", "average response (µs)", true],
+    ["lat_max_us", "maximum response (µs)", true],
+  ] as const;
+  return (
+    <div className="table-wrap">
+      <table className="table pts-compare__table" data-testid="pts-compare-xsr">
+        <caption>
+          Recovery: from the transition into the stimulus to the start of the level it settled at; lower is better
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Stimulus</th>
+            <th scope="col">Drive</th>
+            {fields.map(([, label]) => (
+              <th key={label} scope="col" className="num">{label}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {stimuli.flatMap((st) =>
+            test.drives.map((d, i) => (
+              <tr key={`${st.name}-${d.drive_id}`}>
+                {i === 0 && <th scope="rowgroup" rowSpan={test.drives.length}>{st.label}</th>}
+                <td><DriveName d={d} /></td>
+                {fields.map(([key, , lower]) =>
+                  key === "recovery_s" && st.first ? (
+                    <td key={key} className="num" title="the first stimulus follows a purge, not a transition">—</td>
+                  ) : (
+                    <ValueCell key={key} d={d} reference={ref} row={st.name} col={key} lower={lower} />
+                  ),
+                )}
+              </tr>
+            )),
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 /** The Compare page's SNIA PTS section: every PTS test the chosen drives ran. */
 export function PtsCompare({ driveIds, underReview }: { driveIds: number[]; underReview: number | null }) {
   const q = usePtsComparison(driveIds, underReview);
@@ -207,7 +263,7 @@ export function PtsCompare({ driveIds, underReview }: { driveIds: number[]; unde
             {t.plan === "pts-throughput" && <ThroughputTable test={t} />}
             {t.plan === "pts-latency" && <LatencyTable test={t} />}
             {(t.plan === "pts-wsat" || t.plan === "pts-hir") && <IopsFigures test={t} />}
-            {t.plan === "pts-xsr" && <p className="muted">See each drive's report for its recovery times.</p>}
+            {t.plan === "pts-xsr" && <XsrTable test={t} />}
           </div>
         ))}
       </div>

@@ -8,7 +8,8 @@ import { ErrorBox } from "../../components/error-box/error-box";
 import { IsoBars } from "../../components/iso-bars/iso-bars";
 import { ConvergenceChart, WindowChart, XYChart } from "../../components/pts-charts/pts-charts";
 import { StatusBadge } from "../../components/status-badge/status-badge";
-import { toCsv } from "../../lib/export-utils";
+import { downloadText } from "../../lib/export-dom";
+import { exportFileName, toCsv } from "../../lib/export-utils";
 import { formatDecimalBytes, formatFullDateTime, formatMetric } from "../../lib/format-utils";
 import { isActiveStatus, parseRunId } from "../../lib/run-utils";
 import { formatBinaryBytes } from "../../lib/series-utils";
@@ -22,6 +23,12 @@ import {
   pivot,
   pivotCsv,
   wsatSeries,
+  formatSeconds,
+  latencyRoundLines,
+  latencyRoundsCsv,
+  xsrCsv,
+  xsrLevelLine,
+  xsrRecoveryAreas,
   type PivotTable,
 } from "./pts-report-utils";
 import "./pts-report-page.css";
@@ -287,6 +294,7 @@ function IopsOutput({ section, provenance, conditions, fileBase }: OutputProps) 
 
 function LatencyOutput({ section, provenance, conditions, fileBase }: OutputProps) {
   const rows = latencyRows(section);
+  const notes = rows.filter((r) => r.p99999 === null && r.p99999Note);
   const colors = ["#1d4ed8", "#0891b2", "#059669", "#ca8a04", "#ea580c", "#c2410c", "#9333ea", "#db2777", "#475569"];
   const series = section.elements.map((e, i) => ({
     key: e.name,
@@ -314,7 +322,7 @@ function LatencyOutput({ section, provenance, conditions, fileBase }: OutputProp
                 <th scope="row">{r.label}</th>
                 <td className="num">{formatMetric(r.mean)}</td>
                 <td className="num">{formatMetric(r.max)}</td>
-                <td className="num" title={r.p99999 === null ? "fewer than 100,000 I/Os in the window: five nines cannot be told" : undefined}>
+                <td className="num" title={r.p99999Note ?? undefined}>
                   {r.p99999 === null ? "n/a" : formatMetric(r.p99999)}
                 </td>
                 <td className="num">{r.ios === null ? "—" : r.ios.toLocaleString("en-US")}</td>
@@ -322,7 +330,31 @@ function LatencyOutput({ section, provenance, conditions, fileBase }: OutputProp
             ))}
           </tbody>
         </table>
+        {notes.length > 0 && (
+          <p className="muted" data-testid="pts-latency-notes">
+            p99.999 n/a: {notes.map((r) => `${r.label}: ${r.p99999Note}`).join("; ")}. Five nines need at least 100,000 I/Os in the window
+            (longer rounds or more of them).
+          </p>
+        )}
       </div>
+      {(["mean", "max"] as const).map((field) => (
+        <XYChart
+          key={field}
+          title={field === "mean" ? "Average response time per round" : "Maximum response time per round"}
+          subtitle={`µs, fio completion latency of each element${field === "max" ? ", its slowest I/O" : ""} · ${windowNote(section)}`}
+          xLabel="round"
+          yLabel="µs"
+          chartId={`pts-latency-rounds-${field}`}
+          series={latencyRoundLines(section, field).map((l, i) => ({ ...l, color: colors[i % colors.length]! }))}
+          exportAs={{
+            fileName: [...fileBase, `latency-${field}-per-round`],
+            title: `${field === "mean" ? "Average" : "Maximum"} response time per round`,
+            conditions,
+            provenance,
+            csv: () => latencyRoundsCsv(section),
+          }}
+        />
+      ))}
       <XYChart
         title="Response-time histograms"
         subtitle={`share of I/Os per latency bucket (20 per decade) · ${windowNote(section)}`}
@@ -489,32 +521,79 @@ function Hir({ report, provenance, fileBase }: { report: PtsReport; provenance: 
   );
 }
 
+const LEVEL_COLOR = "#1b2530";
+
 function Xsr({ report, provenance, fileBase }: { report: PtsReport; provenance: string; fileBase: string[] }) {
-  const stimuli = report.xsr!.stimuli;
+  const { stimuli, transitions } = report.xsr!;
   const colors = ["#1d4ed8", "#c2410c", "#059669"];
-  const areas = stimuli
-    .filter((s) => s.start_s !== null)
-    .map((s) => ({ key: s.name, x1: s.start_s!, x2: s.start_s! + (s.seconds ?? 0), label: s.name }));
-  const line = (key: "mbps_series" | "lat_series") =>
+  const levels = xsrLevelLine(stimuli);
+  const line = (key: "mbps_series" | "lat_series" | "lat_max_series") =>
     stimuli.map((s, i) => ({ key: s.name, label: s.label, color: colors[i % colors.length]!, points: s[key] }));
-  const csv = (key: "mbps_series" | "lat_series", column: string) => () =>
+  const csv = (key: "mbps_series" | "lat_series" | "lat_max_series", column: string) => () =>
     toCsv(["stimulus", "t_s", column], stimuli.flatMap((s) => s[key].map(([t, v]) => [s.name, t, v])));
+  const rule = stimuli.find((s) => s.min_time_s !== null);
+  const ruleText = rule
+    ? `levels differ by ${Math.round((rule.min_rel_change ?? 0) * 100)}% or more and last ${formatSeconds(rule.min_time_s)} or longer`
+    : "levels appear as each stimulus ends";
   return (
     <section className="section print-section" aria-label="Cross-stimulus recovery">
       <div className="section__header">
         <h2>Cross-stimulus recovery</h2>
         <span className="muted">per-second samples, downsampled keeping every minimum and maximum</span>
+        <button type="button" className="button no-print" onClick={() => downloadText(xsrCsv(stimuli), exportFileName([...fileBase, "xsr"], "csv"), "text/csv")}>
+          XSR table CSV
+        </button>
       </div>
       <div className="section__body pts-report__charts">
+        <div className="table-wrap pts-report__wide">
+          <table className="table" data-testid="pts-xsr-transitions">
+            <caption>
+              Recovery time after each transition: from the new stimulus's start to the start of the level its throughput settled at
+              and held (change-point levels of its per-second MB/s: {ruleText})
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Transition</th>
+                <th scope="col" className="num">Recovery time</th>
+                <th scope="col" className="num">Settled before (MB/s)</th>
+                <th scope="col" className="num">Settled after (MB/s)</th>
+                <th scope="col" className="num">After / before</th>
+              </tr>
+            </thead>
+            <tbody>
+              {transitions.map((t) => (
+                <tr key={t.to}>
+                  <th scope="row">{t.label}</th>
+                  <td className="num" data-testid={`pts-xsr-recovery-${t.to}`}>{formatSeconds(t.recovery_s)}</td>
+                  <td className="num">{formatMetric(t.before_mbps)}</td>
+                  <td className="num">{formatMetric(t.settled_mbps)}</td>
+                  <td className="num">{t.ratio === null ? "—" : `${(t.ratio * 100).toFixed(0)}%`}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
         <XYChart
           title="Throughput against time"
-          subtitle="MB/s (10^6 B/s) of each stimulus"
+          subtitle="MB/s (10^6 B/s) of each stimulus · dashed: the levels found · shaded: recovery after each transition"
           xLabel="seconds since the first stimulus began"
           yLabel="MB/s"
           chartId="pts-xsr-mbps"
-          areas={areas}
-          series={line("mbps_series")}
-          exportAs={{ fileName: [...fileBase, "xsr-mbps"], title: "Cross-stimulus recovery: throughput against time", conditions: report.plan, provenance, csv: csv("mbps_series", "mbps") }}
+          areas={xsrRecoveryAreas(transitions)}
+          series={[
+            ...line("mbps_series"),
+            // One dashed line per stimulus: the levels of one do not run on into the next.
+            ...stimuli.map((s) => ({ key: `levels-${s.name}`, label: "levels found", color: LEVEL_COLOR, points: xsrLevelLine([s]), dashed: true })),
+          ]}
+          exportAs={{ fileName: [...fileBase, "xsr-mbps"], title: "Cross-stimulus recovery: throughput against time", conditions: report.plan, provenance,
+            legend: [
+              ...stimuli.map((s, i) => ({ label: s.label, color: colors[i % colors.length]! })),
+              ...(levels.length ? [{ label: "levels found (dashed)", color: LEVEL_COLOR }] : []),
+            ],
+            csv: () => toCsv(["stimulus", "t_s", "mbps", "level_mbps"], [
+              ...stimuli.flatMap((s) => s.mbps_series.map(([t, v]) => [s.name, t, v, ""])),
+              ...levels.map(([t, v]) => ["levels", t, "", v]),
+            ]) }}
         />
         <XYChart
           title="Average response time against time"
@@ -525,13 +604,27 @@ function Xsr({ report, provenance, fileBase }: { report: PtsReport; provenance: 
           series={line("lat_series")}
           exportAs={{ fileName: [...fileBase, "xsr-latency"], title: "Cross-stimulus recovery: average response time against time", conditions: report.plan, provenance, csv: csv("lat_series", "lat_mean_us") }}
         />
+        <XYChart
+          title="Maximum response time against time"
+          subtitle="µs, the slowest completion of each second"
+          xLabel="seconds since the first stimulus began"
+          yLabel="µs"
+          chartId="pts-xsr-latency-max"
+          series={line("lat_max_series")}
+          exportAs={{ fileName: [...fileBase, "xsr-latency-max"], title: "Cross-stimulus recovery: maximum response time against time", conditions: report.plan, provenance, csv: csv("lat_max_series", "lat_max_us") }}
+        />
         <div className="table-wrap pts-report__wide">
           <table className="table" data-testid="pts-xsr">
+            <caption>Each stimulus: MB/s and response times from fio's totals, levels from its per-second samples</caption>
             <thead>
               <tr>
                 <th scope="col">Stimulus</th>
                 <th scope="col" className="num">MB/s</th>
+                <th scope="col" className="num">First level (MB/s)</th>
+                <th scope="col" className="num">Settled level (MB/s)</th>
+                <th scope="col" className="num">Recovery time</th>
                 <th scope="col" className="num">Average response time (µs)</th>
+                <th scope="col" className="num">Maximum response time (µs)</th>
               </tr>
             </thead>
             <tbody>
@@ -539,7 +632,13 @@ function Xsr({ report, provenance, fileBase }: { report: PtsReport; provenance: 
                 <tr key={s.name}>
                   <th scope="row">{s.label}</th>
                   <td className="num">{formatMetric(s.mbps)}</td>
+                  <td className="num">{formatMetric(s.initial_mbps)}</td>
+                  <td className="num">{formatMetric(s.settled_mbps)}</td>
+                  <td className="num" title={s.role === "xsr-1" ? "the first stimulus follows a purge, not a transition" : undefined}>
+                    {s.role === "xsr-1" ? "—" : formatSeconds(s.recovery_s)}
+                  </td>
                   <td className="num">{formatMetric(s.lat_mean_us)}</td>
+                  <td className="num">{formatMetric(s.lat_max_us)}</td>
                 </tr>
               ))}
             </tbody>

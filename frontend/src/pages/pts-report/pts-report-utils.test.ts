@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { HirSet, PtsConvergence, PtsSection } from "../../api/pts/types";
+import type { HirSet, PtsConvergence, PtsSection, XsrStimulus, XsrTransition } from "../../api/pts/types";
 import {
   convergencePoints,
+  formatSeconds,
   hirSeries,
+  latencyRoundLines,
+  latencyRoundsCsv,
   latencyRows,
   linesByMix,
   pivot,
@@ -10,6 +13,9 @@ import {
   verdictText,
   windowGeometry,
   wsatSeries,
+  xsrCsv,
+  xsrLevelLine,
+  xsrRecoveryAreas,
 } from "./pts-report-utils";
 
 const conv = (over: Partial<PtsConvergence> = {}): PtsConvergence => ({
@@ -193,5 +199,111 @@ describe("latency, WSAT and HIR series", () => {
     ]);
     expect(s.areas).toEqual([{ key: "wait-5", x1: 0, x2: 20, label: "5 s wait" }]);
     expect(s.baselines).toEqual([{ key: "baseline-5", x1: 21, x2: 31, iops: 700 }]);
+  });
+
+  it("says why five nines are missing and draws each element's average and maximum per round", () => {
+    const s = section({
+      table: { "r0w100-4k": { lat_mean_us: 20, lat_max_us: 900 } },
+      percentiles: {
+        "r0w100-4k": {
+          all: { ios: 50000, "99": 40, "99.9": 60, "99.99": 80, "99.999": null, unsupported: { "99.999": "not enough I/Os: 50,000 completed" } },
+        },
+      },
+      element_rounds: {
+        "r0w100-4k": [
+          [1, 21, 800],
+          [2, 19, null],
+        ],
+      },
+    });
+    expect(latencyRows(s)[0]).toMatchObject({ p99999: null, p99999Note: "not enough I/Os: 50,000 completed" });
+    const [mean] = latencyRoundLines(s, "mean");
+    expect(mean!.points).toEqual([
+      [1, 21],
+      [2, 19],
+    ]);
+    // A round without a maximum is left out of the line, not drawn at 0.
+    expect(latencyRoundLines(s, "max")[0]!.points).toEqual([[1, 800]]);
+    expect(latencyRoundsCsv(s).split("\n").slice(0, 3)).toEqual([
+      "element,round,lat_mean_us,lat_max_us",
+      "r0w100-4k,1,21,800",
+      "r0w100-4k,2,19,",
+    ]);
+  });
+});
+
+describe("cross-stimulus recovery", () => {
+  const stim = (over: Partial<XsrStimulus>): XsrStimulus => ({
+    step_id: 1,
+    name: "xsr-seq-1",
+    role: "xsr-1",
+    label: "sequential 1024 KiB write",
+    status: "done",
+    start_s: 0,
+    seconds: 10,
+    mbps: 40,
+    lat_mean_us: 800,
+    lat_max_us: 5000,
+    recovery_s: 0,
+    settled_mbps: 40,
+    initial_mbps: 40,
+    held_s: 10,
+    levels: [{ start_s: 0, end_s: 10, mbps: 40 }],
+    min_time_s: 3,
+    min_rel_change: 0.2,
+    mbps_series: [],
+    lat_series: [],
+    lat_max_series: [],
+    ...over,
+  });
+  const stimuli = [
+    stim({}),
+    stim({
+      name: "xsr-rand",
+      role: "xsr-2",
+      start_s: 11,
+      recovery_s: 5.1,
+      settled_mbps: 4.9,
+      levels: [
+        { start_s: 0, end_s: 5.1, mbps: 20.5 },
+        { start_s: 5.1, end_s: 30, mbps: 4.9 },
+      ],
+    }),
+    stim({ name: "xsr-seq-2", role: "xsr-3", start_s: null, recovery_s: null, levels: [] }),
+  ];
+
+  it("draws the levels as one stepped line on the report's clock", () => {
+    expect(xsrLevelLine(stimuli)).toEqual([
+      [0, 40],
+      [10, 40],
+      [11, 20.5],
+      [16.1, 20.5],
+      [16.1, 4.9],
+      [41, 4.9],
+    ]);
+  });
+
+  it("shades each recovery from the transition to the settled level", () => {
+    const transitions: XsrTransition[] = [
+      { from: "xsr-seq-1", to: "xsr-rand", label: "", at_s: 11, recovery_s: 5.1, before_mbps: 40, settled_mbps: 4.9, ratio: 0.12 },
+      { from: "xsr-rand", to: "xsr-seq-2", label: "", at_s: 42, recovery_s: 0, before_mbps: 4.9, settled_mbps: 40, ratio: 8 },
+      { from: "a", to: "b", label: "", at_s: null, recovery_s: null, before_mbps: null, settled_mbps: null, ratio: null },
+    ];
+    expect(xsrRecoveryAreas(transitions)).toEqual([{ key: "recovery-xsr-rand", x1: 11, x2: 16.1, label: "recovery 5.1 s" }]);
+  });
+
+  it("exports every stimulus, the first without a recovery time", () => {
+    const lines = xsrCsv(stimuli).split("\n");
+    expect(lines[0]).toBe("stimulus,start_s,mbps,settled_mbps,initial_mbps,recovery_s,lat_mean_us,lat_max_us");
+    expect(lines[1]).toBe("xsr-seq-1,0,40,40,40,,800,5000");
+    expect(lines[2]).toBe("xsr-rand,11,40,4.9,40,5.1,800,5000");
+  });
+
+  it("formats seconds, minutes and hours", () => {
+    expect(formatSeconds(5.14)).toBe("5.1 s");
+    expect(formatSeconds(288)).toBe("4.8 min");
+    expect(formatSeconds(1500)).toBe("25 min");
+    expect(formatSeconds(3 * 3600)).toBe("3.0 h");
+    expect(formatSeconds(null)).toBe("—");
   });
 });

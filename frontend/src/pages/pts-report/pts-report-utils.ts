@@ -1,10 +1,11 @@
 /**
  * Turning a SNIA PTS report (GET /api/runs/{id}/pts) into what its charts and tables draw:
  * the convergence and measurement-window geometry, the IOPS table pivoted by block size and
- * mix, lines per mix, histograms, write saturation and host idle recovery series. Pure.
+ * mix, lines per mix, histograms, write saturation, host idle recovery and cross-stimulus
+ * recovery series. Pure.
  */
 
-import type { HirSet, PtsConvergence, PtsSection } from "../../api/pts/types";
+import type { HirSet, PtsConvergence, PtsSection, XsrStimulus, XsrTransition } from "../../api/pts/types";
 import { toCsv } from "../../lib/export-utils";
 
 export interface RoundPoint {
@@ -213,13 +214,15 @@ export function hirSeries(sets: HirSet[]): {
   return { points, areas, baselines };
 }
 
-/** The window's table as rows of the latency test: average, maximum and five nines. */
+/** The window's table as rows of the latency test: average, maximum and five nines, with
+ * why five nines are missing when the window's I/Os cannot give them. */
 export function latencyRows(section: PtsSection): {
   name: string;
   label: string;
   mean: number | null;
   max: number | null;
   p99999: number | null;
+  p99999Note: string | null;
   ios: number | null;
 }[] {
   return section.elements.map((e) => {
@@ -231,7 +234,86 @@ export function latencyRows(section: PtsSection): {
       mean: row?.lat_mean_us ?? null,
       max: row?.lat_max_us ?? null,
       p99999: pct?.["99.999"] ?? null,
+      p99999Note: pct?.unsupported?.["99.999"] ?? null,
       ios: pct?.ios ?? null,
     };
   });
+}
+
+/** The latency test's average (`field` "mean") or maximum ("max") response time of each
+ * element in every round: one line per element, [round, µs]. */
+export function latencyRoundLines(
+  section: PtsSection,
+  field: "mean" | "max",
+): { key: string; label: string; points: [number, number][] }[] {
+  const column = field === "mean" ? 1 : 2;
+  return section.elements.map((e) => ({
+    key: e.name,
+    label: e.label,
+    points: (section.element_rounds?.[e.name] ?? [])
+      .map((r): [number, number | null] => [r[0], r[column] ?? null])
+      .filter((p): p is [number, number] => p[1] !== null),
+  }));
+}
+
+/** CSV of the latency test's per-round figures: element, round, average and maximum µs. */
+export function latencyRoundsCsv(section: PtsSection): string {
+  const rows = section.elements.flatMap((e) =>
+    (section.element_rounds?.[e.name] ?? []).map(([round, mean, max]) => [e.name, round, mean ?? "", max ?? ""]),
+  );
+  return toCsv(["element", "round", "lat_mean_us", "lat_max_us"], rows);
+}
+
+/** The levels the change-point analysis found in each XSR stimulus, as one stepped line on
+ * the report's clock (s since the first stimulus began): [s, MB/s] at each level's start and
+ * end. A stimulus without a known start is left out. */
+export function xsrLevelLine(stimuli: XsrStimulus[]): [number, number][] {
+  return stimuli.flatMap((s) =>
+    s.start_s === null
+      ? []
+      : s.levels.flatMap((lv): [number, number][] => [
+          [s.start_s! + lv.start_s, lv.mbps],
+          [s.start_s! + lv.end_s, lv.mbps],
+        ]),
+  );
+}
+
+/** The shaded span of each transition's recovery: from the transition to the start of the
+ * level the new stimulus settled at. None for a transition recovered at once or not yet known. */
+export function xsrRecoveryAreas(
+  transitions: XsrTransition[],
+): { key: string; x1: number; x2: number; label: string }[] {
+  return transitions
+    .filter((t) => t.at_s !== null && t.recovery_s !== null && t.recovery_s > 0)
+    .map((t) => ({
+      key: `recovery-${t.to}`,
+      x1: t.at_s!,
+      x2: t.at_s! + t.recovery_s!,
+      label: `recovery ${formatSeconds(t.recovery_s!)}`,
+    }));
+}
+
+/** Seconds as a reviewer reads them: "5.1 s", "14 min", "2.3 h". */
+export function formatSeconds(s: number | null): string {
+  if (s === null || !Number.isFinite(s)) return "—";
+  if (s < 100) return `${s.toFixed(1)} s`;
+  if (s < 7200) return `${(s / 60).toFixed(s < 600 ? 1 : 0)} min`;
+  return `${(s / 3600).toFixed(1)} h`;
+}
+
+/** CSV of the XSR figures: one row per stimulus. */
+export function xsrCsv(stimuli: XsrStimulus[]): string {
+  return toCsv(
+    ["stimulus", "start_s", "mbps", "settled_mbps", "initial_mbps", "recovery_s", "lat_mean_us", "lat_max_us"],
+    stimuli.map((s) => [
+      s.name,
+      s.start_s ?? "",
+      s.mbps ?? "",
+      s.settled_mbps ?? "",
+      s.initial_mbps ?? "",
+      s.role === "xsr-1" ? "" : (s.recovery_s ?? ""),
+      s.lat_mean_us ?? "",
+      s.lat_max_us ?? "",
+    ]),
+  );
 }
