@@ -51,6 +51,9 @@ class Run(Base):
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
     heartbeat_at: Mapped[datetime | None]
+    # When retention compacted its samples and window logs (backend.retention); results and
+    # fio's JSON are never compacted.
+    compacted_at: Mapped[datetime | None]
 
     drive: Mapped[DriveSample] = relationship(lazy="raise")
     steps: Mapped[list[Step]] = relationship(
