@@ -585,6 +585,10 @@ def main() -> Report:
                 report.add(*figures(size, m, load_s))
                 report.details["measured"] = measured
                 report.write()  # what is measured so far survives an interrupted run
+            hold = float(os.environ.get("BENCH_ARCHIVE_HOLD_S", "0"))
+            if hold:  # to look into the archive (EXPLAIN) before the stack goes
+                log(f"holding the stack {hold:.0f} s: {bs.api_url}, {bs.database_url}")
+                time.sleep(hold)
         finally:
             archive.close()
         report.conditions = conditions(
