@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
-from sqlalchemy import func, select, text, update
+from sqlalchemy import select, text, update
 from sqlalchemy.orm import Session
 
 from backend.analysis.downsample import minmax_downsample
@@ -263,7 +263,3 @@ def compact(
             details={**out.as_dict(), "runs": len(out.runs), "run_ids": out.runs[:1000]},
         )
     return out
-
-
-def sample_count(session: Session, run_id: int) -> int:
-    return int(session.scalar(select(func.count()).where(Sample.run_id == run_id)) or 0)
