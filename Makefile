@@ -23,6 +23,7 @@ help:
 	@echo "make migrate apply migrations to DRIVELAB_DATABASE_URL"
 	@echo "make fuzz    fuzz the whole api for longer than make test does (schemathesis)"
 	@echo "make bench   run the six benchmarks (about 15 minutes); BENCH=\"ingest reads\" for some"
+	@echo "             BENCH=archive: the archive at 1M and 10M samples (BENCH_ARCHIVE_100M=1: 100M)"
 
 run: deps fio frontend
 	$(VENV)/bin/drivelab up

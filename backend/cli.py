@@ -600,6 +600,34 @@ if __name__ == "__main__":
     sys.modules.setdefault("backend.cli", sys.modules[__name__])
 
 
+def cmd_retention(args: argparse.Namespace) -> None:
+    with api_client(args) as client:
+        if args.action == "set":
+            body: dict[str, Any] = {"days": None if args.days == 0 else args.days}
+            if args.points is not None:
+                body["points"] = args.points
+            out = call(client, "PUT", "/api/admin/retention", body)
+        elif args.action == "compact":
+            body = {"days": args.days, "points": args.points, "limit": args.limit}
+            out = call(client, "POST", "/api/admin/retention/compact", body)
+            if not args.json:
+                print(
+                    f"{len(out['runs'])} runs compacted ({out['steps']} steps): samples "
+                    f"{out['samples_before']} -> {out['samples_after']}, window-log rows "
+                    f"{out['log_rows_before']} -> {out['log_points_after']} chart points"
+                )
+                return
+        else:
+            out = call(client, "GET", "/api/admin/retention")
+    if args.json or args.action == "set":
+        _print_json(out)
+        return
+    days = f"{out['days']} days" if out["days"] else "not set (everything kept)"
+    print(f"retention: {days}, {out['points']} points per chart")
+    if out["eligible_runs"] is not None:
+        print(f"{out['eligible_runs']} finished runs are older and not compacted yet")
+
+
 def cmd_prices_import(args: argparse.Namespace) -> None:
     from backend.demo import import_prices
 
@@ -780,6 +808,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ttl", type=int, default=900, help="seconds until it expires (<= 900)")
     p.add_argument("--api", help="api URL")
     p.set_defaults(func=cmd_login_link)
+
+    p = sub.add_parser(
+        "retention",
+        help="show or set the retention period; compact old runs' samples and logs (admin)",
+        description="Runs that finished more than the retention period ago can be compacted: "
+        "their per-second samples and window logs keep the min/max of each chart bucket; "
+        "results and fio's JSON stay as they are. Recorded in the audit log.",
+    )
+    actions = p.add_subparsers(dest="action", metavar="ACTION")
+    p.add_argument("--json", action="store_true", help="print the api's JSON")
+    p.add_argument("--api", help="api URL")
+    p.set_defaults(func=cmd_retention, action=None)
+    q = actions.add_parser("set", help="set the period (days, 0 = keep everything)")
+    q.add_argument("days", type=int)
+    q.add_argument("--points", type=int, help="chart points kept per step (default 650)")
+    q.add_argument("--api", help="api URL")
+    q.add_argument("--json", action="store_true", help="print the api's JSON")
+    q = actions.add_parser("compact", help="compact the runs older than the period now")
+    q.add_argument("--days", type=int, help="this period instead of the setting's")
+    q.add_argument("--points", type=int, help="this many points instead of the setting's")
+    q.add_argument("--limit", type=int, help="at most this many runs")
+    q.add_argument("--api", help="api URL")
+    q.add_argument("--json", action="store_true", help="print the api's JSON")
 
     p = sub.add_parser("prices", help="import or export price observations as CSV")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)

@@ -39,6 +39,7 @@ from backend.plans.router import router as plans_router
 from backend.prices.router import router as prices_router
 from backend.pts.router import router as pts_router
 from backend.results.router import router as results_router
+from backend.retention.router import router as retention_router
 from backend.runs.reaper import Reaper
 from backend.runs.router import router as runs_router
 from backend.runs.worker_router import body_schemas
@@ -305,6 +306,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         users_router,
         shares_router,
         audit_router,
+        retention_router,
     ):
         app.include_router(router)
 

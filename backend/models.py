@@ -7,6 +7,7 @@ from backend.drives.models import DriveModel, DriveSample
 from backend.prices.models import Price
 from backend.pts.models import StepRound
 from backend.results.models import Result, StepLatency
+from backend.retention.models import RetentionPolicy
 from backend.runs.models import Run, Sample, Step
 from backend.shares.models import Share
 from backend.traces.models import Trace
@@ -23,6 +24,7 @@ __all__ = [
     "LoginSession",
     "Price",
     "Result",
+    "RetentionPolicy",
     "Run",
     "Sample",
     "Share",

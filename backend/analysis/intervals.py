@@ -30,7 +30,8 @@ def fold_short_tail(
     if len(t) >= 3 and dt[-1] < SHORT_TAIL * float(np.median(dt[:-1])):
         last = dt.pop()
         dt[-1] += last
-        t[-2] = t.pop()
+        end = t.pop()
+        t[-1] = end  # the interval before it now ends where the job ended
         for c in cols:
             tail = c.pop()
             c[-1] += tail

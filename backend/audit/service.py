@@ -28,6 +28,8 @@ ACTIONS = frozenset(
         "login_link.created",
         "price.corrected",
         "price.deleted",
+        "retention.changed",
+        "retention.compacted",
         "run.cancelled",
         "run.queued",
         "run.resumed",

@@ -17,13 +17,13 @@ from sqlalchemy.orm import Session, load_only
 
 from backend.analysis.downsample import minmax_downsample
 from backend.analysis.intervals import fold_short_tail
-from backend.analysis.stalls import window_log_points
 from backend.core.errors import InvalidParams
 from backend.drives.service import drive_label
 from backend.plans.base import parse_size
 from backend.results import conditions as cond
 from backend.results.compare import _drives
 from backend.results.models import Result
+from backend.results.series import log_points
 from backend.results.service import STALL_ROLES
 from backend.runs.models import Run, Sample, Step
 
@@ -223,14 +223,14 @@ def _step_series(
                 "downsampled": down, "points": pts, "step_downs": step_downs}  # fmt: skip
     if kind == "stalls":
         logs = step.logs or {}
-        window = int(logs.get("window_ms") or 0)
-        values = ((logs.get("bw") or {}).get(_direction(step))) or []
-        if not window or not values:
+        bw = logs.get("bw") or {}
+        window = int(logs.get("window_ms") or bw.get("window_ms") or 0)
+        got = log_points(logs, "bw", _direction(step))
+        if not window or not got or not got[0]:
             return None
         # fio's bandwidth log is in bytes/s per window; MB/s is 10^6 bytes/s. Rows at their own
         # times, the time without a row drawn at 0 (analysis.stalls.window_log_points).
-        t_ms = (logs.get("bw") or {}).get("t_ms") or [i * window for i in range(len(values))]
-        xs, ys = window_log_points(t_ms, [float(v or 0) for v in values], window)
+        xs, ys = got
         ys = [y * 1e-6 for y in ys]
         pts, total, down = _downsampled(xs, ys, points)
         stalls = ((step.analysis or {}).get("stalls") or {}).get("stalls") or []

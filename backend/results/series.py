@@ -37,6 +37,28 @@ SAMPLE_METRICS: dict[str, tuple[str, Any]] = {
 LOG_METRICS = {"log_bw": ("bw", "MB/s", 1e-6), "log_iops": ("iops", "IOPS", 1.0)}
 
 
+def log_points(
+    logs: dict[str, Any] | None, kind: str, direction: str
+) -> tuple[list[float], list[float]] | None:
+    """A window log (kind bw or iops) of one direction as a chart draws it, (t_s, value):
+    rows at their own times and the time without a row at 0 (analysis.stalls.
+    window_log_points); a log that retention compacted is stored as those points already.
+    None when the step has no such log."""
+    log = (logs or {}).get(kind) or {}
+    if not log:
+        return None
+    packed = log.get("compacted")
+    if packed is not None:
+        one = packed.get(direction) or {}
+        return list(one.get("t_s") or []), list(one.get("v") or [])
+    window = int((logs or {}).get("window_ms") or log.get("window_ms") or 0)
+    values = [float(v or 0) for v in log.get(direction, [])]
+    t_ms = log.get("t_ms") or [i * window for i in range(len(values))]
+    if window > 0:
+        return window_log_points(t_ms, values, window)
+    return [t / 1000 for t in t_ms], values
+
+
 def _step(session: Session, run_id: int, step_id: int, hide_embargoed: bool = False) -> Step:
     get_run(session, run_id, with_steps=False, hide_embargoed=hide_embargoed)
     return run_step(session, run_id, step_id)
@@ -90,15 +112,10 @@ def series(
     elif metric.split(":")[0] in LOG_METRICS:
         kind, unit, scale = LOG_METRICS[metric.split(":")[0]]
         direction = metric.split(":")[1] if ":" in metric else "write"
-        log = ((step.logs or {}).get(kind)) or {}
-        if not log:
+        got = log_points(step.logs, kind, direction)
+        if got is None:
             raise NotFound(f"step {step.name} has no {kind} log", field="metric")
-        window = int((step.logs or {}).get("window_ms") or log.get("window_ms") or 0)
-        values = log.get(direction, [])
-        if window > 0:
-            xs, ys = window_log_points(log["t_ms"], values, window)
-        else:
-            xs, ys = [t / 1000 for t in log["t_ms"]], list(values)
+        xs, ys = got
         ys = [v * scale for v in ys]
     else:
         choices = ", ".join([*SAMPLE_METRICS, "log_bw:write", "log_iops:write"])

@@ -51,6 +51,9 @@ class Run(Base):
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
     heartbeat_at: Mapped[datetime | None]
+    # When retention compacted its samples and window logs (backend.retention); results and
+    # fio's JSON are never compacted.
+    compacted_at: Mapped[datetime | None]
 
     drive: Mapped[DriveSample] = relationship(lazy="raise")
     steps: Mapped[list[Step]] = relationship(
@@ -126,7 +129,10 @@ class Sample(Base):
 
     __table_args__ = (
         PrimaryKeyConstraint("step_id", "t_ms"),
-        Index("ix_samples_run_id", "run_id"),
+        # BRIN: a few kB however many samples (a B-tree cost 8 bytes a sample and slowed every
+        # insert); a run's rows arrive together, so its block ranges are few. Readers of a
+        # run's samples go through its steps and the primary key.
+        Index("ix_samples_run_id_brin", "run_id", postgresql_using="brin"),
     )
 
 

@@ -370,7 +370,12 @@ def list_samples(
     session: Session, run_id: int, step_id: int | None, *, hide_embargoed: bool = False
 ) -> list[SampleOut]:
     get_run(session, run_id, with_steps=False, hide_embargoed=hide_embargoed)
-    query = select(*(getattr(Sample, c) for c in SAMPLE_COLUMNS)).where(Sample.run_id == run_id)
+    # Through the run's steps: the primary key (step_id, t_ms) finds each step's rows; run_id
+    # has only a BRIN index (runs' rows are stored in the order they arrive).
+    steps = select(Step.id).where(Step.run_id == run_id).scalar_subquery()
+    query = select(*(getattr(Sample, c) for c in SAMPLE_COLUMNS)).where(
+        Sample.step_id.in_(steps), Sample.run_id == run_id
+    )
     if step_id is not None:
         query = query.where(Sample.step_id == step_id)
     query = query.order_by(Sample.step_id, Sample.t_ms)

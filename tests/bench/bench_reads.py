@@ -226,7 +226,7 @@ class Loader:
         with self.conn.cursor().copy(
             f"COPY samples ({', '.join(SAMPLE_COLUMNS)}) FROM STDIN (FORMAT BINARY)"
         ) as copy:
-            copy.set_types(["int4"] * 4 + ["int8"] * 4 + ["float8"] * 4)
+            copy.set_types(["int4"] * 4 + ["int8"] * 4 + ["float8"] * (len(SAMPLE_COLUMNS) - 8))
             for step_id, name, role in self.steps[src]:
                 self.n_samples += self._copy_step(
                     copy, run_id, step_ids[name], step_id, name, role, src, factor, rng
@@ -252,7 +252,7 @@ class Loader:
         dt_ms = self.intervals[src_step]
         drop_at = n * rng.uniform(0.1, 0.3)  # fresh-out-of-box level, then steady state
         for i in range(n):
-            _t, real_dt, rb, wb, rio, wio, rlat, wlat, rp99, wp99 = real[i % len(real)]
+            _t, real_dt, rb, wb, rio, wio, *lat = real[i % len(real)]
             # The same rate over the nominal interval (a step's last interval is shorter).
             f = factor * rng.uniform(0.75, 1.25) * dt_ms / max(1, real_dt)
             if role in ("consistency", "torture") and i > drop_at:
@@ -267,10 +267,8 @@ class Loader:
                     int(wb * f),
                     int(rio * f),
                     int(wio * f),
-                    None if rlat is None else rlat / factor,
-                    None if wlat is None else wlat / factor,
-                    None if rp99 is None else rp99 / factor,
-                    None if wp99 is None else wp99 / factor,
+                    # latencies: mean, p99 and max per direction, as many as samples have
+                    *(None if v is None else v / factor for v in lat),
                 )
             )
         return n

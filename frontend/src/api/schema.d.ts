@@ -4,6 +4,52 @@
  */
 
 export interface paths {
+    "/api/admin/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Retention
+         * @description The retention period, and how many finished runs it would compact now.
+         */
+        get: operations["get_retention_api_admin_retention_get"];
+        /**
+         * Put Retention
+         * @description Set the retention period (recorded in the audit log). Nothing is compacted until
+         *     `POST /api/admin/retention/compact` or `drivelab retention compact` runs.
+         */
+        put: operations["put_retention_api_admin_retention_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/retention/compact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Compact
+         * @description Compact the samples and window logs of runs that finished more than `days` ago; every
+         *     result, analysis and fio JSON output stays as it is. Recorded in the audit log.
+         */
+        post: operations["compact_api_admin_retention_compact_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/audit": {
         parameters: {
             query?: never;
@@ -1610,6 +1656,52 @@ export interface components {
             /** Worker */
             worker: string;
         };
+        /** CompactIn */
+        CompactIn: {
+            /**
+             * Days
+             * @description override the policy's period for this once
+             */
+            days?: number | null;
+            /**
+             * Limit
+             * @description compact at most this many runs
+             */
+            limit?: number | null;
+            /**
+             * Points
+             * @description override the policy's points for this once
+             */
+            points?: number | null;
+        };
+        /** CompactOut */
+        CompactOut: {
+            /** Days */
+            days: number;
+            /**
+             * Log Points After
+             * @description chart points kept of them, per direction
+             */
+            log_points_after: number;
+            /**
+             * Log Rows Before
+             * @description window-log rows (bw, iops) before
+             */
+            log_rows_before: number;
+            /** Points */
+            points: number;
+            /**
+             * Runs
+             * @description the runs compacted now
+             */
+            runs: number[];
+            /** Samples After */
+            samples_after: number;
+            /** Samples Before */
+            samples_before: number;
+            /** Steps */
+            steps: number;
+        };
         /** CompareLatency */
         CompareLatency: {
             /**
@@ -2736,6 +2828,39 @@ export interface components {
             unit: string;
             /** Value */
             value: number;
+        };
+        /** RetentionPolicyIn */
+        RetentionPolicyIn: {
+            /**
+             * Days
+             * @description compact runs that finished more than this many days ago; null keeps every sample and window log at full resolution
+             */
+            days: number | null;
+            /**
+             * Points
+             * @description chart points kept per step and series (min/max per bucket); charts draw 650
+             * @default 650
+             */
+            points: number;
+        };
+        /** RetentionPolicyOut */
+        RetentionPolicyOut: {
+            /** Days */
+            days: number | null;
+            /**
+             * Eligible Runs
+             * @description finished runs older than `days` not compacted yet (null: no period set)
+             */
+            eligible_runs: number | null;
+            /** Points */
+            points: number;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+            /** Updated By */
+            updated_by: string | null;
         };
         /**
          * RoundIn
@@ -3914,6 +4039,92 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    get_retention_api_admin_retention_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetentionPolicyOut"];
+                };
+            };
+        };
+    };
+    put_retention_api_admin_retention_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RetentionPolicyIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetentionPolicyOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    compact_api_admin_retention_compact_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompactIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompactOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     list_audit_api_audit_get: {
         parameters: {
             query?: {

@@ -557,6 +557,8 @@ const KNOWN_ACTIONS = [
   "login_link.created",
   "price.corrected",
   "price.deleted",
+  "retention.changed",
+  "retention.compacted",
   "run.cancelled",
   "run.queued",
   "run.resumed",

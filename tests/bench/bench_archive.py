@@ -1,0 +1,606 @@
+"""Archive: how drivelab's storage and reads grow with years of runs kept.
+
+A lab keeps every run: five years of a busy lab is ~20,000 runs on 500 drives, 100-200 million
+per-second samples and their 100 ms window logs. This benchmark grows one archive through
+SIZES samples (1M and 10M by default; BENCH_ARCHIVE_SIZES=1000000,10000000,100000000 or
+BENCH_ARCHIVE_100M=1 adds 100M) and measures at each size:
+- PostgreSQL bytes per stored sample (pg_total_relation_size of `samples`: table, TOAST and
+  indexes, over its rows) and per window-log row (the stored size of the steps' `logs` JSONB,
+  pg_column_size, over the rows of their bw and iops logs);
+- GET /api/compare for 10 drives and every metric with nothing cached (a result of every
+  drive's latest run corrected before each request, as reads' "nothing cached");
+- GET /api/compare/series for 5 drives: a consistency series (2000 s -> 650 points) and an
+  HD Tach series;
+- the Lab page's and the Compare page's api calls on first open: the real pages in headless
+  Chromium, a fresh browser context each time, every /api/ request's time from the browser's
+  resource timing (SSE streams left out), after every compared drive's data changed;
+- ingest while the archive is that large: LOADERS concurrent workers' batches (columns) of
+  running runs through the worker api, as the ingest benchmark posts them;
+- pg_dump (custom format) of the database, and pg_restore of it into a new database (-j 2).
+
+Loading (not measured): the reads benchmark's real runs through the whole stack, copied by its
+loader to drives "Synthetic drive N" (simulated, labelled synthetic) on a bench `synthetic`,
+each step's samples lengthened to its default length on a 1 TB drive, and each window log
+(write-hitching, TRIM follow-up) lengthened the same way from its real rows (values varied by
++-10%). The archive gains drives as it grows (about one per 200k samples, at least 10, at most
+500): 5 years of a lab is ~500 drives with ~40 runs each.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from tests.bench.bench_reads import REAL_RUNS, Loader, default_lengths, run_real, timed_get
+from tests.bench.common import (
+    ONE_STEP,
+    RESULTS,
+    BenchStack,
+    Figure,
+    Report,
+    add_bench,
+    add_drive,
+    batch_body,
+    claim_running,
+    conditions,
+    finish,
+    log,
+    percentile,
+    private_stack,
+    python_entry,
+    queue_run,
+    sample_rows,
+)
+
+SIZES = [
+    int(s)
+    for s in os.environ.get("BENCH_ARCHIVE_SIZES", "1000000,10000000").split(",")
+    if s.strip()
+]
+if os.environ.get("BENCH_ARCHIVE_100M") == "1" and 100_000_000 not in SIZES:
+    SIZES.append(100_000_000)
+REQUESTS = int(os.environ.get("BENCH_ARCHIVE_REQUESTS", "20"))
+PAGE_OPENS = int(os.environ.get("BENCH_ARCHIVE_PAGE_OPENS", "4"))
+LOADERS = 4
+BATCH = 5000
+BATCHES = int(os.environ.get("BENCH_ARCHIVE_INGEST_BATCHES", "30"))  # per loader
+COMPARED = 10
+CHARTED = 5
+SAMPLES_PER_DRIVE = 200_000
+
+# The issue's targets (at 100M samples).
+TARGETS = {
+    "compare": 20.0,
+    "series": 30.0,
+    "pages": 100.0,
+    "ingest": 300_000.0,
+}
+
+
+def label(n: int) -> str:
+    return f"{n / 1e6:g}M"
+
+
+# --- loading -------------------------------------------------------------------------------
+
+
+class ArchiveLoader(Loader):
+    """The reads loader, with every window log lengthened like the samples are."""
+
+    def __init__(self, conn: psycopg.Connection, real_ids: list[int]) -> None:
+        super().__init__(conn, real_ids)
+        self.n_log_rows = 0
+        self.logs: dict[int, tuple[Jsonb, int]] = {}
+        rng = random.Random(20261124)
+        lengths = default_lengths()
+        for run_id in real_ids:
+            for step_id, name, _role in self.steps[run_id]:
+                row = conn.execute("SELECT logs FROM steps WHERE id = %s", (step_id,)).fetchone()
+                logs = row[0] if row else None
+                if not isinstance(logs, dict):
+                    continue
+                seconds = lengths[(self.plans[run_id], name)] * self.intervals[step_id] / 1000
+                longer, rows = lengthen_logs(logs, seconds, rng)
+                if rows:
+                    self.logs[step_id] = (Jsonb(longer), rows)
+
+    def clone_run(self, src: int, drive_id: int, finished: float, factor: float, rng: Any,
+                  *, samples: bool = True) -> tuple[int, dict[str, int]]:  # fmt: skip
+        run_id, step_ids = super().clone_run(src, drive_id, finished, factor, rng, samples=samples)
+        for step_id, name, _role in self.steps[src]:
+            if step_id in self.logs:
+                logs, rows = self.logs[step_id]
+                self.conn.execute(
+                    "UPDATE steps SET logs = %s WHERE id = %s", (logs, step_ids[name])
+                )
+                self.n_log_rows += rows
+        return run_id, step_ids
+
+
+def lengthen_logs(
+    logs: dict[str, Any], seconds: float, rng: random.Random
+) -> tuple[dict[str, Any], int]:
+    """The step's window logs (bw, iops) repeated to `seconds`, values varied by +-10%;
+    (logs, rows of both logs)."""
+    out = dict(logs)
+    rows = 0
+    for kind in ("bw", "iops"):
+        log_ = logs.get(kind)
+        if not isinstance(log_, dict) or not log_.get("t_ms"):
+            continue
+        window = int(logs.get("window_ms") or log_.get("window_ms") or 100)
+        n = max(len(log_["t_ms"]), int(seconds * 1000 / window))
+        real = len(log_["t_ms"])
+        longer: dict[str, Any] = {"window_ms": window, "t_ms": [(i + 1) * window for i in range(n)]}
+        for direction in ("read", "write"):
+            values = log_.get(direction)
+            if values:
+                longer[direction] = [
+                    round(float(values[i % real] or 0) * rng.uniform(0.9, 1.1)) for i in range(n)
+                ]
+        out[kind] = longer
+        rows += n
+    return out, rows
+
+
+class Archive:
+    """The growing archive: drives registered through the api, runs copied into PostgreSQL."""
+
+    def __init__(self, bs: BenchStack, real_ids: list[int]) -> None:
+        self.bs = bs
+        self.real = real_ids
+        self.conn = psycopg.connect(bs.database_url)
+        self.loader = ArchiveLoader(self.conn, real_ids)
+        self.drives: list[dict[str, Any]] = []
+        self.rng = random.Random(20261121)
+        self.per_round = self.loader.samples_per_round()
+        # Five years back, one finished run every ten minutes of the lab's life.
+        self.finished = time.time() - 86400 * 365 * 5
+        with bs.client() as admin:
+            add_bench(admin, "synthetic")
+        self.round = 0
+
+    def _add_drives(self, n: int) -> None:
+        with self.bs.client() as admin:
+            while len(self.drives) < n:
+                i = len(self.drives) + 1
+                self.drives.append(
+                    add_drive(admin, "synthetic", f"SYN-{i:04d}", f"Synthetic drive {i}")
+                )
+
+    def grow_to(self, samples: int) -> float:
+        """Copy runs until the archive holds `samples` samples; seconds it took."""
+        t0 = time.monotonic()
+        drives = max(COMPARED, min(500, samples // SAMPLES_PER_DRIVE))
+        self._add_drives(drives)
+        log(
+            f"growing to {samples:,} samples: {drives} drives, ~{self.per_round:,} samples "
+            f"per drive and round of {len(self.real)} runs"
+        )
+        while self.loader.n_samples < samples:
+            for k, d in enumerate(self.drives):
+                if self.loader.n_samples >= samples:
+                    break
+                factor = 0.55 + 0.05 * (k % 20)
+                for src in self.real:
+                    self.finished += 600
+                    self.loader.clone_run(src, d["id"], self.finished, factor, self.rng)
+                self.conn.commit()
+            self.round += 1
+            log(f"  {self.loader.n_samples:,} samples, {self.loader.n_runs:,} runs")
+        self.conn.execute("ANALYZE")
+        self.conn.commit()
+        return time.monotonic() - t0
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+# --- measuring -----------------------------------------------------------------------------
+
+
+def storage(conn: psycopg.Connection) -> dict[str, Any]:
+    def one(sql: str, args: Any = None) -> Any:
+        return conn.execute(sql, args).fetchone()[0]  # type: ignore[index]
+
+    samples = one("SELECT count(*) FROM samples")
+    log_bytes, log_rows = conn.execute(
+        "SELECT coalesce(sum(pg_column_size(logs)), 0), "
+        "coalesce(sum(coalesce(jsonb_array_length(logs->'bw'->'t_ms'), 0) "
+        "+ coalesce(jsonb_array_length(logs->'iops'->'t_ms'), 0)), 0) "
+        "FROM steps WHERE logs ? 'bw' OR logs ? 'iops'"
+    ).fetchone()  # type: ignore[misc]
+    out = {
+        "samples": samples,
+        "runs": one("SELECT count(*) FROM runs"),
+        "results": one("SELECT count(*) FROM results"),
+        "samples_total_bytes": one("SELECT pg_total_relation_size('samples')"),
+        "samples_table_bytes": one("SELECT pg_relation_size('samples')"),
+        "samples_index_bytes": one("SELECT pg_indexes_size('samples')"),
+        "steps_total_bytes": one("SELECT pg_total_relation_size('steps')"),
+        "window_log_bytes": int(log_bytes),
+        "window_log_rows": int(log_rows),
+        "database_bytes": one("SELECT pg_database_size(current_database())"),
+    }
+    out["bytes_per_sample"] = out["samples_total_bytes"] / max(1, samples)
+    out["bytes_per_log_row"] = out["window_log_bytes"] / max(1, out["window_log_rows"])
+    return out
+
+
+def compare_cold(bs: BenchStack, drive_ids: list[int]) -> list[float]:
+    ids = ",".join(map(str, drive_ids))
+    with bs.client() as c, psycopg.connect(bs.database_url, autocommit=True) as conn:
+        latest = latest_results(conn, drive_ids)
+        timed_get(c, "/api/compare", {"drives": ids})  # warm the connection and code paths
+        seconds = []
+        for _ in range(REQUESTS):
+            conn.execute(
+                "UPDATE results SET value = value * 1.000001 WHERE id = ANY(%s)", (latest,)
+            )
+            seconds.append(timed_get(c, "/api/compare", {"drives": ids})[0])
+    return seconds
+
+
+def latest_results(conn: psycopg.Connection, drive_ids: list[int]) -> list[int]:
+    return [
+        row[0]
+        for row in conn.execute(
+            "SELECT DISTINCT ON (runs.drive_id) results.id FROM results "
+            "JOIN runs ON runs.id = results.run_id "
+            "WHERE runs.drive_id = ANY(%s) AND runs.status = 'done' "
+            "ORDER BY runs.drive_id, runs.finished_at DESC, runs.id DESC, results.id",
+            (drive_ids,),
+        )
+    ]
+
+
+def series(bs: BenchStack, drive_ids: list[int], plan: str, **params: Any) -> list[float]:
+    query = {"drives": ",".join(map(str, drive_ids)), "plan": plan, "points": 650, **params}
+    with bs.client() as c:
+        _t, body = timed_get(c, "/api/compare/series", query)
+        drawn = [d for d in body["drives"] if d.get("series")]
+        if len(drawn) < len(drive_ids):
+            raise AssertionError(f"{plan} series drew {len(drawn)} drives: {body['missing']}")
+        return [timed_get(c, "/api/compare/series", query)[0] for _ in range(REQUESTS)]
+
+
+PAGE_API = re.compile(r"/api/")
+
+
+def open_pages(bs: BenchStack, drive_ids: list[int]) -> dict[str, Any] | None:
+    """Each api call's time (ms) of the Lab page and of the Compare page (10 drives) on first
+    open, PAGE_OPENS times each, every compared drive's data changed before each open."""
+    from tests.e2e.test_browser import CHROMIUM, CHROMIUM_ARGS
+
+    if not Path(CHROMIUM).exists():
+        log(f"{CHROMIUM} is missing (`make chromium`): the pages are not measured")
+        return None
+    from playwright.sync_api import sync_playwright
+
+    out: dict[str, Any] = {"lab": [], "compare": [], "by_path": {}}
+    calls: dict[str, set[str]] = {"lab": set(), "compare": set()}
+    pages = {"lab": "/", "compare": f"/compare?drives={','.join(map(str, drive_ids))}"}
+    with (
+        psycopg.connect(bs.database_url, autocommit=True) as conn,
+        sync_playwright() as pw,
+    ):
+        latest = latest_results(conn, drive_ids)
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            for i in range(PAGE_OPENS + 1):  # the first open warms the api up: not counted
+                for name, path in pages.items():
+                    conn.execute(
+                        "UPDATE results SET value = value * 1.000001 WHERE id = ANY(%s)",
+                        (latest,),
+                    )
+                    timings = _open(browser, bs, path)
+                    if i:
+                        out[name] += [ms for _p, ms in timings]
+                        calls[name] |= {p for p, _ms in timings}
+                        for p, ms in timings:
+                            out["by_path"].setdefault(f"{name} {p}", []).append(ms)
+        finally:
+            browser.close()
+    slowest = {k: round(max(v)) for k, v in out["by_path"].items()}
+    log(f"pages' api calls, slowest time of each (ms): {slowest}")
+    return out
+
+
+def _open(browser: Any, bs: BenchStack, path: str) -> list[tuple[str, float]]:
+    """Sign in (a one-time link), open the page, wait until the network is idle; each finished
+    /api/ request's path and time from sending the request to the response's last byte (ms)."""
+    from tests.e2e.test_browser import VIEWPORT
+
+    context = browser.new_context(viewport=VIEWPORT, base_url=bs.api_url)
+    try:
+        page = context.new_page()
+        page.goto(bs.stack.login_link().removeprefix(bs.api_url))
+        page.wait_for_url(re.compile(r"/$"))
+        page.wait_for_load_state("networkidle")
+        timings: list[tuple[str, float]] = []
+
+        def done(request: Any) -> None:
+            if PAGE_API.search(request.url) and "/events" not in request.url:
+                t = request.timing
+                if t["responseEnd"] > 0:
+                    path = request.url.removeprefix(bs.api_url).split("?")[0]
+                    timings.append((path, t["responseEnd"] - max(0.0, t["requestStart"])))
+
+        page.on("requestfinished", done)
+        page.goto(path)  # a full load: every query of the page asked again
+        page.wait_for_load_state("networkidle", timeout=60_000)
+        page.wait_for_timeout(300)
+        return timings
+    finally:
+        context.close()
+
+
+def ingest(bs: BenchStack, size: int) -> dict[str, Any]:
+    """LOADERS workers' batches into running runs while the archive holds `size` samples."""
+    with bs.client() as admin:
+        token = add_bench(admin, f"ingest-{label(size).lower().replace('.', '-')}")
+        name = f"ingest-{label(size).lower().replace('.', '-')}"
+        runs = []
+        for i in range(LOADERS):
+            drive = add_drive(admin, name, f"SYN-INGEST-{size}-{i}", "Synthetic ingest drive")
+            runs.append(queue_run(admin, drive, *ONE_STEP)["id"])
+    with bs.bench_client(token) as bench:
+        running = [claim_running(bench, r) for r in runs]
+    bodies = [
+        [batch_body(r["step_id"], sample_rows(b * BATCH, BATCH, seed=b)) for b in range(BATCHES)]
+        for r in running
+    ]
+    errors: list[str] = []
+
+    def load(i: int) -> None:
+        with bs.bench_client(token) as c:
+            for body in bodies[i]:
+                r = c.post(
+                    f"/api/worker/runs/{running[i]['run_id']}/samples",
+                    content=body,
+                    headers={"content-type": "application/json"},
+                )
+                if r.status_code != 200:
+                    errors.append(f"{r.status_code} {r.text[:200]}")
+                    return
+
+    threads = [threading.Thread(target=load, args=(i,)) for i in range(LOADERS)]
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - t0
+    if errors:
+        raise AssertionError(f"the api refused batches: {errors[:3]}")
+    sent = LOADERS * BATCHES * BATCH
+    with psycopg.connect(bs.database_url) as conn:
+        stored = conn.execute(
+            "SELECT count(*) FROM samples WHERE run_id = ANY(%s)", ([r["run_id"] for r in running],)
+        ).fetchone()[0]  # type: ignore[index]
+    if stored != sent:
+        raise AssertionError(f"ingest stored {stored} rows of {sent}")
+    with bs.client() as admin:  # the runs end, as a worker's would
+        for r in runs:
+            admin.post(f"/api/runs/{r}/cancel")
+    return {"rate": sent / wall, "sent": sent, "seconds": wall}
+
+
+def _pg_bin(bs: BenchStack, name: str) -> str:
+    """The server's own client programs for the embedded PostgreSQL, else the machine's."""
+    if bs.services == "embedded":
+        import pgserver
+
+        found = Path(pgserver.__file__).parent / "pginstall" / "bin" / name
+        if found.exists():
+            return str(found)
+    path = shutil.which(name)
+    if path is None:
+        raise AssertionError(f"{name} is missing: install PostgreSQL's client programs")
+    return path
+
+
+def dump_restore(bs: BenchStack, workdir: Path) -> dict[str, Any]:
+    """pg_dump -Fc of the stack's database, then pg_restore -j 2 into a new database (dropped
+    after); seconds of each and the dump's size."""
+    url = bs.database_url
+    dump = workdir / "archive.dump"
+    t0 = time.monotonic()
+    subprocess.run([_pg_bin(bs, "pg_dump"), "-Fc", "-f", str(dump), url], check=True)
+    dump_s = time.monotonic() - t0
+    base, _, dbname = url.rpartition("/")
+    dbname, _, query = dbname.partition("?")
+    restored = f"{dbname}_restore"
+    admin_url = f"{base}/postgres" + (f"?{query}" if query else "")
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{restored}"')
+        conn.execute(f'CREATE DATABASE "{restored}"')
+    try:
+        target = f"{base}/{restored}" + (f"?{query}" if query else "")
+        t0 = time.monotonic()
+        subprocess.run(
+            [_pg_bin(bs, "pg_restore"), "-j", "2", "--no-owner", "-d", target, str(dump)],
+            check=True,
+        )
+        restore_s = time.monotonic() - t0
+        with psycopg.connect(target) as conn:
+            n = conn.execute("SELECT count(*) FROM samples").fetchone()[0]  # type: ignore[index]
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{restored}" WITH (FORCE)')
+    size = dump.stat().st_size
+    dump.unlink()
+    return {"dump_s": dump_s, "restore_s": restore_s, "dump_bytes": size, "restored_samples": n}
+
+
+def measure(bs: BenchStack, archive: Archive, size: int) -> dict[str, Any]:
+    compared = [d["id"] for d in archive.drives[:COMPARED]]
+    charted = compared[:CHARTED]
+    with psycopg.connect(bs.database_url) as conn:
+        stored = storage(conn)
+    log(f"{label(size)}: {stored['samples']:,} samples, {stored['runs']:,} runs stored")
+    m: dict[str, Any] = {"storage": stored}
+    m["compare_s"] = compare_cold(bs, compared)
+    m["consistency_s"] = series(bs, charted, "consistency", metric="write_iops")
+    m["hdtach_s"] = series(bs, charted, "hdtach")
+    m["pages_ms"] = open_pages(bs, compared)
+    m["ingest"] = ingest(bs, size)
+    log(f"{label(size)}: ingest {m['ingest']['rate']:,.0f} samples/s; pg_dump and restore")
+    m["backup"] = dump_restore(bs, bs.workdir)
+    return m
+
+
+def figures(size: int, m: dict[str, Any], load_s: float) -> list[Figure]:
+    s = label(size)
+    st = m["storage"]
+
+    def p95(xs: list[float] | None, scale: float = 1000.0) -> float | None:
+        v = percentile(xs or [], 95)
+        return None if v is None else v * scale
+
+    out = [
+        Figure(f"{s}: bytes per sample", st["bytes_per_sample"], "B", headline=True,
+               note=f"samples {st['samples_table_bytes'] / 1e6:.0f} MB table + "
+               f"{st['samples_index_bytes'] / 1e6:.0f} MB indexes, {st['samples']:,} rows"),
+        Figure(f"{s}: bytes per window-log row", st["bytes_per_log_row"], "B", headline=True,
+               note=f"{st['window_log_rows']:,} rows of bw and iops logs in steps.logs (JSONB, "
+               f"TOAST-compressed): {st['window_log_bytes'] / 1e6:.1f} MB"),
+        Figure(f"{s}: compare, 10 drives, nothing cached: p95", p95(m["compare_s"]), "ms",
+               TARGETS["compare"], "<="),
+        Figure(f"{s}: consistency series, 5 drives x 2000 s -> 650 points: p95",
+               p95(m["consistency_s"]), "ms", TARGETS["series"], "<="),
+        Figure(f"{s}: HD Tach series, 5 drives: p95", p95(m["hdtach_s"]), "ms",
+               TARGETS["series"], "<="),
+    ]  # fmt: skip
+    pages = m.get("pages_ms")
+    for name, title in (("lab", "Lab page"), ("compare", "Compare page")):
+        calls = (pages or {}).get(name)
+        out.append(
+            Figure(f"{s}: {title} api calls on first open: p95", p95(calls, 1.0), "ms",
+                   TARGETS["pages"], "<=",
+                   note=f"{len(calls or [])} calls over {PAGE_OPENS} opens; slowest "
+                   f"{max(calls or [0]):.0f} ms" if calls else "Chromium missing: not measured")
+        )  # fmt: skip
+    b = m["backup"]
+    out += [
+        Figure(f"{s}: ingest while the archive is this large", m["ingest"]["rate"], "samples/s",
+               TARGETS["ingest"], ">=",
+               note=f"{LOADERS} loaders x {BATCHES} batches x {BATCH} samples"),
+        Figure(f"{s}: pg_dump", b["dump_s"], "s", headline=True,
+               note=f"custom format, {b['dump_bytes'] / 1e6:.0f} MB; database "
+               f"{st['database_bytes'] / 1e6:.0f} MB"),
+        Figure(f"{s}: pg_restore (-j 2)", b["restore_s"], "s", headline=True,
+               note=f"{b['restored_samples']:,} samples restored"),
+        Figure(f"{s}: generating the archive", load_s, "s", headline=True),
+    ]  # fmt: skip
+    return out
+
+
+GROWTH = (
+    ("bytes per sample", "B", None),
+    ("bytes per window-log row", "B", None),
+    ("compare, 10 drives, nothing cached: p95", "ms", "compare"),
+    ("consistency series, 5 drives x 2000 s -> 650 points: p95", "ms", "series"),
+    ("HD Tach series, 5 drives: p95", "ms", "series"),
+    ("Lab page api calls on first open: p95", "ms", "pages"),
+    ("Compare page api calls on first open: p95", "ms", "pages"),
+    ("ingest while the archive is this large", "samples/s", "ingest"),
+    ("pg_dump", "s", None),
+    ("pg_restore (-j 2)", "s", None),
+)
+
+
+def growth_table(report: Report) -> list[dict[str, Any]]:
+    """One row per figure: its value at each size, the growth from the first size to the last,
+    and the target (at 100M samples)."""
+    by_name = {f.name: f for f in report.figures}
+    sizes = report.details["sizes"]
+    rows = []
+    for name, unit, target in GROWTH:
+        values = [by_name.get(f"{label(n)}: {name}") for n in sizes]
+        vals = [None if f is None else f.value for f in values]
+        first, last = vals[0], vals[-1]
+        op = ">=" if target == "ingest" else "<="
+        rows.append(
+            {
+                "figure": name,
+                "unit": unit,
+                "values": dict(zip(map(label, sizes), vals, strict=True)),
+                "growth": (last / first) if first and last is not None and len(vals) > 1 else None,
+                "target": None if target is None else f"{op} {TARGETS[target]:g}",
+            }
+        )
+    return rows
+
+
+def print_growth(rows: list[dict[str, Any]], sizes: list[int]) -> None:
+    from tests.bench.common import fmt
+
+    head = ["figure", *map(label, sizes), "growth", "target (100M)"]
+    lines = [head]
+    for r in rows:
+        lines.append(
+            [
+                r["figure"],
+                *(fmt(r["values"][label(n)], r["unit"]) for n in sizes),
+                "-" if r["growth"] is None else f"x{r['growth']:.2f}",
+                r["target"] or "-",
+            ]
+        )
+    widths = [max(len(str(line[i])) for line in lines) for i in range(len(head))]
+    print("  growth between sizes:")
+    for line in lines:
+        cells = [line[0].ljust(widths[0])]
+        cells += [str(c).rjust(w) for c, w in zip(line[1:], widths[1:], strict=True)]
+        print("  " + "  ".join(cells))
+
+
+def main() -> Report:
+    t0 = time.monotonic()
+    report = Report("archive", "storage and reads as the archive grows")
+    sizes = sorted(SIZES)
+    report.details["sizes"] = sizes
+    with private_stack("archive") as bs:
+        log(f"running {len(REAL_RUNS)} short plans through the stack")
+        real_ids = run_real(bs)
+        archive = Archive(bs, real_ids)
+        measured: dict[str, Any] = {}
+        try:
+            for size in sizes:
+                load_s = archive.grow_to(size)
+                log(f"{label(size)} generated in {load_s:.0f} s; measuring")
+                m = measure(bs, archive, size)
+                measured[label(size)] = {**m, "load_s": load_s}
+                report.add(*figures(size, m, load_s))
+                report.details["measured"] = measured
+                report.write()  # what is measured so far survives an interrupted run
+            hold = float(os.environ.get("BENCH_ARCHIVE_HOLD_S", "0"))
+            if hold:  # to look into the archive (EXPLAIN) before the stack goes
+                log(f"holding the stack {hold:.0f} s: {bs.api_url}, {bs.database_url}")
+                time.sleep(hold)
+        finally:
+            archive.close()
+        report.conditions = conditions(
+            bs, sizes=sizes, drives=len(archive.drives), runs=archive.loader.n_runs,
+            compared=COMPARED, charted=CHARTED,
+        )  # fmt: skip
+    report.details["growth"] = growth_table(report)
+    finish(report, t0)
+    print_growth(report.details["growth"], sizes)
+    (RESULTS / "archive.json").write_text(json.dumps(report.as_dict(), indent=2, default=str))
+    return report
+
+
+if __name__ == "__main__":
+    python_entry(main)
