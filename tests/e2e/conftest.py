@@ -19,10 +19,11 @@ class Demo:
 
 @pytest.fixture(scope="session")
 def quick_demo(stack: Stack) -> Demo:
-    """`drivelab demo --quick` with three drives of 256 MiB (its own default), once per session: simulated drives
-    (worker.sim) as root with cgroups, sparse files elsewhere. test_demo checks what it loaded
-    and ran, test_compare_ui charts it (the two run on one xdist worker: SHARED_WORKER in
-    tests/conftest.py). The drives are the ones the demo says it registered."""
+    """`drivelab demo --quick` with three drives of 256 MiB (its own default), once per
+    session: simulated drives (worker.sim) as root with cgroups, sparse files elsewhere.
+    test_demo checks what it loaded and ran, test_compare_ui charts it (the two run on one
+    xdist worker: SHARED_WORKER in tests/conftest.py). The drives are the ones the demo says it
+    registered."""
     out = stack.cli(
         "demo", "--quick", "--drives", "3", "--size", "256m", "--wait", "--timeout", "400",
         timeout=430,
