@@ -80,12 +80,14 @@ STANDARD = Profile(
     },
 )
 # The smallest that still gives every chart data, 256 MiB drives: a second or two per test,
-# and long enough for the simulated drives' cliff (about 6 s in) and stalls (every 4-6 s).
+# and long enough for the simulated drives' cliff (about 6 s in) and stalls (every 4-6 s): the
+# consistency run holds the level after the cliff for about 12 s, two stalls of drive B and
+# jitter in it, where the drop-off method needs 5 s of a level.
 QUICK = Profile(
     "256m",
     {
         "four-corners": {"span": "32m", "runtime_s": 1, "seq_runtime_s": 1},
-        "consistency": {"runtime_s": 15},
+        "consistency": {"runtime_s": 20},
         "hdtach": {},
         "transfer-size": {
             "span": "8m",

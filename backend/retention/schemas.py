@@ -5,15 +5,20 @@ from datetime import datetime
 from pydantic import BaseModel, Field
 
 from backend.retention.models import DEFAULT_POINTS
+from backend.retention.service import MAX_DAYS, MAX_POINTS, MIN_POINTS
 
 
 class RetentionPolicyIn(BaseModel):
     days: int | None = Field(
+        ge=1,
+        le=MAX_DAYS,
         description="compact runs that finished more than this many days ago; null keeps "
-        "every sample and window log at full resolution"
+        "every sample and window log at full resolution",
     )
     points: int = Field(
         DEFAULT_POINTS,
+        ge=MIN_POINTS,
+        le=MAX_POINTS,
         description="chart points kept per step and series (min/max per bucket); charts draw 650",
     )
 
@@ -29,8 +34,15 @@ class RetentionPolicyOut(BaseModel):
 
 
 class CompactIn(BaseModel):
-    days: int | None = Field(None, description="override the policy's period for this once")
-    points: int | None = Field(None, description="override the policy's points for this once")
+    days: int | None = Field(
+        None, ge=1, le=MAX_DAYS, description="override the policy's period for this once"
+    )
+    points: int | None = Field(
+        None,
+        ge=MIN_POINTS,
+        le=MAX_POINTS,
+        description="override the policy's points for this once",
+    )
     limit: int | None = Field(None, ge=1, description="compact at most this many runs")
 
 

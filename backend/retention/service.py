@@ -34,6 +34,8 @@ from backend.runs.models import RUN_FINAL, SAMPLE_COLUMNS, Run, Sample, Step
 from backend.users.models import User
 
 MIN_POINTS = 4
+MAX_POINTS = 100_000
+MAX_DAYS = 36_500
 # value columns whose min/max per bucket are kept: a rate (count / dt_ms) or a value as stored
 RATE_COLUMNS = ("read_bytes", "write_bytes", "read_ios", "write_ios")
 VALUE_COLUMNS = (
@@ -61,6 +63,10 @@ def _check(days: int | None, points: int) -> None:
             f"days must be at least 1 (got {days}); leave it empty to keep everything",
             field="days",
         )
+    if days is not None and days > MAX_DAYS:
+        raise InvalidParams(f"days is at most {MAX_DAYS} (got {days})", field="days")
+    if points > MAX_POINTS:
+        raise InvalidParams(f"points is at most {MAX_POINTS} (got {points})", field="points")
     if points < MIN_POINTS:
         raise InvalidParams(
             f"points must be at least {MIN_POINTS} (got {points}): charts draw about 650",

@@ -181,6 +181,10 @@ MATRIX: dict[tuple[str, str], Case] = {
     ),
     ("GET", "/api/compare/pts"): Case(VIEWER, 200, query={"drives": "{sim_drive}"}),
     # latency QoS (the run is a four-corners run: its fio steps keep their histograms)
+    # retention (admins): the compaction is of runs older than 100 years, so of none
+    ("GET", "/api/admin/retention"): Case(ADMIN, 200),
+    ("PUT", "/api/admin/retention"): Case(ADMIN, 422, body={}),
+    ("POST", "/api/admin/retention/compact"): Case(ADMIN, 200, body={"days": 36500}),
     ("GET", "/api/runs/{run_id}/qos"): Case(VIEWER, 200, path=RUN),
     ("GET", "/api/runs/{run_id}/steps/{step_id}/latency"): Case(VIEWER, 200, path=STEP),
     ("GET", "/api/compare/latency/steps"): Case(
