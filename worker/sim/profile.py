@@ -382,9 +382,10 @@ DEMO_PROFILES: dict[str, Profile] = {
         Profile(
             "demo-c",
             "demo drive C: a small cache, a deep cliff, no stalls but 2 s after a TRIM",
-            # The cache lasts 0.5 s of a 128 MiB drive (1 s of the quick demo's): at 100 MB/s to
-            # 15% it lasted 0.19 s, less than the three 100 ms snapshots a level needs.
-            (Level(20, 50), Level(100, 30)),
+            # The cache lasts 1.6 s of the quick demo's 256 MiB drives, after the 2 s stall that
+            # the purge before the pass starts: at 100 MB/s to 15% of a 128 MiB drive it lasted
+            # 0.19 s, less than the three 100 ms snapshots a level needs.
+            (Level(30, 50), Level(100, 30)),
             read_mbps=300,
             cliff=Cliff(after_bytes=192 * 2**20, fob_iops=8000, steady_iops=1000, jitter=0.25),
             trim_stall_s=2.0,
