@@ -114,14 +114,24 @@ def kept_sample_rows(rows: list[Any], points: int) -> list[int]:
     n = len(rows)
     if n <= points:
         return list(range(n))
-    index = list(range(n))
     keep = {0, n - 2, n - 1}
+    # The extremes are those of the series the charts draw: a short last interval (fio's final
+    # summary) is folded into the one before for rates and left out for latencies. Picked from
+    # the raw rows instead, that short interval's rate would take its bucket's min or max slot
+    # and the chart's true extreme of that bucket would be dropped.
+    folded = _folds(rows, list(range(n)))
+    index = list(range(n - 1 if folded else n))
+    nan = float("nan")
     for column in (*RATE_COLUMNS, *VALUE_COLUMNS):
-        nan = float("nan")
         if column in RATE_COLUMNS:
             ys = [getattr(r, column) / r.dt_ms if r.dt_ms > 0 else nan for r in rows]
+            if folded:
+                tail = rows[n - 2 :]
+                dt = sum(r.dt_ms for r in tail)
+                ys[n - 2 :] = [sum(getattr(r, column) for r in tail) / dt if dt > 0 else nan]
         else:
             ys = [nan if getattr(r, column) is None else getattr(r, column) for r in rows]
+            ys = ys[: len(index)]
         if not any(y for y in ys if y == y):
             continue  # a direction the step did not use, or latency a worker did not report
         xs, _ = minmax_downsample(index, ys, points)

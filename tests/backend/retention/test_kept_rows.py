@@ -44,6 +44,33 @@ def test_every_extreme_and_both_ends_are_kept() -> None:
         assert max(values) in chosen and min(values) in chosen
 
 
+def _chart(rows: list[SimpleNamespace], column: str) -> set[tuple[float, float]]:
+    """The points a rate chart draws (backend.results.series): short tail folded."""
+    t, dt, (counts,) = fold_short_tail(
+        [r.t_ms for r in rows], [r.dt_ms for r in rows], [getattr(r, column) for r in rows]
+    )
+    return {(a, c / d) for a, c, d in zip(t, counts, dt, strict=True)}
+
+
+def test_a_short_tail_of_extreme_rate_does_not_hide_the_charts_extremes() -> None:
+    # fio's final summary: 30 ms with almost no I/O (a rate far below any real second), or a
+    # burst (far above). It is folded into the second before it on the chart, so it must not
+    # take a bucket's min or max slot from the second the chart really draws lowest or highest.
+    for seed in range(20):
+        for tail_ios in (0, 1, 400):
+            rows = _rows([1000] * 24 + [30], seed)
+            rows[-1].write_ios = tail_ios
+            full = _chart(rows, "write_ios")
+            kept = kept_sample_rows(rows, 4)
+            now = _chart([rows[i] for i in kept], "write_ios")
+            assert now <= full
+            lo, hi = min(full, key=lambda p: p[1]), max(full, key=lambda p: p[1])
+            assert lo in now and hi in now, (seed, tail_ios)
+            lat = [r.write_lat_max_us for r in rows[:-1]]  # the tail's latency is not drawn
+            chosen = {rows[i].write_lat_max_us for i in kept}
+            assert min(lat) in chosen and max(lat) in chosen
+
+
 def test_a_short_step_is_kept_whole() -> None:
     rows = _rows([1000] * 20)
     assert kept_sample_rows(rows, 650) == list(range(20))
