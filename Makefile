@@ -11,7 +11,9 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/tsconfig.json -type f 2>/dev/null)
 PYTEST_ARGS ?=
 # make test runs pytest on this many xdist workers (see tests/conftest.py); 0: in one process.
-TEST_WORKERS ?= 3
+# Four on two cores: most e2e tests wait on fio runs of fixed length, and the suite used 1.3
+# of the two cores with three workers.
+TEST_WORKERS ?= 4
 
 .PHONY: run test lint client migrate fuzz bench fio partition-tools chromium deps frontend help
 

@@ -5,10 +5,12 @@ test_compare_ui charts)."""
 from __future__ import annotations
 
 import csv
+from typing import Any
 
 import httpx
 import pytest
 
+from backend.analysis.stalls import MIN_STALL_S
 from backend.demo import CATALOG_CSV, MODELS_CSV, PLANS
 from backend.drives.catalog_service import name_key
 from backend.prices.schemas import check_capacity_gb
@@ -73,6 +75,7 @@ def test_demo_fills_the_catalog_and_runs_plans_on_simulated_drives(
 
         drives = quick_demo.drives
         assert len(drives) == 3
+        unseen: list[str] = []
         if missing:
             assert all(d["target_path"].endswith("-256m.img") for d in drives)
         else:
@@ -87,14 +90,13 @@ def test_demo_fills_the_catalog_and_runs_plans_on_simulated_drives(
             assert sorted(r["plan"] for r in runs) == sorted(PLANS)
             assert all(r["status"] == "done" and r["simulated"] for r in runs), runs
             if not missing:
-                found = _findings(c, runs)
+                found, seen = _findings(c, runs)
                 profile = DEMO_PROFILES[f"demo-{d['model']['model'].split()[-1].lower()}"]
-                assert found["hdtach"], f"{d['label']}: no step-down in its HD Tach pass"
-                assert found["dropoff"], f"{d['label']}: no drop-off in its consistency run"
                 # Drive C makes no periodic stalls (only for 2 s after a whole-span TRIM, which
                 # may end before the write-hitching write begins).
-                if profile.stalls:
-                    assert found["stalls"], f"{d['label']}: no stall in its write-hitching run"
+                wanted_findings = ["hdtach", "dropoff", *(["stalls"] if profile.stalls else [])]
+                unseen += [f"{d['label']}: no {what}; found {seen}" for what in wanted_findings
+                           if not found[what]]  # fmt: skip
         simulated = {m["id"] for m in c.get("/api/models", params={"simulated": "true"}).json()}
         assert {d["model"]["id"] for d in drives} <= simulated
 
@@ -102,22 +104,39 @@ def test_demo_fills_the_catalog_and_runs_plans_on_simulated_drives(
     again = stack.cli("demo", "--no-runs")
     assert "(0 added, 8 already there)" in again.stdout
     assert "(0 imported, 8 already stored)" in again.stdout
+    if unseen and quick_demo.host_worst_s > MIN_STALL_S:
+        # As the self-test (tests/e2e/test_simulated_drives.py): fio held up longer than the
+        # shortest stall the analysis reports is a real stall of the writes, and no fio output
+        # tells it from the drive's. What each step found is in the reason.
+        pytest.skip(
+            f"the host held processes up for {quick_demo.host_worst_s:.2f} s during the demo "
+            f"(more than {MIN_STALL_S} s): {unseen}"
+        )
+    assert not unseen, unseen
 
 
-def _findings(c: httpx.Client, runs: list[dict]) -> dict[str, bool]:
-    """Whether the drive's runs found step-downs, a drop-off and stalls."""
+def _findings(c: httpx.Client, runs: list[dict]) -> tuple[dict[str, bool], dict[str, Any]]:
+    """Whether the drive's runs found step-downs, a drop-off and stalls; and what each step's
+    analysis said (HD Tach levels, drop-off, stalls), for the message when one is missing."""
     out = {"hdtach": False, "dropoff": False, "stalls": False}
+    seen: dict[str, Any] = {}
     for summary in runs:
         run = c.get(f"/api/runs/{summary['id']}").json()
         for step in run["steps"]:
             f = step.get("findings") or {}
-            if run["plan"] == "hdtach" and (f.get("hdtach") or {}).get("step_downs"):
-                out["hdtach"] = True
-            if run["plan"] == "consistency" and (f.get("dropoff") or {}).get("dropoff_s"):
-                out["dropoff"] = True
-            if run["plan"] == "write-hitching" and (f.get("stalls") or {}).get("count"):
-                out["stalls"] = True
-    return out
+            where = f"run {run['id']} {step['name']}"
+            if run["plan"] == "hdtach" and f.get("hdtach"):
+                out["hdtach"] |= bool(f["hdtach"].get("step_downs"))
+                seen[where] = [(round(v["from_pct"], 1), round(v["mbps"], 1))
+                               for v in f["hdtach"].get("levels", [])]  # fmt: skip
+            if run["plan"] == "consistency" and f.get("dropoff"):
+                out["dropoff"] |= bool(f["dropoff"].get("dropoff_s"))
+                seen[where] = f["dropoff"].get("dropoff_s")
+            if run["plan"] == "write-hitching" and f.get("stalls"):
+                out["stalls"] |= bool(f["stalls"].get("count"))
+                seen[where] = [(s["start_s"], s["duration_s"])
+                               for s in f["stalls"].get("stalls", [])]  # fmt: skip
+    return out, seen
 
 
 def test_demo_help_explains_itself(stack: Stack) -> None:
