@@ -21,7 +21,8 @@ interval's end. So:
    position and a time finer than one interval.
    Stalls (intervals that found.stalls.find_stalls calls stalled) are taken out of the time
    axis first, so a level is the speed while the drive moves data and a stall next to a change
-   does not move it; they stay in the times reported.
+   does not move it; they stay in the times reported. So is the idle part of a snapshot fio
+   printed late (LATE): the time its data would have taken at the rate around it is kept.
 """
 
 from __future__ import annotations
@@ -35,6 +36,12 @@ MIN_POINTS = 3  # blocks per segment that PELT may consider
 # slow level is not a stall).
 STALL_SHARE = 0.1
 STALL_CONTEXT = 11
+# fio prints a status snapshot late only when the job was held up (the drive stalled, or the
+# host held fio up): an interval more than LATE times the median interval, slower than the
+# intervals around it, holds a stall. Its data moved at about the rate around it; the rest of
+# its time was the stall (seen: a 0.6 s stall in 100 ms snapshots came as one 0.7 s interval
+# at a third of the level's rate, not as idle intervals, and made a level of its own).
+LATE = 2.0
 SHARP_BLOCKS = 3
 # Candidates are looked for in blocks of intervals: BLOCKS in the series, at most BLOCK_S long,
 # at least one interval.
@@ -144,7 +151,8 @@ def levels(
     near = np.zeros_like(core)
     near[1:] |= core[:-1]
     near[:-1] |= core[1:]
-    stalled = core | (near & (rate < around))
+    late = (dt > LATE * float(np.median(dt))) & (rate < around)
+    stalled = core | (near & (rate < around)) | late
     active = np.where(stalled, np.minimum(dt, a / np.maximum(around, 1e-300)), dt)
     tau = np.cumsum(active)
     total = float(tau[-1])

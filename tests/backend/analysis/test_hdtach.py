@@ -207,3 +207,24 @@ def test_min_drop_and_min_span_are_honoured() -> None:
     assert [round(s["at_pct"], 1) for s in steps] == [1.0]
     with pytest.raises(ValueError):
         step_downs(dt, nbytes, SPAN, min_drop=1.5)
+
+
+def test_a_stall_fio_reported_as_one_late_snapshot_is_not_a_level() -> None:
+    """A recorded pass (tests/backend/analysis/data/hdtach_late_snapshot.json): fio printed
+    nothing during the drive's 0.6 s stall and then one 0.7 s snapshot at a third of the level's
+    rate. That snapshot is a stall and the data it moved, not a 7.7 MB/s level between 69% and
+    77% (what the analysis found before it knew late snapshots)."""
+    import json
+    from pathlib import Path
+
+    rec = json.loads((Path(__file__).parent / "data" / "hdtach_late_snapshot.json").read_text())
+    dt = np.asarray(rec["dt_s"])
+    nbytes = np.asarray(rec["write_mbps"]) * 1e6 * dt
+    found = step_downs(dt, nbytes, rec["span_bytes"])
+    steps = found["step_downs"]
+    assert len(steps) == 2, found["levels"]
+    # Where the snapshots themselves show the device's speed change.
+    assert 27.8 <= steps[0]["at_pct"] <= 28.8
+    assert 70.8 <= steps[1]["at_pct"] <= 72.4
+    levels = [lv["mbps"] for lv in found["levels"]]
+    assert levels == pytest.approx([80.0, 40.0, 20.0], rel=0.05)
