@@ -80,8 +80,8 @@ STANDARD = Profile(
     },
 )
 # The smallest that still gives every chart data, 256 MiB drives: a second or two per test,
-# and long enough for the simulated drives' cliff (about 6 s in) and stalls (every 4-6 s): the
-# consistency run holds the level after the cliff for about 12 s, two stalls of drive B and
+# and long enough for the simulated drives' cliff (8-10 s in) and stalls (every 4-6 s): the
+# consistency run holds the level after the cliff for about 10 s, two stalls of drive B and
 # jitter in it, where the drop-off method needs 5 s of a level.
 QUICK = Profile(
     "256m",

@@ -361,11 +361,15 @@ DEMO_PROFILES: dict[str, Profile] = {
     for p in (
         Profile(
             "demo-a",
-            "demo drive A: an SLC cache that runs out twice, a cliff after 128 MiB of random "
+            "demo drive A: an SLC cache that runs out twice, a cliff after 192 MiB of random "
             "writes, a 0.6 s stall every 4 s",
             (Level(25, 80), Level(70, 40), Level(100, 20)),
             read_mbps=250,
-            cliff=Cliff(after_bytes=128 * 2**20, fob_iops=6000, steady_iops=1500, jitter=0.15),
+            # The cliffs of A and B come 8-12 s into the quick demo's 20 s consistency run (found
+            # at 10.8-11.2 s and, for B at 192 MiB, 9.6-12.0 s on a busy host): the drop-off
+            # method needs 5 s of each level with the stalls left out, and after 128 MiB drive
+            # B's FOB level held 5.9 s with a 1 s stall in it (no drop-off in 3 of 8 runs).
+            cliff=Cliff(after_bytes=192 * 2**20, fob_iops=6000, steady_iops=1500, jitter=0.15),
             stalls=Stalls(period_s=4.0, duration_s=0.6),
             trim_stall_s=1.0,
             seed=11,
@@ -375,7 +379,7 @@ DEMO_PROFILES: dict[str, Profile] = {
             "demo drive B: a fast mode to 40%, a later and milder cliff, a 1 s stall every 6 s",
             (Level(40, 60), Level(100, 35)),
             read_mbps=200,
-            cliff=Cliff(after_bytes=128 * 2**20, fob_iops=5000, steady_iops=2000, jitter=0.1),
+            cliff=Cliff(after_bytes=160 * 2**20, fob_iops=5000, steady_iops=2000, jitter=0.1),
             stalls=Stalls(period_s=6.0, duration_s=1.0),
             seed=12,
         ),
