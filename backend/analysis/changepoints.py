@@ -94,6 +94,17 @@ def _fit(tau: np.ndarray, cum: np.ndarray) -> tuple[float, float]:
     return float(np.median(cum - slope * tau)), slope
 
 
+def _around(rate: np.ndarray) -> np.ndarray:
+    """The median rate of the STALL_CONTEXT intervals around each one: centred on it, and
+    near either end the first or last STALL_CONTEXT (a window padded with copies of the last
+    rates took a stall at the end of a pass as the rate around it)."""
+    if rate.size <= STALL_CONTEXT:
+        return np.full(rate.size, float(np.median(rate)))
+    medians = np.median(np.lib.stride_tricks.sliding_window_view(rate, STALL_CONTEXT), axis=1)
+    first = np.clip(np.arange(rate.size) - STALL_CONTEXT // 2, 0, rate.size - STALL_CONTEXT)
+    return medians[first]
+
+
 def levels(
     dt_s: ArrayLike,
     amounts: ArrayLike,
@@ -136,9 +147,7 @@ def levels(
     # Stalls (nothing or nearly nothing completed: at most STALL_SHARE of the rate around them)
     # leave the time axis of everything below, tau, so that a level is the speed while data
     # moves and a stall is not a level. They stay in the times reported.
-    half = STALL_CONTEXT // 2
-    padded = np.pad(rate, half, mode="edge")
-    around = np.median(np.lib.stride_tricks.sliding_window_view(padded, 2 * half + 1), axis=1)
+    around = _around(rate)
     core = rate <= STALL_SHARE * around
     # A stall rarely starts or ends on an interval's edge: the intervals next to one that were
     # mostly idle (below half the rate around) belong to it, and the next ones out lose their
