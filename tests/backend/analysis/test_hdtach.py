@@ -218,6 +218,15 @@ def test_min_drop_and_min_span_are_honoured() -> None:
         # Drive B: its 1 s stall at 97% came as one 1.1 s snapshot and fio's 62 ms final one;
         # the rate "around" them, taken from copies of the last rates, made a 6.3 MB/s level.
         ("hdtach_stall_at_the_end.json", [(41.4, 42.4)], [60.0, 35.0]),
+        # Drive B again: a hold-up of fio and its catch-up burst two snapshots before the
+        # change, and 35/70 MB/s snapshots after it. Found at 35.3% (level 38.2 MB/s): the
+        # lines' crossing follows the hold-up. A known miss of the method on a busy host.
+        pytest.param(
+            "hdtach_holdup_before_the_change.json",
+            [(39.9, 40.9)],
+            [60.0, 35.0],
+            marks=pytest.mark.xfail(strict=True, reason="placed 5% early on a busy host"),
+        ),  # fmt: skip
     ],
 )
 def test_a_stall_fio_reported_late_is_not_a_level(
