@@ -16,7 +16,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
-from sqlalchemy import Text, cast, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session, joinedload
 
 from backend.analysis.variation import variation
@@ -58,8 +58,8 @@ def _runs(session: Session, drive_ids: list[int], fingerprint: bool = False) -> 
     """The drives' finished runs, with the parameters and environment entries their
     conditions are read from: picked out by PostgreSQL, as a run's environment (drive and
     host info, SMART before and after) can be tens of KB of JSON. With fingerprint, also
-    each run's plan and a digest of everything _rows reads of its results (see
-    _results_digest): what a cached comparison is keyed on."""
+    each run's plan and the count and digest of its results and step names that triggers
+    keep on the run (see Run.results_digest): what a cached comparison is keyed on."""
     env, params = Run.environment, Run.params
     query = select(
         Run.id,
@@ -77,49 +77,20 @@ def _runs(session: Session, drive_ids: list[int], fingerprint: bool = False) -> 
         params["pattern"].as_string().label("pattern"),
     ).where(Run.drive_id.in_(drive_ids), Run.status == "done")
     if fingerprint:
-        digest = _results_digest(drive_ids)
-        query = (
-            query.add_columns(Run.plan, digest.c.count, digest.c.digest)
-            .outerjoin(digest, digest.c.run_id == Run.id)
-            .order_by(Run.id)
-        )
+        query = query.add_columns(
+            Run.plan, Run.results_count.label("count"), Run.results_digest.label("digest")
+        ).order_by(Run.id)
     return list(session.connection().execute(query))
 
 
-def _results_digest(drive_ids: list[int]) -> Any:
-    """Per finished run of the drives: how many results _rows reads and the XOR of a 64-bit
-    hash of each one's step id, step name, metric, unit and value (as text, exact: -0 and
-    NaN included). Any change to one of them (a result corrected, added or deleted, a step
-    renamed) changes the digest or the count, but for a 2^-64 chance. Only those drives'
-    results are hashed, not the whole table's. (A step's job options, which its conditions
-    are read from, are fixed when the run is queued.)"""
-    each = func.hashtextextended(
-        Step.name + ":" + Result.metric + ":" + Result.unit + ":" + cast(Result.value, Text),
-        Result.step_id,
-    )
-    return (
-        select(
-            Result.run_id,
-            func.count().label("count"),
-            func.bit_xor(each).label("digest"),
-        )
-        .join(Step, Step.id == Result.step_id)
-        .join(Run, Run.id == Result.run_id)
-        .where(Run.drive_id.in_(drive_ids), Run.status == "done")
-        .group_by(Result.run_id)
-        .subquery()
-    )
-
-
-def _steps(session: Session, drive_ids: list[int]) -> Sequence[Any]:
-    """The steps of the drives' finished runs in order, with the job options their
-    conditions are read from and the sha256 of their job file: one query, plain rows."""
+def _steps(session: Session, run_ids: Sequence[int]) -> Sequence[Any]:
+    """The steps of those runs in order, with the job options their conditions are read from
+    and the sha256 of their job file: one query, plain rows."""
     fields = [Step.params[f].as_string() for f in cond.STEP_FIELDS]
     job_hash = func.encode(func.sha256(func.convert_to(Step.job_file, "UTF8")), "hex")
     query = (
         select(Step.id, Step.run_id, Step.kind, Step.name, Step.status, job_hash, *fields)
-        .join(Run, Run.id == Step.run_id)
-        .where(Run.drive_id.in_(drive_ids), Run.status == "done")
+        .where(Step.run_id.in_(run_ids))
         .order_by(Step.run_id, Step.idx)
     )
     result = session.connection().execute(query)
@@ -129,7 +100,7 @@ def _steps(session: Session, drive_ids: list[int]) -> Sequence[Any]:
         result.close()
 
 
-def _rows(session: Session, drive_ids: list[int]) -> Sequence[Any]:
+def _rows(session: Session, run_ids: Sequence[int]) -> Sequence[Any]:
     """Every result of those runs as (metric id, drive id, run id, value, unit, step id),
     oldest run first. Plain columns only, fetched all at once: ~7,000 rows for 10 drives
     over the whole suite. Grouping them in SQL instead (an ordered array per metric and
@@ -146,7 +117,7 @@ def _rows(session: Session, drive_ids: list[int]) -> Sequence[Any]:
         )
         .join(Step, Step.id == Result.step_id)
         .join(Run, Run.id == Result.run_id)
-        .where(Run.drive_id.in_(drive_ids), Run.status == "done")
+        .where(Result.run_id.in_(run_ids))
         .order_by(Run.finished_at, Result.run_id)
     )
     # The driver's tuples: a Row object for each of them cost more than the fetch.
@@ -266,10 +237,11 @@ CACHE_SIZE = 32
 _cache: OrderedDict[Hashable, bytes] = OrderedDict()
 _cache_lock = threading.Lock()
 _PLAIN = parts.PLAIN
-# Each drive's part of those answers (compare_parts), by everything it is computed from: the
-# most recently used ones (about 200 KB each for a drive with the whole suite run three
-# times: 128 of them hold about as much as 32 whole answers for 10 drives).
-PART_CACHE_SIZE = 128
+# Each drive's part of those answers for one plan (compare_parts), by everything it is
+# computed from: the most recently used ones (about 200 KB for a drive with the whole suite
+# run three times, over its nine plans: 1024 of them hold about as much as 32 whole answers
+# for 10 drives).
+PART_CACHE_SIZE = 1024
 _parts: OrderedDict[Hashable, parts.Part] = OrderedDict()
 _parts_lock = threading.Lock()
 
@@ -283,30 +255,40 @@ def compare_json(
     *,
     hide_embargoed: bool = False,
 ) -> bytes:
-    """compare() as JSON, from caches of whole answers and of each drive's part of them.
+    """compare() as JSON, from caches of whole answers and of each drive's part of them for
+    each plan it has run.
 
-    A drive's part is keyed by everything it is computed from: the database, what the answer
-    shows of the drive (label, short name, flags, the embargo as of now) and its firmware,
-    and each of its finished runs' conditions, finish time, plan and a digest of its results
-    with their step names (see _runs). A run that finishes, is resumed or deleted, a result
-    corrected, a step renamed, a drive renamed or embargoed: each changes the drive's key, so
-    a part is never stale. A whole answer is keyed by the request and its drives' keys with
-    the names warnings give them. Looking up either costs the drives' and runs' queries (the
-    digest is summed by PostgreSQL); an answer not cached whole fetches the steps and results
-    of the drives whose part is not cached, computes their parts, and assembles the answer
-    from the parts: the rows of each metric sorted and the ones measured unlike the others
-    set apart, the warnings worked out from the rows' conditions, the rows' JSON joined."""
+    A metric is one plan's (its id begins with the plan), so a drive's rows of a plan's
+    metrics are computed from its runs of that plan alone: a part. A part is keyed by
+    everything it is computed from: the database, what the answer shows of the drive (label,
+    short name, flags, the embargo as of now) and its firmware, and each of the drive's
+    finished runs of the plan: their conditions, finish time, and the count and digest of
+    their results and step names that triggers keep on each run (see _runs). A run that
+    finishes, is resumed or deleted, a result corrected, added or deleted, a step renamed, a
+    drive renamed or embargoed (by the app or in SQL): each changes a key, so a part is never
+    stale. A whole answer is keyed by the request and its parts' keys with the names warnings
+    give the drives. Looking up either costs the drives' and runs' queries; an answer not
+    cached whole fetches the steps and results of the runs whose part is not cached, computes
+    those parts, and assembles the answer from the parts: the rows of each metric sorted and
+    the ones measured unlike the others set apart, the warnings worked out from the rows'
+    conditions, the rows' JSON joined."""
     _check(drive_ids, aggregate)
     drives = _drives(session, drive_ids, hide_embargoed)
     runs = _runs(session, drive_ids, fingerprint=True)
     url = session.connection().engine.url.render_as_string()
-    runs_of: dict[int, list[Any]] = {drive_id: [] for drive_id in drives}
+    runs_of: dict[tuple[int, str], list[Any]] = defaultdict(list)
     for run in runs:
-        runs_of[run.drive_id].append(run)
+        runs_of[run.drive_id, run.plan].append(run)
     shown = _shown(drives)
     keys = {
-        d.id: (url, d.id, *shown[d.id], d.firmware, tuple(tuple(run) for run in runs_of[d.id]))
-        for d in drives.values()
+        (drive_id, plan): (
+            url,
+            drive_id,
+            *shown[drive_id],
+            drives[drive_id].firmware,
+            tuple(tuple(run) for run in plan_runs),
+        )
+        for (drive_id, plan), plan_runs in runs_of.items()
     }
     names = _names(drives)
     key = (
@@ -315,14 +297,15 @@ def compare_json(
         None if not metrics else frozenset(metrics),
         under_review,
         aggregate,
-        tuple((keys[drive_id], names[drive_id]) for drive_id in sorted(drives)),
+        tuple(keys[group] for group in sorted(keys)),
+        tuple(names[drive_id] for drive_id in sorted(drives)),
     )
     with _cache_lock:
         body = _cache.get(key)
         if body is not None:
             _cache.move_to_end(key)
             return body
-    found, settled = _drive_parts(session, drives, runs_of, shown, keys)
+    found, settled = _plan_parts(session, drives, runs_of, shown, keys)
     body = _assemble(names, found, metrics, under_review, aggregate)
     if settled:
         with _cache_lock:
@@ -332,56 +315,56 @@ def compare_json(
     return body
 
 
-def _drive_parts(
+def _plan_parts(
     session: Session,
     drives: dict[int, DriveSample],
-    runs_of: dict[int, list[Any]],
+    runs_of: Mapping[tuple[int, str], list[Any]],
     shown: dict[int, tuple[str, str | None, bool, bool]],
-    keys: Mapping[int, Hashable],
-) -> tuple[dict[int, parts.Part], bool]:
-    """Each drive's part, from the cache or computed from its results, and whether the
-    results were those the keys hold (else nothing computed from them is cached)."""
-    found: dict[int, parts.Part] = {}
+    keys: Mapping[tuple[int, str], Hashable],
+) -> tuple[list[parts.Part], bool]:
+    """Each drive's part for each of its plans, from the cache or computed from the results
+    of its runs of that plan, and whether the results were those the keys hold (else nothing
+    computed from them is cached)."""
+    found: list[parts.Part] = []
+    todo: list[tuple[int, str]] = []
     with _parts_lock:
-        for drive_id, key in keys.items():
+        for group, key in keys.items():
             part = _parts.get(key)
-            if part is not None:
+            if part is None:
+                todo.append(group)
+            else:
                 _parts.move_to_end(key)
-                found[drive_id] = part
-    todo = [drive_id for drive_id in keys if drive_id not in found]
+                found.append(part)
     if not todo:
         return found, True
-    todo_runs = [run for drive_id in todo for run in runs_of[drive_id]]
-    steps = _steps(session, todo)
-    rows = _rows(session, todo)
-    # The results come from a later statement than the runs in the keys: a run that finished
-    # meanwhile is left out, and the parts are kept only if every run has as many results as
-    # its key counted. (The app changes no result of a finished run; one changed by hand in
+    todo_runs = [run for group in todo for run in runs_of[group]]
+    run_ids = [run.id for run in todo_runs]
+    steps = _steps(session, run_ids)
+    rows = _rows(session, run_ids)
+    # The results come from a later statement than the runs in the keys: the parts are kept
+    # only if every run has as many results as its key counted. (A result changed by hand in
     # the milliseconds between the two statements, and later changed back, would go unseen.)
-    expected = {run.id: run.count or 0 for run in todo_runs}
     counted = Counter(map(itemgetter(2), rows))
-    settled = counted.keys() <= expected.keys() and all(
-        counted[run_id] == n for run_id, n in expected.items()
+    settled = all(counted[run.id] == run.count for run in todo_runs)
+    grouped = parts.group(
+        _with_variants(rows, todo_runs), {run.id: (run.drive_id, run.plan) for run in todo_runs}
     )
-    if not counted.keys() <= expected.keys():
-        rows = [row for row in rows if row[2] in expected]
-    grouped = parts.group(_with_variants(rows, todo_runs), todo)
     info: dict[int, parts.RunInfo] = {}
     run_cond: dict[int, dict[str, Any]] = {}
     for run in todo_runs:
         info[run.id], run_cond[run.id] = _run_info(run, drives[run.drive_id])
     step_cond = _step_conditions(steps, run_cond)
+    heads = {drive_id: parts.head(drive_id, *shown[drive_id]) for drive_id, _plan in todo}
     computed = {}
-    for drive_id in todo:
-        head = parts.head(drive_id, *shown[drive_id])
-        mine = {run.id: info[run.id] for run in runs_of[drive_id]}
-        found[drive_id] = computed[drive_id] = parts.build(
-            drive_id, head, mine, step_cond, grouped[drive_id]
-        )
+    for group in todo:
+        drive_id = group[0]
+        mine = {run.id: info[run.id] for run in runs_of[group]}
+        part = parts.build(drive_id, heads[drive_id], mine, step_cond, grouped[group])
+        found.append(part)
+        computed[keys[group]] = part
     if settled:
         with _parts_lock:
-            for drive_id, part in computed.items():
-                _parts[keys[drive_id]] = part
+            _parts.update(computed)
             while len(_parts) > PART_CACHE_SIZE:
                 _parts.popitem(last=False)
     return found, settled
@@ -391,6 +374,8 @@ def _ranked(
     order: list[Any], conds: list[cond.Items], drive_ids: list[int], under_review: int | None
 ) -> list[tuple[Any, str | None]]:
     """The rows (best first) with why each is set apart, the ones set apart last."""
+    if len({cond.sets_apart(c) for c in conds}) == 1:
+        return [(row, None) for row in order]  # measured alike: none is set apart
     ref = cond.reference(list(zip(drive_ids, conds, strict=True)), under_review)
     reasons = [cond.apart(c, ref) for c in conds]
     kept = [(row, None) for row, why in zip(order, reasons, strict=True) if why is None]
@@ -422,7 +407,7 @@ def _metric_conditions(
 
 def _assemble(
     names: Mapping[int, str],
-    found: dict[int, parts.Part],
+    found: list[parts.Part],
     metrics: list[str] | None,
     under_review: int | None,
     aggregate: str,
@@ -432,8 +417,8 @@ def _assemble(
     latest = aggregate == "latest"
     met: dict[str, list[parts.Entry]] = {}
     heads: dict[int, bytes] = {}  # the row up to its set_apart
-    for drive_id, part in found.items():
-        heads[drive_id] = part.head + (b"true" if drive_id == under_review else b"false")
+    for part in found:
+        heads[part.drive_id] = part.head + (b"true" if part.drive_id == under_review else b"false")
         for mid, entry in part.metrics.items():
             if wanted is not None and mid not in wanted:
                 continue
@@ -528,14 +513,15 @@ def _compare(
     run_cond: dict[int, dict[str, Any]] = {}
     for run in runs:
         info[run.id], run_cond[run.id] = _run_info(run, drives[run.drive_id])
-    step_cond = _step_conditions(_steps(session, drive_ids), run_cond)
+    run_ids = [run.id for run in runs]
+    step_cond = _step_conditions(_steps(session, run_ids), run_cond)
     conds = {step_id: c for step_id, (c, _job) in step_cond.items()}
     # metric -> drive -> (values, run ids, step ids), oldest run first; drives in the order
     # first met
     groups: dict[str, dict[int, tuple[list[float], list[int], list[int]]]] = {}
     units: dict[str, str] = {}
     for mid, drive_id, run_id, value, unit, step_id in _with_variants(
-        _rows(session, drive_ids), runs
+        _rows(session, run_ids), runs
     ):
         per_drive = groups.get(mid)
         if per_drive is None:

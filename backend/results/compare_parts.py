@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, TypeVar
 
 from pydantic import TypeAdapter
 
@@ -91,6 +91,7 @@ Entry = tuple[
 
 
 class Part(NamedTuple):
+    drive_id: int
     head: bytes  # the row up to its under_review flag: {"drive_id":...,"under_review":
     metrics: dict[str, Entry]
 
@@ -122,17 +123,20 @@ class RunInfo(NamedTuple):
     resumed: bool
 
 
+K = TypeVar("K")
+
 # A drive's results by metric: the values, run ids and step ids, oldest first; the unit of
 # the latest.
 Groups = tuple[dict[str, tuple[list[float], list[int], list[int]]], dict[str, str]]
 
 
-def group(rows: Iterable[Sequence[Any]], drive_ids: Iterable[int]) -> dict[int, Groups]:
-    """The drives' results as compare._rows gives them, (metric id, drive id, run id, value,
-    unit, step id) ordered by the runs' finish, by drive and metric."""
-    out: dict[int, Groups] = {drive_id: ({}, {}) for drive_id in drive_ids}
-    for mid, drive_id, run_id, value, unit, step_id in rows:
-        groups, units = out[drive_id]
+def group(rows: Iterable[Sequence[Any]], group_of: Mapping[int, K]) -> dict[K, Groups]:
+    """Results as compare._rows gives them, (metric id, drive id, run id, value, unit, step
+    id) ordered by the runs' finish, by the group of their run (group_of: by run id) and
+    metric."""
+    out: dict[K, Groups] = {g: ({}, {}) for g in group_of.values()}
+    for mid, _drive_id, run_id, value, unit, step_id in rows:
+        groups, units = out[group_of[run_id]]
         found = groups.get(mid)
         if found is None:
             groups[mid] = ([value], [run_id], [step_id])
@@ -236,4 +240,4 @@ def build(
             ),
             drive_id,
         )
-    return Part(row_head, metrics)
+    return Part(drive_id, row_head, metrics)
