@@ -315,6 +315,40 @@ def test_a_change_recomputes_its_drive_only(
     assert sorted(built[1:]) == sorted(lab[:3])
 
 
+def test_a_change_to_one_plans_run_recomputes_that_plan_only(
+    session: Session, lab: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A metric is one plan's: a drive's part of each plan is computed from its runs of that
+    plan alone, and a change to one of them computes that part again, not the drive's
+    others."""
+    drive = session.get(DriveSample, lab[1])
+    assert drive is not None
+    other = add_run(session, drive, values(4), plan="transfer-size", age_s=50)
+    session.flush()
+    computed: list[tuple[int, set[str]]] = []
+    build = parts.build
+
+    def spy(drive_id: int, *args: Any) -> parts.Part:
+        computed.append((drive_id, {mid.partition(":")[0] for mid in args[3][0]}))
+        return build(drive_id, *args)
+
+    monkeypatch.setattr(parts, "build", spy)
+    before = same(session, lab)
+    assert (lab[1], {"transfer-size"}) in computed and (lab[1], {"four-corners"}) in computed
+    computed.clear()
+    session.execute(update(Result).where(Result.run_id == other.id).values(value=77.0))
+    after = cmp.compare_json(session, lab, None, None)
+    assert computed == [(lab[1], {"transfer-size"})]
+    assert after == uncached(session, lab, None, None) and json.loads(after) != before
+    computed.clear()
+    four_corners = session.scalars(
+        select(Run.id).where(Run.drive_id == lab[1], Run.plan == "four-corners")
+    ).first()
+    session.execute(update(Result).where(Result.run_id == four_corners).values(value=78.0))
+    assert cmp.compare_json(session, lab, None, None) == uncached(session, lab, None, None)
+    assert computed == [(lab[1], {"four-corners"})]
+
+
 def test_minus_zero_is_another_value(session: Session, lab: list[int], built: list[int]) -> None:
     """-0.0 equals 0.0 but is written -0.0: another answer, another digest."""
     run = latest_run(session, lab[1])
