@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Hashable, Mapping, Sequence
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from sqlalchemy import func, select
@@ -117,7 +117,9 @@ def _rows(session: Session, run_ids: Sequence[int]) -> Sequence[Any]:
         )
         .join(Step, Step.id == Result.step_id)
         .join(Run, Run.id == Result.run_id)
-        .where(Result.run_id.in_(run_ids))
+        # The runs named for each table: else PostgreSQL reads every step and run of the
+        # archive to join the few results (hash joins over sequential scans).
+        .where(Result.run_id.in_(run_ids), Step.run_id.in_(run_ids), Run.id.in_(run_ids))
         .order_by(Run.finished_at, Result.run_id)
     )
     # The driver's tuples: a Row object for each of them cost more than the fetch.
@@ -231,16 +233,17 @@ def compare(
     return _compare(session, drive_ids, drives, runs, metrics, under_review, aggregate)
 
 
-# Answers of GET /api/compare, serialised, by everything they are computed from (see
-# compare_json): the most recently used ones.
-CACHE_SIZE = 32
-_cache: OrderedDict[Hashable, bytes] = OrderedDict()
+# Each plan's section of the answers of GET /api/compare (the JSON of its metrics), by the
+# request and the parts it is assembled from (see compare_json): the most recently used ones
+# (about 300 KB for 10 drives with the whole suite run three times, of about 2.9 MB for all
+# nine plans).
+CACHE_SIZE = 256
+_cache: OrderedDict[Hashable, list[tuple[str, bytes]]] = OrderedDict()
 _cache_lock = threading.Lock()
 _PLAIN = parts.PLAIN
 # Each drive's part of those answers for one plan (compare_parts), by everything it is
 # computed from: the most recently used ones (about 200 KB for a drive with the whole suite
-# run three times, over its nine plans: 1024 of them hold about as much as 32 whole answers
-# for 10 drives).
+# run three times, over its nine plans).
 PART_CACHE_SIZE = 1024
 _parts: OrderedDict[Hashable, parts.Part] = OrderedDict()
 _parts_lock = threading.Lock()
@@ -255,8 +258,8 @@ def compare_json(
     *,
     hide_embargoed: bool = False,
 ) -> bytes:
-    """compare() as JSON, from caches of whole answers and of each drive's part of them for
-    each plan it has run.
+    """compare() as JSON, from caches of each plan's section of it and of each drive's part
+    of a plan.
 
     A metric is one plan's (its id begins with the plan), so a drive's rows of a plan's
     metrics are computed from its runs of that plan alone: a part. A part is keyed by
@@ -266,12 +269,12 @@ def compare_json(
     their results and step names that triggers keep on each run (see _runs). A run that
     finishes, is resumed or deleted, a result corrected, added or deleted, a step renamed, a
     drive renamed or embargoed (by the app or in SQL): each changes a key, so a part is never
-    stale. A whole answer is keyed by the request and its parts' keys with the names warnings
-    give the drives. Looking up either costs the drives' and runs' queries; an answer not
-    cached whole fetches the steps and results of the runs whose part is not cached, computes
-    those parts, and assembles the answer from the parts: the rows of each metric sorted and
-    the ones measured unlike the others set apart, the warnings worked out from the rows'
-    conditions, the rows' JSON joined."""
+    stale. Looking parts up costs the drives' and runs' queries; the parts not cached are
+    computed from their runs' steps and results, fetched by run. A plan's section (its
+    metrics' JSON: the rows of each metric sorted and the ones measured unlike the others set
+    apart, the warnings worked out from the rows' conditions) is keyed by the request and the
+    parts it is assembled from, and the answer joins the sections: an answer after one run
+    changed computes that run's part and its plan's section only."""
     _check(drive_ids, aggregate)
     drives = _drives(session, drive_ids, hide_embargoed)
     runs = _runs(session, drive_ids, fingerprint=True)
@@ -290,29 +293,8 @@ def compare_json(
         )
         for (drive_id, plan), plan_runs in runs_of.items()
     }
-    names = _names(drives)
-    key = (
-        url,
-        tuple(drive_ids),
-        None if not metrics else frozenset(metrics),
-        under_review,
-        aggregate,
-        tuple(keys[group] for group in sorted(keys)),
-        tuple(names[drive_id] for drive_id in sorted(drives)),
-    )
-    with _cache_lock:
-        body = _cache.get(key)
-        if body is not None:
-            _cache.move_to_end(key)
-            return body
     found, settled = _plan_parts(session, drives, runs_of, shown, keys)
-    body = _assemble(names, found, metrics, under_review, aggregate)
-    if settled:
-        with _cache_lock:
-            _cache[key] = body
-            while len(_cache) > CACHE_SIZE:
-                _cache.popitem(last=False)
-    return body
+    return _assemble(_names(drives), found, metrics, under_review, aggregate, keep=settled)
 
 
 def _plan_parts(
@@ -359,7 +341,7 @@ def _plan_parts(
     for group in todo:
         drive_id = group[0]
         mine = {run.id: info[run.id] for run in runs_of[group]}
-        part = parts.build(drive_id, heads[drive_id], mine, step_cond, grouped[group])
+        part = parts.build(drive_id, group[1], heads[drive_id], mine, step_cond, grouped[group])
         found.append(part)
         computed[keys[group]] = part
     if settled:
@@ -411,9 +393,63 @@ def _assemble(
     metrics: list[str] | None,
     under_review: int | None,
     aggregate: str,
+    *,
+    keep: bool,
 ) -> bytes:
-    """The answer compare() gives, as JSON, from the drives' parts."""
-    wanted = set(metrics) if metrics else None
+    """The answer compare() gives, as JSON, from the parts: each plan's section from the
+    cache or computed (and kept if `keep`), the metrics of all in order."""
+    wanted = frozenset(metrics) if metrics else None
+    by_plan: dict[str, list[parts.Part]] = defaultdict(list)
+    for part in found:
+        by_plan[part.plan].append(part)
+    out: list[tuple[str, bytes]] = []
+    for plan, plan_parts in by_plan.items():
+        plan_parts.sort(key=attrgetter("drive_id"))
+        # The drive under review matters to a section only if it has a part in it.
+        review = under_review if any(p.drive_id == under_review for p in plan_parts) else None
+        key = (
+            plan,
+            wanted,
+            review,
+            aggregate,
+            tuple((p.serial, names[p.drive_id]) for p in plan_parts),
+        )
+        with _cache_lock:
+            section = _cache.get(key)
+            if section is not None:
+                _cache.move_to_end(key)
+        if section is None:
+            section = _section(names, plan_parts, wanted, review, aggregate)
+            if keep:
+                with _cache_lock:
+                    _cache[key] = section
+                    while len(_cache) > CACHE_SIZE:
+                        _cache.popitem(last=False)
+        out += section
+    # A plan's metric ids share its prefix: sorting them all orders the sections too.
+    out.sort(key=itemgetter(0))
+    missing = sorted(wanted - {mid for mid, _json in out}) if wanted else []
+    return b"".join(
+        (
+            b'{"aggregate":',
+            parts.json_str(aggregate),
+            b',"metrics":[',
+            b",".join(json for _mid, json in out),
+            b'],"missing":',
+            parts.json_of(missing),
+            b"}",
+        )
+    )
+
+
+def _section(
+    names: Mapping[int, str],
+    found: list[parts.Part],
+    wanted: frozenset[str] | None,
+    under_review: int | None,
+    aggregate: str,
+) -> list[tuple[str, bytes]]:
+    """Each metric of the parts (of one plan) with its JSON, as compare() gives it."""
     latest = aggregate == "latest"
     met: dict[str, list[parts.Entry]] = {}
     heads: dict[int, bytes] = {}  # the row up to its set_apart
@@ -429,8 +465,7 @@ def _assemble(
                 entries.append(entry)
     described: dict[frozenset[tuple[int, cond.Items, tuple[Any, bool]]], tuple[bytes, bytes]] = {}
     out = []
-    for mid in sorted(met):
-        entries = met[mid]
+    for mid, entries in met.items():
         # The drives in the order compare() meets them, the unit of the latest result.
         entries.sort(key=itemgetter(parts.FIRST))
         unit = max(entries, key=itemgetter(parts.LAST))[parts.UNIT]
@@ -471,19 +506,8 @@ def _assemble(
                 b'],"warnings":' + parts.json_of(found_about["warnings"]) + b"}",
             )
         head = parts.PLAIN.dump_json(_metric_head(mid, unit, lower))[:-1]
-        out.append(head + about[0] + b",".join(rows_json) + about[1])
-    missing = sorted(wanted - set(met)) if wanted else []
-    return b"".join(
-        (
-            b'{"aggregate":',
-            parts.json_str(aggregate),
-            b',"metrics":[',
-            b",".join(out),
-            b'],"missing":',
-            parts.json_of(missing),
-            b"}",
-        )
-    )
+        out.append((mid, head + about[0] + b",".join(rows_json) + about[1]))
+    return out
 
 
 def _json_text(value: str | None) -> bytes:

@@ -320,25 +320,37 @@ def test_a_change_to_one_plans_run_recomputes_that_plan_only(
 ) -> None:
     """A metric is one plan's: a drive's part of each plan is computed from its runs of that
     plan alone, and a change to one of them computes that part again, not the drive's
-    others."""
+    others, and that plan's section of the answer, not the other plans'."""
     drive = session.get(DriveSample, lab[1])
     assert drive is not None
     other = add_run(session, drive, values(4), plan="transfer-size", age_s=50)
     session.flush()
-    computed: list[tuple[int, set[str]]] = []
+    computed: list[tuple[int, str]] = []
     build = parts.build
 
     def spy(drive_id: int, *args: Any) -> parts.Part:
-        computed.append((drive_id, {mid.partition(":")[0] for mid in args[3][0]}))
-        return build(drive_id, *args)
+        part = build(drive_id, *args)
+        assert {mid.partition(":")[0] for mid in part.metrics} == {part.plan}
+        computed.append((drive_id, part.plan))
+        return part
+
+    sections: list[str] = []
+    section = cmp._section
+
+    def section_spy(names: Any, found: list[parts.Part], *args: Any) -> Any:
+        sections.append(found[0].plan)
+        return section(names, found, *args)
 
     monkeypatch.setattr(parts, "build", spy)
+    monkeypatch.setattr(cmp, "_section", section_spy)
     before = same(session, lab)
-    assert (lab[1], {"transfer-size"}) in computed and (lab[1], {"four-corners"}) in computed
+    assert (lab[1], "transfer-size") in computed and (lab[1], "four-corners") in computed
     computed.clear()
+    sections.clear()
     session.execute(update(Result).where(Result.run_id == other.id).values(value=77.0))
     after = cmp.compare_json(session, lab, None, None)
-    assert computed == [(lab[1], {"transfer-size"})]
+    assert computed == [(lab[1], "transfer-size")]
+    assert sections == ["transfer-size"]  # the four-corners section taken from the cache
     assert after == uncached(session, lab, None, None) and json.loads(after) != before
     computed.clear()
     four_corners = session.scalars(
@@ -346,7 +358,7 @@ def test_a_change_to_one_plans_run_recomputes_that_plan_only(
     ).first()
     session.execute(update(Result).where(Result.run_id == four_corners).values(value=78.0))
     assert cmp.compare_json(session, lab, None, None) == uncached(session, lab, None, None)
-    assert computed == [(lab[1], {"four-corners"})]
+    assert computed == [(lab[1], "four-corners")]
 
 
 def test_minus_zero_is_another_value(session: Session, lab: list[int], built: list[int]) -> None:
@@ -417,7 +429,7 @@ def test_every_request_is_answered_as_compare_does(
     args = (request_.get("metrics"), None if review is None else lab[review])
     kw = {"aggregate": request_.get("aggregate", "latest")}
     same(session, drives, *args, **kw)  # the first time: parts computed
-    same(session, drives, *args, **kw)  # again: the whole answer cached
+    same(session, drives, *args, **kw)  # again: the sections cached
     cmp._cache.clear()
     same(session, drives, *args, **kw)  # from the cached parts
 
