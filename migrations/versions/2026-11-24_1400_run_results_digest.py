@@ -94,6 +94,24 @@ BEGIN
 END
 $$;
 
+-- Only these triggers write the two columns: a new run has no results yet (they reference it),
+-- whatever an INSERT gives (a run copied with INSERT ... SELECT); a direct UPDATE keeps them.
+CREATE FUNCTION runs_digest_new() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    NEW.results_count := 0;
+    NEW.results_digest := 0;
+    RETURN NEW;
+END
+$$;
+
+CREATE FUNCTION runs_digest_kept() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    NEW.results_count := OLD.results_count;
+    NEW.results_digest := OLD.results_digest;
+    RETURN NEW;
+END
+$$;
+
 -- A step renamed (or moved to another run): row by row, as steps are updated often (progress)
 -- and renamed rarely; the WHEN clause skips the others without calling the function.
 CREATE FUNCTION runs_step_renamed() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -108,6 +126,10 @@ $$;
 """
 
 TRIGGERS = """
+CREATE TRIGGER runs_digest_new BEFORE INSERT ON runs
+    FOR EACH ROW EXECUTE FUNCTION runs_digest_new();
+CREATE TRIGGER runs_digest_kept BEFORE UPDATE OF results_count, results_digest ON runs
+    FOR EACH ROW WHEN (pg_trigger_depth() = 0) EXECUTE FUNCTION runs_digest_kept();
 CREATE TRIGGER results_digest_insert AFTER INSERT ON results
     REFERENCING NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION runs_results_digest();
@@ -148,13 +170,17 @@ def upgrade() -> None:
     op.add_column(
         "runs", sa.Column("results_digest", sa.BigInteger(), server_default="0", nullable=False)
     )
+    # No result or step changes between the backfill and the triggers that take over.
+    op.execute("LOCK TABLE results, steps IN SHARE ROW EXCLUSIVE MODE")
     op.execute(FUNCTIONS)
-    op.execute(TRIGGERS)
     op.execute(BACKFILL)
+    op.execute(TRIGGERS)
 
 
 def downgrade() -> None:
     for trigger, table in (
+        ("runs_digest_new", "runs"),
+        ("runs_digest_kept", "runs"),
         ("results_digest_insert", "results"),
         ("results_digest_update", "results"),
         ("results_digest_delete", "results"),
@@ -164,6 +190,8 @@ def downgrade() -> None:
     ):
         op.execute(f"DROP TRIGGER {trigger} ON {table}")
     op.execute("DROP FUNCTION runs_step_renamed()")
+    op.execute("DROP FUNCTION runs_digest_kept()")
+    op.execute("DROP FUNCTION runs_digest_new()")
     op.execute("DROP FUNCTION runs_steps_digest()")
     op.execute("DROP FUNCTION runs_results_digest()")
     op.execute("DROP FUNCTION step_digest(integer, text)")

@@ -150,3 +150,19 @@ def test_results_and_steps_added_one_by_one_as_a_run_goes(
             v=float(n),
         )
     assert stored(session)[runs[0]][0] == 6
+
+
+def test_only_the_triggers_write_the_digest(session: Session, runs: list[int]) -> None:
+    """A run copied with INSERT ... SELECT (as a person or a loader might) starts from no
+    results whatever it copied; a direct UPDATE of the columns changes nothing."""
+    columns = (
+        "plan, drive_id, params, status, progress, cancel_requested, environment, created_at, "
+        "queue_position, results_count, results_digest"
+    )
+    copied = session.execute(
+        text(f"INSERT INTO runs ({columns}) SELECT {columns} FROM runs WHERE id = :a RETURNING id"),
+        {"a": runs[0]},
+    ).scalar_one()
+    assert stored(session)[copied] == (0, 0)
+    sql(session, "UPDATE runs SET results_count = 0, results_digest = 0 WHERE id = :a", a=runs[0])
+    assert stored(session)[runs[0]][0] == 3
