@@ -58,12 +58,13 @@ def _runs(session: Session, drive_ids: list[int], fingerprint: bool = False) -> 
     """The drives' finished runs, with the parameters and environment entries their
     conditions are read from: picked out by PostgreSQL, as a run's environment (drive and
     host info, SMART before and after) can be tens of KB of JSON. With fingerprint, also
-    each run's plan and the count and digest of its results and step names that triggers
-    keep on the run (see Run.results_digest): what a cached comparison is keyed on."""
+    the count and digest of each run's results and step names that triggers keep on the run
+    (see Run.results_digest): what a cached comparison is keyed on."""
     env, params = Run.environment, Run.params
     query = select(
         Run.id,
         Run.drive_id,
+        Run.plan,
         Run.finished_at,
         # As text (->>), turned into Python values here: decoding each JSON value with
         # json.loads cost more than the query (6,000 values for 10 drives).
@@ -78,7 +79,7 @@ def _runs(session: Session, drive_ids: list[int], fingerprint: bool = False) -> 
     ).where(Run.drive_id.in_(drive_ids), Run.status == "done")
     if fingerprint:
         query = query.add_columns(
-            Run.plan, Run.results_count.label("count"), Run.results_digest.label("digest")
+            Run.results_count.label("count"), Run.results_digest.label("digest")
         ).order_by(Run.id)
     return list(session.connection().execute(query))
 
@@ -547,7 +548,9 @@ def _compare(
     run_cond: dict[int, dict[str, Any]] = {}
     for run in runs:
         info[run.id], run_cond[run.id] = _run_info(run, drives[run.drive_id])
-    run_ids = [run.id for run in runs]
+    # A metric is one plan's (its id begins with the plan): only those plans' runs are read.
+    plans = None if wanted is None else {m.partition(":")[0] for m in wanted}
+    run_ids = [run.id for run in runs if plans is None or run.plan in plans]
     step_cond = _step_conditions(_steps(session, run_ids), run_cond)
     conds = {step_id: c for step_id, (c, _job) in step_cond.items()}
     # metric -> drive -> (values, run ids, step ids), oldest run first; drives in the order
