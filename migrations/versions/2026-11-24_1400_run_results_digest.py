@@ -94,6 +94,17 @@ BEGIN
 END
 $$;
 
+-- TRUNCATE fires no row or statement triggers of DELETE: every run starts again from its
+-- steps (none, when steps were truncated too).
+CREATE FUNCTION runs_digest_truncated() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE runs SET results_count = 0,
+                    results_digest = coalesce((SELECT bit_xor(step_digest(steps.id, steps.name))
+                                               FROM steps WHERE steps.run_id = runs.id), 0);
+    RETURN NULL;
+END
+$$;
+
 -- Only these triggers write the two columns: a new run has no results yet (they reference it),
 -- whatever an INSERT gives (a run copied with INSERT ... SELECT); a direct UPDATE keeps them.
 CREATE FUNCTION runs_digest_new() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -145,6 +156,10 @@ CREATE TRIGGER steps_digest_insert AFTER INSERT ON steps
 CREATE TRIGGER steps_digest_delete AFTER DELETE ON steps
     REFERENCING OLD TABLE AS old_rows
     FOR EACH STATEMENT EXECUTE FUNCTION runs_steps_digest();
+CREATE TRIGGER results_digest_truncate AFTER TRUNCATE ON results
+    FOR EACH STATEMENT EXECUTE FUNCTION runs_digest_truncated();
+CREATE TRIGGER steps_digest_truncate AFTER TRUNCATE ON steps
+    FOR EACH STATEMENT EXECUTE FUNCTION runs_digest_truncated();
 CREATE TRIGGER steps_digest_rename AFTER UPDATE OF name, run_id ON steps
     FOR EACH ROW WHEN (OLD.name IS DISTINCT FROM NEW.name OR OLD.run_id IS DISTINCT FROM NEW.run_id)
     EXECUTE FUNCTION runs_step_renamed();
@@ -187,9 +202,12 @@ def downgrade() -> None:
         ("steps_digest_insert", "steps"),
         ("steps_digest_delete", "steps"),
         ("steps_digest_rename", "steps"),
+        ("results_digest_truncate", "results"),
+        ("steps_digest_truncate", "steps"),
     ):
         op.execute(f"DROP TRIGGER {trigger} ON {table}")
     op.execute("DROP FUNCTION runs_step_renamed()")
+    op.execute("DROP FUNCTION runs_digest_truncated()")
     op.execute("DROP FUNCTION runs_digest_kept()")
     op.execute("DROP FUNCTION runs_digest_new()")
     op.execute("DROP FUNCTION runs_steps_digest()")

@@ -166,3 +166,10 @@ def test_only_the_triggers_write_the_digest(session: Session, runs: list[int]) -
     assert stored(session)[copied] == (0, 0)
     sql(session, "UPDATE runs SET results_count = 0, results_digest = 0 WHERE id = :a", a=runs[0])
     assert stored(session)[runs[0]][0] == 3
+
+
+def test_results_truncated(session: Session, runs: list[int]) -> None:
+    """TRUNCATE fires no DELETE trigger: its own trigger starts every run again from its steps."""
+    sql(session, "TRUNCATE results")
+    left = stored(session)
+    assert {left[r][0] for r in runs} == {0} and all(left[r][1] != 0 for r in runs)
