@@ -13,10 +13,10 @@ from __future__ import annotations
 import threading
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Hashable, Mapping, Sequence
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
-from sqlalchemy import Text, cast, func, select
+from sqlalchemy import ARRAY, Integer, any_, bindparam, func, select
 from sqlalchemy.orm import Session, joinedload
 
 from backend.analysis.variation import variation
@@ -58,12 +58,13 @@ def _runs(session: Session, drive_ids: list[int], fingerprint: bool = False) -> 
     """The drives' finished runs, with the parameters and environment entries their
     conditions are read from: picked out by PostgreSQL, as a run's environment (drive and
     host info, SMART before and after) can be tens of KB of JSON. With fingerprint, also
-    each run's plan and a digest of everything _rows reads of its results (see
-    _results_digest): what a cached comparison is keyed on."""
+    the count and digest of each run's results and step names that triggers keep on the run
+    (see Run.results_digest): what a cached comparison is keyed on."""
     env, params = Run.environment, Run.params
     query = select(
         Run.id,
         Run.drive_id,
+        Run.plan,
         Run.finished_at,
         # As text (->>), turned into Python values here: decoding each JSON value with
         # json.loads cost more than the query (6,000 values for 10 drives).
@@ -77,49 +78,26 @@ def _runs(session: Session, drive_ids: list[int], fingerprint: bool = False) -> 
         params["pattern"].as_string().label("pattern"),
     ).where(Run.drive_id.in_(drive_ids), Run.status == "done")
     if fingerprint:
-        digest = _results_digest(drive_ids)
-        query = (
-            query.add_columns(Run.plan, digest.c.count, digest.c.digest)
-            .outerjoin(digest, digest.c.run_id == Run.id)
-            .order_by(Run.id)
-        )
+        query = query.add_columns(
+            Run.results_count.label("count"), Run.results_digest.label("digest")
+        ).order_by(Run.id)
     return list(session.connection().execute(query))
 
 
-def _results_digest(drive_ids: list[int]) -> Any:
-    """Per finished run of the drives: how many results _rows reads and the XOR of a 64-bit
-    hash of each one's step id, step name, metric, unit and value (as text, exact: -0 and
-    NaN included). Any change to one of them (a result corrected, added or deleted, a step
-    renamed) changes the digest or the count, but for a 2^-64 chance. Only those drives'
-    results are hashed, not the whole table's. (A step's job options, which its conditions
-    are read from, are fixed when the run is queued.)"""
-    each = func.hashtextextended(
-        Step.name + ":" + Result.metric + ":" + Result.unit + ":" + cast(Result.value, Text),
-        Result.step_id,
-    )
-    return (
-        select(
-            Result.run_id,
-            func.count().label("count"),
-            func.bit_xor(each).label("digest"),
-        )
-        .join(Step, Step.id == Result.step_id)
-        .join(Run, Run.id == Result.run_id)
-        .where(Run.drive_id.in_(drive_ids), Run.status == "done")
-        .group_by(Result.run_id)
-        .subquery()
-    )
+def _ids(ids: Sequence[int]) -> Any:
+    """Ids as one array parameter: an IN list of hundreds of parameters cost more to render
+    than the query took."""
+    return bindparam("ids", list(ids), type_=ARRAY(Integer))
 
 
-def _steps(session: Session, drive_ids: list[int]) -> Sequence[Any]:
-    """The steps of the drives' finished runs in order, with the job options their
-    conditions are read from and the sha256 of their job file: one query, plain rows."""
+def _steps(session: Session, run_ids: Sequence[int]) -> Sequence[Any]:
+    """The steps of those runs in order, with the job options their conditions are read from
+    and the sha256 of their job file: one query, plain rows."""
     fields = [Step.params[f].as_string() for f in cond.STEP_FIELDS]
     job_hash = func.encode(func.sha256(func.convert_to(Step.job_file, "UTF8")), "hex")
     query = (
         select(Step.id, Step.run_id, Step.kind, Step.name, Step.status, job_hash, *fields)
-        .join(Run, Run.id == Step.run_id)
-        .where(Run.drive_id.in_(drive_ids), Run.status == "done")
+        .where(Step.run_id == any_(_ids(run_ids)))
         .order_by(Step.run_id, Step.idx)
     )
     result = session.connection().execute(query)
@@ -129,7 +107,7 @@ def _steps(session: Session, drive_ids: list[int]) -> Sequence[Any]:
         result.close()
 
 
-def _rows(session: Session, drive_ids: list[int]) -> Sequence[Any]:
+def _rows(session: Session, run_ids: Sequence[int]) -> Sequence[Any]:
     """Every result of those runs as (metric id, drive id, run id, value, unit, step id),
     oldest run first. Plain columns only, fetched all at once: ~7,000 rows for 10 drives
     over the whole suite. Grouping them in SQL instead (an ordered array per metric and
@@ -146,7 +124,13 @@ def _rows(session: Session, drive_ids: list[int]) -> Sequence[Any]:
         )
         .join(Step, Step.id == Result.step_id)
         .join(Run, Run.id == Result.run_id)
-        .where(Run.drive_id.in_(drive_ids), Run.status == "done")
+        # The runs named for each table: else PostgreSQL reads every step and run of the
+        # archive to join the few results (hash joins over sequential scans).
+        .where(
+            Result.run_id == any_(_ids(run_ids)),
+            Step.run_id == any_(_ids(run_ids)),
+            Run.id == any_(_ids(run_ids)),
+        )
         .order_by(Run.finished_at, Result.run_id)
     )
     # The driver's tuples: a Row object for each of them cost more than the fetch.
@@ -260,16 +244,18 @@ def compare(
     return _compare(session, drive_ids, drives, runs, metrics, under_review, aggregate)
 
 
-# Answers of GET /api/compare, serialised, by everything they are computed from (see
-# compare_json): the most recently used ones.
-CACHE_SIZE = 32
-_cache: OrderedDict[Hashable, bytes] = OrderedDict()
+# Each plan's section of the answers of GET /api/compare (the JSON of its metrics), by the
+# request and the parts it is assembled from (see compare_json): the most recently used ones
+# (about 300 KB for 10 drives with the whole suite run three times, of about 2.9 MB for all
+# nine plans).
+CACHE_SIZE = 256
+_cache: OrderedDict[Hashable, list[tuple[str, bytes]]] = OrderedDict()
 _cache_lock = threading.Lock()
 _PLAIN = parts.PLAIN
-# Each drive's part of those answers (compare_parts), by everything it is computed from: the
-# most recently used ones (about 200 KB each for a drive with the whole suite run three
-# times: 128 of them hold about as much as 32 whole answers for 10 drives).
-PART_CACHE_SIZE = 128
+# Each drive's part of those answers for one plan (compare_parts), by everything it is
+# computed from: the most recently used ones (about 200 KB for a drive with the whole suite
+# run three times, over its nine plans).
+PART_CACHE_SIZE = 1024
 _parts: OrderedDict[Hashable, parts.Part] = OrderedDict()
 _parts_lock = threading.Lock()
 
@@ -283,105 +269,95 @@ def compare_json(
     *,
     hide_embargoed: bool = False,
 ) -> bytes:
-    """compare() as JSON, from caches of whole answers and of each drive's part of them.
+    """compare() as JSON, from caches of each plan's section of it and of each drive's part
+    of a plan.
 
-    A drive's part is keyed by everything it is computed from: the database, what the answer
-    shows of the drive (label, short name, flags, the embargo as of now) and its firmware,
-    and each of its finished runs' conditions, finish time, plan and a digest of its results
-    with their step names (see _runs). A run that finishes, is resumed or deleted, a result
-    corrected, a step renamed, a drive renamed or embargoed: each changes the drive's key, so
-    a part is never stale. A whole answer is keyed by the request and its drives' keys with
-    the names warnings give them. Looking up either costs the drives' and runs' queries (the
-    digest is summed by PostgreSQL); an answer not cached whole fetches the steps and results
-    of the drives whose part is not cached, computes their parts, and assembles the answer
-    from the parts: the rows of each metric sorted and the ones measured unlike the others
-    set apart, the warnings worked out from the rows' conditions, the rows' JSON joined."""
+    A metric is one plan's (its id begins with the plan), so a drive's rows of a plan's
+    metrics are computed from its runs of that plan alone: a part. A part is keyed by
+    everything it is computed from: the database, what the answer shows of the drive (label,
+    short name, flags, the embargo as of now) and its firmware, and each of the drive's
+    finished runs of the plan: their conditions, finish time, and the count and digest of
+    their results and step names that triggers keep on each run (see _runs). A run that
+    finishes, is resumed or deleted, a result corrected, added or deleted, a step renamed, a
+    drive renamed or embargoed (by the app or in SQL): each changes a key, so a part is never
+    stale. Looking parts up costs the drives' and runs' queries; the parts not cached are
+    computed from their runs' steps and results, fetched by run. A plan's section (its
+    metrics' JSON: the rows of each metric sorted and the ones measured unlike the others set
+    apart, the warnings worked out from the rows' conditions) is keyed by the request and the
+    parts it is assembled from, and the answer joins the sections: an answer after one run
+    changed computes that run's part and its plan's section only."""
     _check(drive_ids, aggregate)
     drives = _drives(session, drive_ids, hide_embargoed)
     runs = _runs(session, drive_ids, fingerprint=True)
     url = session.connection().engine.url.render_as_string()
-    runs_of: dict[int, list[Any]] = {drive_id: [] for drive_id in drives}
+    runs_of: dict[tuple[int, str], list[Any]] = defaultdict(list)
     for run in runs:
-        runs_of[run.drive_id].append(run)
+        runs_of[run.drive_id, run.plan].append(run)
     shown = _shown(drives)
     keys = {
-        d.id: (url, d.id, *shown[d.id], d.firmware, tuple(tuple(run) for run in runs_of[d.id]))
-        for d in drives.values()
+        (drive_id, plan): (
+            url,
+            drive_id,
+            *shown[drive_id],
+            drives[drive_id].firmware,
+            tuple(tuple(run) for run in plan_runs),
+        )
+        for (drive_id, plan), plan_runs in runs_of.items()
     }
-    names = _names(drives)
-    key = (
-        url,
-        tuple(drive_ids),
-        None if not metrics else frozenset(metrics),
-        under_review,
-        aggregate,
-        tuple((keys[drive_id], names[drive_id]) for drive_id in sorted(drives)),
-    )
-    with _cache_lock:
-        body = _cache.get(key)
-        if body is not None:
-            _cache.move_to_end(key)
-            return body
-    found, settled = _drive_parts(session, drives, runs_of, shown, keys)
-    body = _assemble(names, found, metrics, under_review, aggregate)
-    if settled:
-        with _cache_lock:
-            _cache[key] = body
-            while len(_cache) > CACHE_SIZE:
-                _cache.popitem(last=False)
-    return body
+    found, settled = _plan_parts(session, drives, runs_of, shown, keys)
+    return _assemble(_names(drives), found, metrics, under_review, aggregate, keep=settled)
 
 
-def _drive_parts(
+def _plan_parts(
     session: Session,
     drives: dict[int, DriveSample],
-    runs_of: dict[int, list[Any]],
+    runs_of: Mapping[tuple[int, str], list[Any]],
     shown: dict[int, tuple[str, str | None, bool, bool]],
-    keys: Mapping[int, Hashable],
-) -> tuple[dict[int, parts.Part], bool]:
-    """Each drive's part, from the cache or computed from its results, and whether the
-    results were those the keys hold (else nothing computed from them is cached)."""
-    found: dict[int, parts.Part] = {}
+    keys: Mapping[tuple[int, str], Hashable],
+) -> tuple[list[parts.Part], bool]:
+    """Each drive's part for each of its plans, from the cache or computed from the results
+    of its runs of that plan, and whether the results were those the keys hold (else nothing
+    computed from them is cached)."""
+    found: list[parts.Part] = []
+    todo: list[tuple[int, str]] = []
     with _parts_lock:
-        for drive_id, key in keys.items():
+        for group, key in keys.items():
             part = _parts.get(key)
-            if part is not None:
+            if part is None:
+                todo.append(group)
+            else:
                 _parts.move_to_end(key)
-                found[drive_id] = part
-    todo = [drive_id for drive_id in keys if drive_id not in found]
+                found.append(part)
     if not todo:
         return found, True
-    todo_runs = [run for drive_id in todo for run in runs_of[drive_id]]
-    steps = _steps(session, todo)
-    rows = _rows(session, todo)
-    # The results come from a later statement than the runs in the keys: a run that finished
-    # meanwhile is left out, and the parts are kept only if every run has as many results as
-    # its key counted. (The app changes no result of a finished run; one changed by hand in
+    todo_runs = [run for group in todo for run in runs_of[group]]
+    run_ids = [run.id for run in todo_runs]
+    steps = _steps(session, run_ids)
+    rows = _rows(session, run_ids)
+    # The results come from a later statement than the runs in the keys: the parts are kept
+    # only if every run has as many results as its key counted. (A result changed by hand in
     # the milliseconds between the two statements, and later changed back, would go unseen.)
-    expected = {run.id: run.count or 0 for run in todo_runs}
     counted = Counter(map(itemgetter(2), rows))
-    settled = counted.keys() <= expected.keys() and all(
-        counted[run_id] == n for run_id, n in expected.items()
+    settled = all(counted[run.id] == run.count for run in todo_runs)
+    grouped = parts.group(
+        _with_variants(rows, todo_runs), {run.id: (run.drive_id, run.plan) for run in todo_runs}
     )
-    if not counted.keys() <= expected.keys():
-        rows = [row for row in rows if row[2] in expected]
-    grouped = parts.group(_with_variants(rows, todo_runs), todo)
     info: dict[int, parts.RunInfo] = {}
     run_cond: dict[int, dict[str, Any]] = {}
     for run in todo_runs:
         info[run.id], run_cond[run.id] = _run_info(run, drives[run.drive_id])
     step_cond = _step_conditions(steps, run_cond)
+    heads = {drive_id: parts.head(drive_id, *shown[drive_id]) for drive_id, _plan in todo}
     computed = {}
-    for drive_id in todo:
-        head = parts.head(drive_id, *shown[drive_id])
-        mine = {run.id: info[run.id] for run in runs_of[drive_id]}
-        found[drive_id] = computed[drive_id] = parts.build(
-            drive_id, head, mine, step_cond, grouped[drive_id]
-        )
+    for group in todo:
+        drive_id = group[0]
+        mine = {run.id: info[run.id] for run in runs_of[group]}
+        part = parts.build(drive_id, group[1], heads[drive_id], mine, step_cond, grouped[group])
+        found.append(part)
+        computed[keys[group]] = part
     if settled:
         with _parts_lock:
-            for drive_id, part in computed.items():
-                _parts[keys[drive_id]] = part
+            _parts.update(computed)
             while len(_parts) > PART_CACHE_SIZE:
                 _parts.popitem(last=False)
     return found, settled
@@ -391,6 +367,8 @@ def _ranked(
     order: list[Any], conds: list[cond.Items], drive_ids: list[int], under_review: int | None
 ) -> list[tuple[Any, str | None]]:
     """The rows (best first) with why each is set apart, the ones set apart last."""
+    if len({cond.sets_apart(c) for c in conds}) == 1:
+        return [(row, None) for row in order]  # measured alike: none is set apart
     ref = cond.reference(list(zip(drive_ids, conds, strict=True)), under_review)
     reasons = [cond.apart(c, ref) for c in conds]
     kept = [(row, None) for row, why in zip(order, reasons, strict=True) if why is None]
@@ -422,18 +400,72 @@ def _metric_conditions(
 
 def _assemble(
     names: Mapping[int, str],
-    found: dict[int, parts.Part],
+    found: list[parts.Part],
     metrics: list[str] | None,
     under_review: int | None,
     aggregate: str,
+    *,
+    keep: bool,
 ) -> bytes:
-    """The answer compare() gives, as JSON, from the drives' parts."""
-    wanted = set(metrics) if metrics else None
+    """The answer compare() gives, as JSON, from the parts: each plan's section from the
+    cache or computed (and kept if `keep`), the metrics of all in order."""
+    wanted = frozenset(metrics) if metrics else None
+    by_plan: dict[str, list[parts.Part]] = defaultdict(list)
+    for part in found:
+        by_plan[part.plan].append(part)
+    out: list[tuple[str, bytes]] = []
+    for plan, plan_parts in by_plan.items():
+        plan_parts.sort(key=attrgetter("drive_id"))
+        # The drive under review matters to a section only if it has a part in it.
+        review = under_review if any(p.drive_id == under_review for p in plan_parts) else None
+        key = (
+            plan,
+            wanted,
+            review,
+            aggregate,
+            tuple((p.serial, names[p.drive_id]) for p in plan_parts),
+        )
+        with _cache_lock:
+            section = _cache.get(key)
+            if section is not None:
+                _cache.move_to_end(key)
+        if section is None:
+            section = _section(names, plan_parts, wanted, review, aggregate)
+            if keep:
+                with _cache_lock:
+                    _cache[key] = section
+                    while len(_cache) > CACHE_SIZE:
+                        _cache.popitem(last=False)
+        out += section
+    # A plan's metric ids share its prefix: sorting them all orders the sections too.
+    out.sort(key=itemgetter(0))
+    missing = sorted(wanted - {mid for mid, _json in out}) if wanted else []
+    return b"".join(
+        (
+            b'{"aggregate":',
+            parts.json_str(aggregate),
+            b',"metrics":[',
+            b",".join(json for _mid, json in out),
+            b'],"missing":',
+            parts.json_of(missing),
+            b"}",
+        )
+    )
+
+
+def _section(
+    names: Mapping[int, str],
+    found: list[parts.Part],
+    wanted: frozenset[str] | None,
+    under_review: int | None,
+    aggregate: str,
+) -> list[tuple[str, bytes]]:
+    """Each metric of the parts (of one plan) with its JSON, as compare() gives it."""
     latest = aggregate == "latest"
     met: dict[str, list[parts.Entry]] = {}
     heads: dict[int, bytes] = {}  # the row up to its set_apart
-    for drive_id, part in found.items():
-        heads[drive_id] = part.head + (b"true" if drive_id == under_review else b"false")
+    for part in found:
+        heads[part.drive_id] = part.head + (b"true" if part.drive_id == under_review else b"false")
         for mid, entry in part.metrics.items():
             if wanted is not None and mid not in wanted:
                 continue
@@ -444,8 +476,7 @@ def _assemble(
                 entries.append(entry)
     described: dict[frozenset[tuple[int, cond.Items, tuple[Any, bool]]], tuple[bytes, bytes]] = {}
     out = []
-    for mid in sorted(met):
-        entries = met[mid]
+    for mid, entries in met.items():
         # The drives in the order compare() meets them, the unit of the latest result.
         entries.sort(key=itemgetter(parts.FIRST))
         unit = max(entries, key=itemgetter(parts.LAST))[parts.UNIT]
@@ -486,19 +517,8 @@ def _assemble(
                 b'],"warnings":' + parts.json_of(found_about["warnings"]) + b"}",
             )
         head = parts.PLAIN.dump_json(_metric_head(mid, unit, lower))[:-1]
-        out.append(head + about[0] + b",".join(rows_json) + about[1])
-    missing = sorted(wanted - set(met)) if wanted else []
-    return b"".join(
-        (
-            b'{"aggregate":',
-            parts.json_str(aggregate),
-            b',"metrics":[',
-            b",".join(out),
-            b'],"missing":',
-            parts.json_of(missing),
-            b"}",
-        )
-    )
+        out.append((mid, head + about[0] + b",".join(rows_json) + about[1]))
+    return out
 
 
 def _json_text(value: str | None) -> bytes:
@@ -528,14 +548,17 @@ def _compare(
     run_cond: dict[int, dict[str, Any]] = {}
     for run in runs:
         info[run.id], run_cond[run.id] = _run_info(run, drives[run.drive_id])
-    step_cond = _step_conditions(_steps(session, drive_ids), run_cond)
+    # A metric is one plan's (its id begins with the plan): only those plans' runs are read.
+    plans = None if wanted is None else {m.partition(":")[0] for m in wanted}
+    run_ids = [run.id for run in runs if plans is None or run.plan in plans]
+    step_cond = _step_conditions(_steps(session, run_ids), run_cond)
     conds = {step_id: c for step_id, (c, _job) in step_cond.items()}
     # metric -> drive -> (values, run ids, step ids), oldest run first; drives in the order
     # first met
     groups: dict[str, dict[int, tuple[list[float], list[int], list[int]]]] = {}
     units: dict[str, str] = {}
     for mid, drive_id, run_id, value, unit, step_id in _with_variants(
-        _rows(session, drive_ids), runs
+        _rows(session, run_ids), runs
     ):
         per_drive = groups.get(mid)
         if per_drive is None:

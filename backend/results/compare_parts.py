@@ -1,15 +1,17 @@
-"""Each drive's part of a comparison (GET /api/compare): computed once for each state of the
-drive and its finished runs, so that an answer that is not cached as a whole recomputes only
-the drives that changed (see compare.compare_json).
+"""Each drive's part of a comparison (GET /api/compare) for one plan: computed once for each
+state of the drive and its finished runs of the plan, so that an answer recomputes only the
+parts whose runs changed (see compare.compare_json). A metric is one plan's: its id begins
+with the plan.
 
-A part holds, for each metric the drive has a result for: where its oldest and latest results
-come in the order compare() reads results in (by the runs' finish, then run id), the unit of
-its latest result, the conditions of its latest result (backend.results.conditions) and its
-run's host notes, the run-to-run variation of the results measured under those conditions, and
-its row of the answer as JSON but for `under_review` and `set_apart`. Warnings and the rows
-set apart are not in it: they depend on the drives compared together.
+A part holds, for each metric of the plan the drive has a result for: where its oldest and
+latest results come in the order compare() reads results in (by the runs' finish, then run
+id), the unit of its latest result, the conditions of its latest result
+(backend.results.conditions) and its run's host notes, the run-to-run variation of the
+results measured under those conditions, and its row of the answer as JSON but for
+`under_review` and `set_apart`. Warnings and the rows set apart are not in it: they depend
+on the drives compared together.
 
-The JSON is written value by value with the serialiser compare_json used for whole answers
+The JSON is written value by value with the serialiser compare() answers are checked with
 (pydantic's), and joined: compact JSON of a dict is its items' JSON joined by commas in
 braces, so an answer assembled from parts is byte for byte the one dump_json gives for
 compare()'s dict (tests check it). A part's values and dates are serialised in one list,
@@ -19,10 +21,11 @@ split at its commas (none has one), its variations in another, split where one d
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, TypeVar
 
 from pydantic import TypeAdapter
 
@@ -91,6 +94,9 @@ Entry = tuple[
 
 
 class Part(NamedTuple):
+    drive_id: int
+    plan: str
+    serial: int  # unique in the process: the answers' sections are keyed on their parts' serials
     head: bytes  # the row up to its under_review flag: {"drive_id":...,"under_review":
     metrics: dict[str, Entry]
 
@@ -122,17 +128,20 @@ class RunInfo(NamedTuple):
     resumed: bool
 
 
+K = TypeVar("K")
+
 # A drive's results by metric: the values, run ids and step ids, oldest first; the unit of
 # the latest.
 Groups = tuple[dict[str, tuple[list[float], list[int], list[int]]], dict[str, str]]
 
 
-def group(rows: Iterable[Sequence[Any]], drive_ids: Iterable[int]) -> dict[int, Groups]:
-    """The drives' results as compare._rows gives them, (metric id, drive id, run id, value,
-    unit, step id) ordered by the runs' finish, by drive and metric."""
-    out: dict[int, Groups] = {drive_id: ({}, {}) for drive_id in drive_ids}
-    for mid, drive_id, run_id, value, unit, step_id in rows:
-        groups, units = out[drive_id]
+def group(rows: Iterable[Sequence[Any]], group_of: Mapping[int, K]) -> dict[K, Groups]:
+    """Results as compare._rows gives them, (metric id, drive id, run id, value, unit, step
+    id) ordered by the runs' finish, by the group of their run (group_of: by run id) and
+    metric."""
+    out: dict[K, Groups] = {g: ({}, {}) for g in group_of.values()}
+    for mid, _drive_id, run_id, value, unit, step_id in rows:
+        groups, units = out[group_of[run_id]]
         found = groups.get(mid)
         if found is None:
             groups[mid] = ([value], [run_id], [step_id])
@@ -156,15 +165,19 @@ def pooled(
     return latest, [values[i] for i in keep], [run_ids[i] for i in keep]
 
 
+_serials = itertools.count(1)
+
+
 def build(
     drive_id: int,
+    plan: str,
     row_head: bytes,
     runs: Mapping[int, RunInfo],
     steps: Mapping[int, tuple[Items, str | None]],
     grouped: Groups,
 ) -> Part:
-    """A drive's part from its finished runs, its steps' conditions and job file hashes, and
-    its results grouped by metric."""
+    """A drive's part of a plan's metrics from its finished runs of the plan, their steps'
+    conditions and job file hashes, and their results grouped by metric."""
     run_ids_all = list(runs)
     finished = _tokens([runs[r].finished_at for r in run_ids_all])
     orders: dict[int, Order] = {}
@@ -236,4 +249,4 @@ def build(
             ),
             drive_id,
         )
-    return Part(row_head, metrics)
+    return Part(drive_id, plan, next(_serials), row_head, metrics)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from backend.plans.base import parse_size
@@ -220,6 +221,13 @@ def reference(rows: Sequence[tuple[int, Items]], under_review: int | None) -> di
     best = max(counts.values())
     winner = next(k for k in counts if counts[k] == best)  # first met: the best row's
     return dict(zip(SETS_APART, winner, strict=True))
+
+
+@lru_cache(maxsize=4096)
+def sets_apart(items: Items) -> tuple[Any, ...]:
+    """The conditions that can set a row apart: rows equal in these are ranked together."""
+    cond = dict(items)
+    return tuple(cond.get(key) for key in SETS_APART)
 
 
 def apart(items: Items, ref: Mapping[str, Any]) -> str | None:

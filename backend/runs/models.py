@@ -54,6 +54,12 @@ class Run(Base):
     # When retention compacted its samples and window logs (backend.retention); results and
     # fio's JSON are never compacted.
     compacted_at: Mapped[datetime | None]
+    # Kept by triggers on results and steps (migration 0012), never written here: how many
+    # results with a step the run has, and the XOR of a 64-bit hash of each of them (step id,
+    # metric, unit, value) and of each of its steps (id, name). A comparison's cache is keyed
+    # on them (backend.results.compare).
+    results_count: Mapped[int] = mapped_column(Integer, server_default="0")
+    results_digest: Mapped[int] = mapped_column(BigInteger, server_default="0")
 
     drive: Mapped[DriveSample] = relationship(lazy="raise")
     steps: Mapped[list[Step]] = relationship(

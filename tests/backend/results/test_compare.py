@@ -50,9 +50,10 @@ def add_run(
     *,
     fio: str = "fio-3.33",
     age_s: int = 0,
+    plan: str = "four-corners",
 ) -> Run:
     run = Run(
-        plan="four-corners",
+        plan=plan,
         drive_id=drive.id,
         params={"ioengine": "libaio"},
         status="done",

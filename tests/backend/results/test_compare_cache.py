@@ -9,7 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import event, select, update
+from sqlalchemy import event, select, text, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
@@ -144,6 +144,38 @@ def test_a_deleted_result_or_renamed_step_is_in_the_next_answer(
     assert "four-corners:randwrite-4k-qd32-renamed:write_mbps" in [
         m["metric"] for m in renamed["metrics"]
     ]
+
+
+def test_changes_made_by_hand_in_sql_are_in_the_next_answer(session: Session, lab: dict) -> None:
+    """A person correcting results with psql: a value corrected, a result added, one deleted,
+    a step renamed. The triggers that keep each run's digest see them as they see the app's."""
+    drives = lab["drives"]
+    answer(session, drives)
+    run_id = session.scalars(select(Run.id).where(Run.drive_id == drives[0])).one()
+
+    def sql(statement: str) -> dict[str, Any]:
+        session.execute(text(statement), {"run": run_id})
+        return answer(session, drives)
+
+    corrected = sql(
+        "UPDATE results SET value = value * 1.000001 WHERE run_id = :run AND metric = 'read_mbps'"
+    )
+    assert read_row(corrected, drives[0])["value"] == 100.0 * 1.000001
+    added = sql(
+        "INSERT INTO results (run_id, step_id, metric, value, unit) "
+        "SELECT run_id, step_id, 'read_iops', 25600, 'IOPS' FROM results "
+        "WHERE run_id = :run AND metric = 'read_mbps'"
+    )
+    iops = "four-corners:randread-4k-qd3:read_iops"
+    assert [r["value"] for m in added["metrics"] if m["metric"] == iops for r in m["rows"]] == [
+        25600.0
+    ]
+    deleted = sql("DELETE FROM results WHERE run_id = :run AND metric = 'read_iops'")
+    assert iops not in [m["metric"] for m in deleted["metrics"]]
+    renamed = sql("UPDATE steps SET name = 'randread-4k-qd3-v2' WHERE run_id = :run AND idx = 0")
+    metric = next(m for m in renamed["metrics"] if m["metric"] == READ)
+    assert drives[0] not in [r["drive_id"] for r in metric["rows"]]
+    assert "four-corners:randread-4k-qd3-v2:read_mbps" in [m["metric"] for m in renamed["metrics"]]
 
 
 def test_conditions_and_drives_that_change_are_in_the_next_answer(

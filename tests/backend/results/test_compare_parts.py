@@ -310,9 +310,55 @@ def test_a_change_recomputes_its_drive_only(
     after = same(session, lab, None, lab[0], aggregate)
     assert after != before
     # compare_json computed the changed drive's part, and took the others' from the cache
-    # (then cold() computed them all).
+    # (then cold() computed them all: lab[3] has no finished run, so no part).
     assert built[0] == changed
-    assert sorted(built[1:]) == sorted(lab)
+    assert sorted(built[1:]) == sorted(lab[:3])
+
+
+def test_a_change_to_one_plans_run_recomputes_that_plan_only(
+    session: Session, lab: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A metric is one plan's: a drive's part of each plan is computed from its runs of that
+    plan alone, and a change to one of them computes that part again, not the drive's
+    others, and that plan's section of the answer, not the other plans'."""
+    drive = session.get(DriveSample, lab[1])
+    assert drive is not None
+    other = add_run(session, drive, values(4), plan="transfer-size", age_s=50)
+    session.flush()
+    computed: list[tuple[int, str]] = []
+    build = parts.build
+
+    def spy(drive_id: int, *args: Any) -> parts.Part:
+        part = build(drive_id, *args)
+        assert {mid.partition(":")[0] for mid in part.metrics} == {part.plan}
+        computed.append((drive_id, part.plan))
+        return part
+
+    sections: list[str] = []
+    section = cmp._section
+
+    def section_spy(names: Any, found: list[parts.Part], *args: Any) -> Any:
+        sections.append(found[0].plan)
+        return section(names, found, *args)
+
+    monkeypatch.setattr(parts, "build", spy)
+    monkeypatch.setattr(cmp, "_section", section_spy)
+    before = same(session, lab)
+    assert (lab[1], "transfer-size") in computed and (lab[1], "four-corners") in computed
+    computed.clear()
+    sections.clear()
+    session.execute(update(Result).where(Result.run_id == other.id).values(value=77.0))
+    after = cmp.compare_json(session, lab, None, None)
+    assert computed == [(lab[1], "transfer-size")]
+    assert sections == ["transfer-size"]  # the four-corners section taken from the cache
+    assert after == uncached(session, lab, None, None) and json.loads(after) != before
+    computed.clear()
+    four_corners = session.scalars(
+        select(Run.id).where(Run.drive_id == lab[1], Run.plan == "four-corners")
+    ).first()
+    session.execute(update(Result).where(Result.run_id == four_corners).values(value=78.0))
+    assert cmp.compare_json(session, lab, None, None) == uncached(session, lab, None, None)
+    assert computed == [(lab[1], "four-corners")]
 
 
 def test_minus_zero_is_another_value(session: Session, lab: list[int], built: list[int]) -> None:
@@ -383,7 +429,7 @@ def test_every_request_is_answered_as_compare_does(
     args = (request_.get("metrics"), None if review is None else lab[review])
     kw = {"aggregate": request_.get("aggregate", "latest")}
     same(session, drives, *args, **kw)  # the first time: parts computed
-    same(session, drives, *args, **kw)  # again: the whole answer cached
+    same(session, drives, *args, **kw)  # again: the sections cached
     cmp._cache.clear()
     same(session, drives, *args, **kw)  # from the cached parts
 
@@ -417,11 +463,11 @@ def test_results_that_change_during_a_comparison_are_not_cached(
     drive = session.get(DriveSample, lab[2])
     assert drive is not None
 
-    def meanwhile(s: Session, drive_ids: list[int]) -> Any:
+    def meanwhile(s: Session, run_ids: list[int]) -> Any:
         s.execute(delete(Result).where(Result.run_id == run.id, Result.metric == "read_mbps"))
         add_run(s, drive, values(11))
         s.flush()
-        return rows(s, drive_ids)
+        return rows(s, run_ids)
 
     monkeypatch.setattr(cmp, "_rows", meanwhile)
     racing = json.loads(cmp.compare_json(session, lab, None, None))
@@ -430,7 +476,7 @@ def test_results_that_change_during_a_comparison_are_not_cached(
     assert read_row(racing, lab[2])["runs"]["count"] == 2  # the new run is not in it
     built.clear()
     after = same(session, lab)
-    assert sorted(built[: len(lab)]) == sorted(lab)  # computed again
+    assert sorted(built[:3]) == sorted(lab[:3])  # computed again (lab[3] has no run)
     assert read_row(after, lab[2])["runs"]["count"] == 3
     assert read_row(after, lab[1])["runs"]["count"] == 1
 
