@@ -5,17 +5,14 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from sqlalchemy import select
-from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from backend.analysis import pts
 from backend.benches.models import Bench
-from backend.core.db import session_factory
 from backend.core.errors import InvalidParams
 from backend.drives.models import DriveModel, DriveSample
 from backend.pts import service
@@ -34,13 +31,6 @@ ELEMENTS = [
         ("r0w100-64k", "64k", 65536, "0/100", 0),
     )
 ]
-
-
-@pytest.fixture
-def session(engine: Engine) -> Iterator[Session]:
-    with session_factory(engine)() as s:
-        yield s
-        s.rollback()
 
 
 @pytest.fixture

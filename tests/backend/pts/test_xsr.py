@@ -3,16 +3,13 @@ per-second samples when it ends, and the report's and Compare's figures read fro
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pytest
-from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from backend.benches.models import Bench
-from backend.core.db import session_factory
 from backend.drives.models import DriveModel, DriveSample
 from backend.pts.compare import compare_pts
 from backend.pts.report import report
@@ -28,13 +25,6 @@ STIMULI = (
     ("xsr-rand", "xsr-2", [(0.0, 20.5), (6.4, 4.9)], 30.0),
     ("xsr-seq-2", "xsr-3", [(0.0, 12.0), (8.7, 38.0)], 30.5),
 )
-
-
-@pytest.fixture
-def session(engine: Engine) -> Iterator[Session]:
-    with session_factory(engine)() as s:
-        yield s
-        s.rollback()
 
 
 def _run(session: Session) -> tuple[Run, list[Step]]:

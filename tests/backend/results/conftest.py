@@ -1,4 +1,5 @@
-"""The results tests' database: a fresh one per module, built by the migrations."""
+"""The results tests' database: a fresh one per module, built by the migrations, and a session
+on it whose changes are rolled back after each test."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session
 
-from backend.core.db import make_engine
+from backend.core.db import make_engine, session_factory
 from backend.core.embedded import EmbeddedPostgres
 from backend.core.migrate import upgrade
 from tests.conftest import create_local_database, local_services_available
@@ -29,3 +31,10 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
     finally:
         eng.dispose()
         stop()
+
+
+@pytest.fixture
+def session(engine: Engine) -> Iterator[Session]:
+    with session_factory(engine)() as s:
+        yield s
+        s.rollback()

@@ -4,7 +4,7 @@ no results, and every change that alters the answer gets the new answer, never t
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -36,14 +36,6 @@ def lab(engine: Engine) -> dict[str, list[int]]:
             add_run(s, d, {k: v + n for k, v in VALUES.items()}, age_s=100)
         s.commit()
         return {"drives": [d.id for d in drives]}
-
-
-@pytest.fixture
-def session(engine: Engine) -> Iterator[Session]:
-    """A session whose changes are rolled back: compare_json reads them in its transaction."""
-    with session_factory(engine)() as s:
-        yield s
-        s.rollback()
 
 
 def answer(s: Session, drives: list[int], **kw: Any) -> dict[str, Any]:

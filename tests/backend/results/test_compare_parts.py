@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
@@ -55,14 +55,6 @@ def empty_caches() -> None:
     there would be found again when a test makes the same change (rightly)."""
     cmp._cache.clear()
     cmp._parts.clear()
-
-
-@pytest.fixture
-def session(engine: Engine) -> Iterator[Session]:
-    """A session whose changes are rolled back: compare_json reads them in its transaction."""
-    with session_factory(engine)() as s:
-        yield s
-        s.rollback()
 
 
 @pytest.fixture

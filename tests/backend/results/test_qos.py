@@ -5,17 +5,15 @@ finished before histograms were kept, from its stored fio output."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
-from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from backend.analysis import latency
 from backend.benches.models import Bench
-from backend.core.db import session_factory, utcnow
+from backend.core.db import utcnow
 from backend.core.errors import InvalidParams, NotFound
 from backend.results import qos
 from backend.results.models import StepLatency
@@ -24,13 +22,6 @@ from tests.backend.results.test_compare import add_drive
 from worker.fio.stream import samples_from_text
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "fio-3.33"
-
-
-@pytest.fixture
-def session(engine: Engine) -> Iterator[Session]:
-    with session_factory(engine)() as s:
-        yield s
-        s.rollback()
 
 
 def final_of(name: str) -> dict:

@@ -5,15 +5,11 @@ they change whenever what a comparison reads of the run changes."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from sqlalchemy import text
-from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from backend.benches.models import Bench
-from backend.core.db import session_factory
 from tests.backend.results.test_compare import add_drive, add_run
 
 VALUES = {"randread-4k-qd3": 100.0, "randwrite-4k-qd32": 200.0, "randwrite-4k-qd3": 50.0}
@@ -30,13 +26,6 @@ LEFT JOIN (SELECT run_id, bit_xor(step_digest(id, name)) AS x
 ORDER BY runs.id
 """
 STORED = "SELECT id, results_count, results_digest FROM runs ORDER BY id"
-
-
-@pytest.fixture
-def session(engine: Engine) -> Iterator[Session]:
-    with session_factory(engine)() as s:
-        yield s
-        s.rollback()
 
 
 @pytest.fixture
