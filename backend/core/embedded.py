@@ -6,10 +6,13 @@ The same engines as production, started without root, Docker or system packages,
 
 from __future__ import annotations
 
+import fcntl
 import logging
+import os
 import secrets
 import socket
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -27,6 +30,24 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+# As root, pgserver runs PostgreSQL as a system user `pgserver` that it creates with useradd
+# when missing. Two `drivelab up` starting at once on a fresh machine both ran useradd: one
+# failed, or initdb ran as a uid that the other's useradd had just taken back ("could not look
+# up effective user ID"). The user is made once, under a lock that every start takes.
+PGSERVER_USER = "pgserver"
+USER_LOCK = Path(tempfile.gettempdir()) / "drivelab-pgserver-user.lock"
+
+
+def ensure_pgserver_user(name: str = PGSERVER_USER) -> None:
+    if os.geteuid() != 0:
+        return
+    from pgserver.utils import ensure_user_exists
+
+    with open(USER_LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        ensure_user_exists(name)
+
+
 class EmbeddedPostgres:
     def __init__(self, data_dir: Path) -> None:
         self.pgdata = data_dir / "postgres"
@@ -35,6 +56,7 @@ class EmbeddedPostgres:
     def start(self) -> str:
         import pgserver  # imported lazily: production never needs it
 
+        ensure_pgserver_user()
         self.pgdata.mkdir(parents=True, exist_ok=True)
         self._server = pgserver.get_server(self.pgdata, cleanup_mode="stop")
         server = self._server
