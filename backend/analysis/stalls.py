@@ -89,30 +89,32 @@ def window_log_intervals(
         t, v = t[:-1], v[:-1]
     moving = v[v > 0]
     median = float(np.median(moving)) if moving.size else 0.0
-    starts: list[float] = []
-    ends: list[float] = []
-    rates: list[float] = []
-    prev = 0.0
-    for ti, vi in zip(t, v, strict=True):
-        gap = ti - prev
-        if gap <= 0:
-            continue
-        covered = gap
-        if gap > GAP_WINDOWS * window_ms:
-            share = max(0.0, 0.5 - vi / median) if median > 0 else 0.5
-            covered = window_ms + (gap - window_ms) * share
-            starts.append(prev)
-            ends.append(ti - covered)
-            rates.append(0.0)
-        starts.append(ti - covered)
-        ends.append(ti)
-        rates.append(vi)
-        prev = ti
-    if end_ms is not None and end_ms - prev > 2 * GAP_WINDOWS * window_ms:
-        starts.append(prev)
-        ends.append(float(end_ms))
-        rates.append(0.0)
-    return np.asarray(starts) / 1000.0, np.asarray(ends) / 1000.0, np.asarray(rates)
+    # Each row starts where the row before it ended (the job's start for the first); a row at
+    # the time of the one before adds nothing. Vectorised: a 2000 s log has 20,000 rows.
+    prev = np.maximum(np.concatenate(([0.0], t[:-1])), 0.0)
+    gap = t - prev
+    keep = gap > 0
+    t, v, prev, gap = t[keep], v[keep], prev[keep], gap[keep]
+    long = gap > GAP_WINDOWS * window_ms
+    if median > 0:
+        share = np.maximum(0.0, 0.5 - v / median)
+    else:
+        share = np.full(v.shape, 0.5)
+    covered = np.where(long, window_ms + (gap - window_ms) * share, gap)
+    # Every row's interval, each after a gap preceded by an interval at 0: row i's own
+    # interval is at position i + (long gaps up to and including row i).
+    own = np.arange(t.size) + np.cumsum(long)
+    n = t.size + int(long.sum())
+    starts, ends, rates = np.empty(n), np.empty(n), np.zeros(n)
+    starts[own], ends[own], rates[own] = t - covered, t, v
+    idle = own[long] - 1
+    starts[idle], ends[idle] = prev[long], (t - covered)[long]
+    last = float(t[-1]) if t.size else 0.0
+    if end_ms is not None and end_ms - last > 2 * GAP_WINDOWS * window_ms:
+        starts = np.append(starts, last)
+        ends = np.append(ends, float(end_ms))
+        rates = np.append(rates, 0.0)
+    return starts / 1000.0, ends / 1000.0, rates
 
 
 def sample_intervals(t_ms: ArrayLike, dt_ms: ArrayLike, amounts: ArrayLike) -> Intervals:
@@ -218,16 +220,13 @@ def window_log_points(
     row for a while (window_log_intervals) the line at 0 from the gap's start to its end, so a
     stall is drawn as the time at 0 that the analysis counts, not as a slope between rows."""
     starts, ends, rates = window_log_intervals(t_ms, values, window_ms)
-    xs: list[float] = []
-    ys: list[float] = []
-    for s, e, r in zip(starts, ends, rates, strict=True):
-        if r == 0 and e - s > 0:
-            xs += [float(s), float(e)]
-            ys += [0.0, 0.0]
-        else:
-            xs.append(float(e))
-            ys.append(float(r))
-    return xs, ys
+    idle = (rates == 0) & (ends - starts > 0)
+    # An idle interval is two points (its start and its end at 0), any other one point (its
+    # end at its rate), in the intervals' order.
+    xs = np.column_stack((np.where(idle, starts, np.nan), ends)).ravel()
+    ys = np.column_stack((np.where(idle, 0.0, np.nan), rates)).ravel()
+    drawn = ~np.isnan(xs)
+    return xs[drawn].tolist(), ys[drawn].tolist()
 
 
 def confirm_with_samples(found: dict, samples: Intervals) -> dict:

@@ -19,6 +19,7 @@ from backend.analysis.stalls import (
     stalls_in_samples,
     stalls_in_window_log,
     window_log_intervals,
+    window_log_points,
 )
 from worker.fio.logs import parse_window_log
 from worker.fio.stream import samples_from_text
@@ -219,3 +220,56 @@ def test_a_real_fio_job_with_injected_pauses(tmp_path: Path, in_memory: Path) ->
     assert gaps and all(g == pytest.approx(period_s, rel=0.10) for g in gaps), result
     if len(result["stalls"]) == len(injected):
         assert result["period_s"] == pytest.approx(period_s, rel=0.10), result
+
+
+def _intervals_row_by_row(t_ms, values, window_ms, end_ms=None):  # type: ignore[no-untyped-def]
+    """window_log_intervals' rule written out one row at a time: the reference that the
+    vectorised function must match exactly."""
+    t = np.asarray(t_ms, dtype=float)
+    v = np.asarray(values, dtype=float)
+    v = np.where(np.isfinite(v), v, 0.0)
+    order = np.argsort(t, kind="stable")
+    t, v = t[order], v[order]
+    if end_ms is not None and t.size > 1 and end_ms - t[-1] <= 2.5 * window_ms:
+        t, v = t[:-1], v[:-1]
+    moving = v[v > 0]
+    median = float(np.median(moving)) if moving.size else 0.0
+    out: list[tuple[float, float, float]] = []
+    prev = 0.0
+    for ti, vi in zip(t, v, strict=True):
+        gap = ti - prev
+        if gap <= 0:
+            continue
+        covered = gap
+        if gap > 2.5 * window_ms:
+            share = max(0.0, 0.5 - vi / median) if median > 0 else 0.5
+            covered = window_ms + (gap - window_ms) * share
+            out.append((prev, ti - covered, 0.0))
+        out.append((ti - covered, ti, vi))
+        prev = ti
+    if end_ms is not None and end_ms - prev > 5 * window_ms:
+        out.append((prev, end_ms, 0.0))
+    return [(a / 1000, b / 1000, r) for a, b, r in out]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_window_log_intervals_match_the_row_by_row_rule(seed: int) -> None:
+    """Random logs with duplicate times, gaps short and long, rows at 0 and a few out of
+    order, with and without the job's end: the same intervals as the rule row by row."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 400))
+    steps = rng.choice([0, 100, 120, 209, 300, 1600], size=n, p=[0.03, 0.6, 0.2, 0.1, 0.04, 0.03])
+    t = np.cumsum(steps).astype(float)
+    if n > 3:
+        i = int(rng.integers(0, n - 1))
+        t[[i, i + 1]] = t[[i + 1, i]]  # two rows out of order
+    v = rng.choice([0.0, 5e6, 3e8, 3.1e8, 2.9e8], size=n, p=[0.05, 0.05, 0.3, 0.3, 0.3])
+    end = None if seed % 2 else (float(t.max()) if n else 0.0) + float(rng.choice([50, 300, 900]))
+    got = window_log_intervals(t, v, WINDOW_MS, end_ms=end)
+    want = _intervals_row_by_row(t, v, WINDOW_MS, end)
+    assert list(zip(*(a.tolist() for a in got), strict=True)) == want
+    xs, ys = window_log_points(t, v, WINDOW_MS)
+    drawn: list[tuple[float, float]] = []
+    for s, e, r in _intervals_row_by_row(t, v, WINDOW_MS):
+        drawn += [(s, 0.0), (e, 0.0)] if r == 0 and e - s > 0 else [(e, r)]
+    assert list(zip(xs, ys, strict=True)) == drawn
