@@ -22,17 +22,25 @@ def fold_short_tail(
     t_ms: Sequence[float], dt_ms: Sequence[float], *amounts: Sequence[float]
 ) -> tuple[list[float], list[float], list[list[float]]]:
     """(t_ms, dt_ms, [amounts...]) with a short last interval folded into the one before."""
-    t = [float(x) for x in t_ms]
-    dt = [float(x) for x in dt_ms]
-    cols = [[float(x) for x in col] for col in amounts]
+    t, dt, cols = fold_short_tail_arrays(t_ms, dt_ms, *amounts)
+    return t.tolist(), dt.tolist(), [c.tolist() for c in cols]
+
+
+def fold_short_tail_arrays(
+    t_ms: Sequence[float] | np.ndarray,
+    dt_ms: Sequence[float] | np.ndarray,
+    *amounts: Sequence[float] | np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """fold_short_tail on float64 arrays (new ones; the inputs are left as they are)."""
+    t = np.array(t_ms, dtype=np.float64)
+    dt = np.array(dt_ms, dtype=np.float64)
+    cols = [np.array(col, dtype=np.float64) for col in amounts]
     if any(len(c) != len(t) for c in cols) or len(dt) != len(t):
         raise ValueError("t_ms, dt_ms and the amounts differ in length")
     if len(t) >= 3 and dt[-1] < SHORT_TAIL * float(np.median(dt[:-1])):
-        last = dt.pop()
-        dt[-1] += last
-        end = t.pop()
-        t[-1] = end  # the interval before it now ends where the job ended
+        dt[-2] += dt[-1]
+        t[-2] = t[-1]  # the interval before it now ends where the job ended
         for c in cols:
-            tail = c.pop()
-            c[-1] += tail
+            c[-2] += c[-1]
+        t, dt, cols = t[:-1], dt[:-1], [c[:-1] for c in cols]
     return t, dt, cols

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from backend.analysis import latency, pts, xsr
 from backend.analysis.intervals import fold_short_tail
 from backend.pts.service import convergence, round_outputs, round_rows
-from backend.runs.models import Sample, Step
+from backend.runs.models import SAMPLE_ROWS, Step
 
 Metric = tuple[str, float, str]
 PERCENTILES = ("99", "99.9", "99.99", "99.999")
@@ -127,10 +127,9 @@ def xsr_levels(session: Session, step: Step) -> dict[str, Any] | None:
     """A cross-stimulus recovery stimulus's levels and recovery time (backend.analysis.xsr)
     from its per-second samples of bytes written, fio's short last interval folded into the
     one before; None without two samples. Rates are in MB/s (10^6 B/s)."""
+    c = SAMPLE_ROWS.c
     rows = session.execute(
-        select(Sample.t_ms, Sample.dt_ms, Sample.write_bytes)
-        .where(Sample.step_id == step.id)
-        .order_by(Sample.t_ms)
+        select(c.t_ms, c.dt_ms, c.write_bytes).where(c.step_id == step.id).order_by(c.t_ms)
     ).all()
     if len(rows) < 2:
         return None

@@ -11,12 +11,13 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Float, Integer, cast, func, literal, select
+import numpy as np
+from sqlalchemy import Integer, func, null, select
 from sqlalchemy.dialects.postgresql import aggregate_order_by, distinct_on
 from sqlalchemy.orm import Session, load_only
 
 from backend.analysis.downsample import minmax_downsample
-from backend.analysis.intervals import fold_short_tail
+from backend.analysis.intervals import fold_short_tail_arrays
 from backend.core.errors import InvalidParams
 from backend.drives.service import drive_label
 from backend.plans.base import parse_size
@@ -25,7 +26,7 @@ from backend.results.compare import _drives
 from backend.results.models import Result
 from backend.results.series import log_points
 from backend.results.service import STALL_ROLES
-from backend.runs.models import Run, Sample, Step
+from backend.runs.models import SAMPLE_ROWS, PackedSamples, Run, Step
 
 # plan -> the kind of chart its series feed
 PLAN_KINDS = {
@@ -158,41 +159,76 @@ def _downsampled(
 def _time_series(
     session: Session, steps: list[Step], metric: str, points: int
 ) -> dict[int, tuple[list[tuple[float, float]], int, bool]]:
-    """The steps' samples as the metric per second of each interval, one query: PostgreSQL
-    computes each sample's time and value (in float8, the same arithmetic as Python's, so
-    the same numbers) and gathers them into one array per step. Building a Python row for
-    each of 10,000 samples cost more than the query."""
+    """The steps' samples as the metric per second of each interval: a finished step's are
+    one packed row (three arrays of it are read, in one query for every step), computed with
+    numpy in float64 (count / dt_ms x factor, the same arithmetic as the run page's series);
+    a step whose samples are not packed (yet) is read through the view of every sample. The
+    last interval, when short (fio's final summary), is folded into the one before, as every
+    chart and metric of a step does (analysis.intervals)."""
     _unit, column, factor = TIME_METRICS[metric]
-    count = getattr(Sample, column)
-    order = Sample.t_ms.asc()
-    t_s = cast(Sample.t_ms, Float) / 1000
-    value = cast(count, Float) / Sample.dt_ms * literal(factor, Float)
-    rows = session.connection().execute(
-        select(
-            Sample.step_id,
-            func.array_agg(aggregate_order_by(t_s, order)),
-            func.array_agg(aggregate_order_by(value, order)),
-            # The last two intervals, to fold a short last one (fio's final summary) into the
-            # one before, as every chart and metric of a step does (analysis.intervals).
-            func.array_agg(aggregate_order_by(Sample.dt_ms, Sample.t_ms.desc()))[1:2],
-            func.array_agg(aggregate_order_by(count, Sample.t_ms.desc()))[1:2],
+    ids = [s.id for s in steps]
+    packed = PackedSamples.__table__.c
+    found: dict[int, tuple[Any, Any, Any]] = {
+        step_id: (t_ms, dt_ms, counts)
+        for step_id, t_ms, dt_ms, counts in session.connection().execute(
+            select(packed.step_id, packed.t_ms, packed.dt_ms, packed[column]).where(
+                packed.step_id.in_(ids)
+            )
         )
-        .where(Sample.step_id.in_([s.id for s in steps]), Sample.dt_ms > 0)
-        .group_by(Sample.step_id)
-    )
-    arrays: dict[int, tuple[Any, Any]] = {}
-    for step_id, xs, ys, last_dt, last_count in rows:
-        if len(xs) >= 3:
-            t, dt, (n,) = fold_short_tail(xs[-2:], last_dt[::-1], last_count[::-1])
-            if len(t) == 1:  # folded: one point at the job's end for the last two intervals
-                xs, ys = xs[:-2] + t, ys[:-2] + [n[0] / dt[0] * factor]
-        arrays[step_id] = (xs, ys)
-    return {s.id: _downsampled(*arrays.get(s.id, ([], [])), points) for s in steps}
+    }
+    loose = [i for i in ids if i not in found]
+    if loose:
+        rows = SAMPLE_ROWS.c
+        order = rows.t_ms.asc()
+        found.update(
+            (step_id, (t_ms, dt_ms, counts))
+            for step_id, t_ms, dt_ms, counts in session.connection().execute(
+                select(
+                    rows.step_id,
+                    func.array_agg(aggregate_order_by(rows.t_ms, order)),
+                    func.array_agg(aggregate_order_by(rows.dt_ms, order)),
+                    func.array_agg(aggregate_order_by(rows[column], order)),
+                )
+                .where(rows.step_id.in_(loose))
+                .group_by(rows.step_id)
+            )
+        )
+    out = {}
+    for step_id in ids:
+        t_ms, dt_ms, counts = found.get(step_id, ([], [], []))
+        dt = np.asarray(dt_ms, dtype=np.float64)
+        measured = dt > 0
+        t, dt, (n,) = fold_short_tail_arrays(
+            np.asarray(t_ms, dtype=np.float64)[measured],
+            dt[measured],
+            np.asarray(counts, dtype=np.float64)[measured],
+        )
+        out[step_id] = _downsampled((t / 1000).tolist(), (n / dt * factor).tolist(), points)
+    return out
 
 
 def _direction(step: Step) -> str:
     rw = str(step.params.get("rw", ""))
     return "read" if rw in ("read", "randread") else "write"
+
+
+def _drawn(
+    session: Session, kind: str, steps: list[Step]
+) -> dict[int, tuple[dict[str, Any], dict[str, Any]]]:
+    """What position and stall charts draw of the charted steps only, one query: the step's
+    analysis (the HD Tach curve, step-downs, stalls) and, for stalls, only the bandwidth log
+    and its window of the step's logs (the other logs of a step are as long, and decoding
+    every step's logs cost more than drawing the chart)."""
+    if kind not in ("position", "stalls") or not steps:
+        return {}
+    bw = Step.logs["bw"] if kind == "stalls" else null()
+    window = Step.logs["window_ms"] if kind == "stalls" else null()
+    return {
+        step_id: (analysis or {}, {"bw": bw_log, "window_ms": window_ms} if bw_log else {})
+        for step_id, analysis, bw_log, window_ms in session.execute(
+            select(Step.id, Step.analysis, bw, window).where(Step.id.in_([s.id for s in steps]))
+        )
+    }
 
 
 def _step_series(
@@ -202,6 +238,7 @@ def _step_series(
     points: int,
     timed: dict[int, tuple[list[tuple[float, float]], int, bool]],
     transfer: dict[int, dict[str, float]],
+    drawn: dict[int, tuple[dict[str, Any], dict[str, Any]]],
 ) -> dict[str, Any] | None:
     base = {
         "step_id": step.id,
@@ -214,15 +251,16 @@ def _step_series(
         return {**base, "unit": TIME_METRICS[metric][0], "x": "t_s", "total_points": total,
                 "downsampled": down, "points": pts}  # fmt: skip
     if kind == "position":
-        curve = (step.analysis or {}).get("hdtach")
+        analysis, _logs = drawn[step.id]
+        curve = analysis.get("hdtach")
         if not curve:
             return None
         pts, total, down = _downsampled(curve["position_pct"], curve["mbps"], points)
-        step_downs = (step.analysis or {}).get("step_downs") or []
+        step_downs = analysis.get("step_downs") or []
         return {**base, "unit": "MB/s", "x": "position_pct", "total_points": total,
                 "downsampled": down, "points": pts, "step_downs": step_downs}  # fmt: skip
     if kind == "stalls":
-        logs = step.logs or {}
+        analysis, logs = drawn[step.id]
         bw = logs.get("bw") or {}
         window = int(logs.get("window_ms") or bw.get("window_ms") or 0)
         got = log_points(logs, "bw", _direction(step))
@@ -233,7 +271,7 @@ def _step_series(
         xs, ys = got
         ys = [y * 1e-6 for y in ys]
         pts, total, down = _downsampled(xs, ys, points)
-        stalls = ((step.analysis or {}).get("stalls") or {}).get("stalls") or []
+        stalls = (analysis.get("stalls") or {}).get("stalls") or []
         return {**base, "unit": "MB/s", "x": "t_s", "total_points": total, "downsampled": down,
                 "points": pts, "stalls": stalls}  # fmt: skip
     value = transfer.get(step.id, {}).get(f"{_direction(step)}_mbps")
@@ -295,10 +333,6 @@ def compare_series(
     if runs:
         # Only what a series and its conditions read: not fio's output, stderr or job file.
         needed = [Step.id, Step.run_id, Step.kind, Step.name, Step.status, Step.params]
-        if kind == "position":
-            needed.append(Step.analysis)
-        elif kind == "stalls":
-            needed += [Step.analysis, Step.logs]
         every: dict[int, list[Step]] = defaultdict(list)
         for step in session.scalars(
             select(Step)
@@ -317,6 +351,7 @@ def compare_series(
             befores.update({s.id: b for s, b in zip(run_steps, states, strict=True)})
     all_steps = [s for steps in steps_by_run.values() for s in steps]
     timed = _time_series(session, all_steps, metric, points) if kind == "time" else {}
+    drawn = _drawn(session, kind, all_steps)
     transfer: dict[int, dict[str, float]] = defaultdict(dict)
     if kind == "transfer" and all_steps:
         for step_id, name, value in session.execute(
@@ -350,7 +385,7 @@ def compare_series(
         series = [
             s
             for step in steps
-            if (s := _step_series(kind, step, metric, points, timed, transfer)) is not None
+            if (s := _step_series(kind, step, metric, points, timed, transfer, drawn)) is not None
         ]
         if kind == "transfer":
             series = _merge_transfer(series)

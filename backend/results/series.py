@@ -12,7 +12,7 @@ from backend.analysis.downsample import minmax_downsample
 from backend.analysis.intervals import fold_short_tail
 from backend.analysis.stalls import window_log_points
 from backend.core.errors import InvalidParams, NotFound
-from backend.runs.models import SAMPLE_COLUMNS, Sample, Step
+from backend.runs.models import SAMPLE_COLUMNS, SAMPLE_ROWS, Step
 from backend.runs.service import get_run, run_step
 
 DEFAULT_POINTS = 650
@@ -67,10 +67,9 @@ def _step(session: Session, run_id: int, step_id: int, hide_embargoed: bool = Fa
 def _sample_rows(session: Session, step_id: int) -> list[Any]:
     """A step's samples as plain rows, oldest first: a chart reads thousands of them, and
     building ORM objects for them took longer than everything else the request does."""
-    columns = [getattr(Sample, c) for c in SAMPLE_COLUMNS if c not in ("run_id", "step_id")]
-    return list(
-        session.execute(select(*columns).where(Sample.step_id == step_id).order_by(Sample.t_ms))
-    )
+    c = SAMPLE_ROWS.c
+    columns = [c[name] for name in SAMPLE_COLUMNS if name not in ("run_id", "step_id")]
+    return list(session.execute(select(*columns).where(c.step_id == step_id).order_by(c.t_ms)))
 
 
 def series(

@@ -22,7 +22,7 @@ from backend.analysis.stalls import (
 from backend.analysis.trace import replay_metrics, size_breakdown
 from backend.pts.derive import derive_rounds, derive_xsr
 from backend.pts.service import ROUNDS_ROLES
-from backend.runs.models import Sample, Step
+from backend.runs.models import SAMPLE_ROWS, Step
 from backend.traces.models import Trace
 
 Metric = tuple[str, float, str]
@@ -30,10 +30,11 @@ Metric = tuple[str, float, str]
 STALL_ROLES = ("hitch-seq", "hitch-rand", "trim-followup-write")
 
 
-def step_samples(session: Session, step_id: int) -> list[Sample]:
-    return list(
-        session.scalars(select(Sample).where(Sample.step_id == step_id).order_by(Sample.t_ms))
-    )
+def step_samples(session: Session, step_id: int) -> list[Any]:
+    """A step's samples as rows (attributes named as Sample's columns), oldest first, whether
+    they are still rows of `samples` or packed."""
+    c = SAMPLE_ROWS.c
+    return list(session.execute(select(*c).where(c.step_id == step_id).order_by(c.t_ms)))
 
 
 def _direction(step: Step) -> str:

@@ -30,7 +30,7 @@ from backend.core.db import utcnow
 from backend.core.errors import InvalidParams
 from backend.results.series import log_points
 from backend.retention.models import DEFAULT_POINTS, RetentionPolicy
-from backend.runs.models import RUN_FINAL, SAMPLE_COLUMNS, Run, Sample, Step
+from backend.runs.models import RUN_FINAL, SAMPLE_COLUMNS, SAMPLE_ROWS, Run, Step
 from backend.users.models import User
 
 MIN_POINTS = 4
@@ -219,16 +219,16 @@ class Compaction:
 
 
 def _compact_step(session: Session, step: Step, points: int, out: Compaction) -> None:
-    columns = [getattr(Sample, c) for c in SAMPLE_COLUMNS if c not in ("run_id", "step_id")]
-    rows = list(
-        session.execute(select(*columns).where(Sample.step_id == step.id).order_by(Sample.t_ms))
-    )
+    c = SAMPLE_ROWS.c
+    columns = [c[name] for name in SAMPLE_COLUMNS if name not in ("run_id", "step_id")]
+    rows = list(session.execute(select(*columns).where(c.step_id == step.id).order_by(c.t_ms)))
     kept = kept_sample_rows(rows, points)
     out.samples_before += len(rows)
     out.samples_after += len(kept)
     if len(kept) < len(rows):
+        # The step's samples packed again with only the kept ones (migration 0013).
         session.execute(
-            text("DELETE FROM samples WHERE step_id = :step AND NOT (t_ms = ANY(:kept))"),
+            text("SELECT pack_step_samples(:step, :kept)"),
             {"step": step.id, "kept": [rows[i].t_ms for i in kept]},
         )
     if step.logs:

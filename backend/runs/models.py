@@ -12,8 +12,10 @@ from sqlalchemy import (
     PrimaryKeyConstraint,
     String,
     Text,
+    column,
+    table,
 )
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from backend.core.db import Base, utcnow
@@ -143,3 +145,50 @@ class Sample(Base):
 
 
 SAMPLE_COLUMNS = ("run_id", "step_id", *SAMPLE_FIELDS)
+_SAMPLE_TYPES = {"t_ms": Integer, "dt_ms": Integer, "run_id": Integer, "step_id": Integer}
+
+
+class PackedSamples(Base):
+    """The samples of a finished step, one array per column in t_ms order: one row a step.
+
+    A row of `samples` costs 132 bytes (its header, both directions' columns, the primary key);
+    packed, a step's samples take 10-30 bytes each once PostgreSQL compresses the arrays, and a
+    chart reads one row instead of thousands. Live steps' samples stay rows of `samples`
+    (binary COPY, idempotent by the primary key); when a step leaves `pending`/`running`, the
+    trigger `steps_pack_samples` moves them here in the same transaction
+    (`pack_step_samples(step)`, migration 0013). Read a step's samples, packed or not, from the
+    view `sample_rows` (SAMPLE_ROWS); only hot readers read the arrays themselves.
+    """
+
+    __tablename__ = "packed_samples"
+
+    step_id: Mapped[int] = mapped_column(
+        ForeignKey("steps.id", ondelete="CASCADE"), primary_key=True
+    )
+    run_id: Mapped[int] = mapped_column(Integer)
+    n: Mapped[int] = mapped_column(Integer)
+    t_ms: Mapped[list[int]] = mapped_column(ARRAY(Integer))
+    dt_ms: Mapped[list[int]] = mapped_column(ARRAY(Integer))
+    read_bytes: Mapped[list[int]] = mapped_column(ARRAY(BigInteger))
+    write_bytes: Mapped[list[int]] = mapped_column(ARRAY(BigInteger))
+    read_ios: Mapped[list[int]] = mapped_column(ARRAY(BigInteger))
+    write_ios: Mapped[list[int]] = mapped_column(ARRAY(BigInteger))
+    read_lat_mean_us: Mapped[list[float | None]] = mapped_column(ARRAY(Float))
+    write_lat_mean_us: Mapped[list[float | None]] = mapped_column(ARRAY(Float))
+    read_lat_p99_us: Mapped[list[float | None]] = mapped_column(ARRAY(Float))
+    write_lat_p99_us: Mapped[list[float | None]] = mapped_column(ARRAY(Float))
+    read_lat_max_us: Mapped[list[float | None]] = mapped_column(ARRAY(Float))
+    write_lat_max_us: Mapped[list[float | None]] = mapped_column(ARRAY(Float))
+
+    __table_args__ = (Index("ix_packed_samples_run_id", "run_id"),)
+
+
+# Every sample of a step as a row, whether it is still in `samples` or packed: a view (not in
+# the models' metadata, made by migration 0013), for selects only.
+SAMPLE_ROWS = table(
+    "sample_rows",
+    *(
+        column(c, _SAMPLE_TYPES.get(c, BigInteger if c.endswith(("_bytes", "_ios")) else Float))
+        for c in SAMPLE_COLUMNS
+    ),
+)

@@ -21,7 +21,7 @@ from backend.plans.catalog import compile_plan
 from backend.results.models import Result
 from backend.results.names import measure_name
 from backend.runs import queue
-from backend.runs.models import SAMPLE_COLUMNS, Run, Sample, Step
+from backend.runs.models import SAMPLE_COLUMNS, SAMPLE_ROWS, PackedSamples, Run, Sample, Step
 from backend.runs.schemas import (
     DropoffFindings,
     HdTachFindings,
@@ -373,12 +373,13 @@ def list_samples(
     # Through the run's steps: the primary key (step_id, t_ms) finds each step's rows; run_id
     # has only a BRIN index (runs' rows are stored in the order they arrive).
     steps = select(Step.id).where(Step.run_id == run_id).scalar_subquery()
-    query = select(*(getattr(Sample, c) for c in SAMPLE_COLUMNS)).where(
-        Sample.step_id.in_(steps), Sample.run_id == run_id
+    c = SAMPLE_ROWS.c
+    query = select(*(c[name] for name in SAMPLE_COLUMNS)).where(
+        c.step_id.in_(steps), c.run_id == run_id
     )
     if step_id is not None:
-        query = query.where(Sample.step_id == step_id)
-    query = query.order_by(Sample.step_id, Sample.t_ms)
+        query = query.where(c.step_id == step_id)
+    query = query.order_by(c.step_id, c.t_ms)
     return [
         sample_out(dict(zip(SAMPLE_COLUMNS, row, strict=True))) for row in session.execute(query)
     ]
@@ -490,6 +491,7 @@ def resume_run(session: Session, state: AppState, run_id: int, user: User | None
     last_seen = max(reported, key=lambda pair: pair[0])[1] if reported else None
     redo = [s.id for s in todo]
     session.execute(delete(Sample).where(Sample.step_id.in_(redo)))
+    session.execute(delete(PackedSamples).where(PackedSamples.step_id.in_(redo)))
     session.execute(delete(Result).where(Result.step_id.in_(redo)))
     for step in todo:
         step.status = "pending"

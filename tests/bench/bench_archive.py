@@ -214,7 +214,7 @@ def storage(conn: psycopg.Connection) -> dict[str, Any]:
     def one(sql: str, args: Any = None) -> Any:
         return conn.execute(sql, args).fetchone()[0]  # type: ignore[index]
 
-    samples = one("SELECT count(*) FROM samples")
+    samples = one("SELECT count(*) FROM sample_rows")
     log_bytes, log_rows = conn.execute(
         "SELECT coalesce(sum(pg_column_size(logs)), 0), "
         "coalesce(sum(coalesce(jsonb_array_length(logs->'bw'->'t_ms'), 0) "
@@ -225,9 +225,17 @@ def storage(conn: psycopg.Connection) -> dict[str, Any]:
         "samples": samples,
         "runs": one("SELECT count(*) FROM runs"),
         "results": one("SELECT count(*) FROM results"),
-        "samples_total_bytes": one("SELECT pg_total_relation_size('samples')"),
-        "samples_table_bytes": one("SELECT pg_relation_size('samples')"),
-        "samples_index_bytes": one("SELECT pg_indexes_size('samples')"),
+        # live steps' rows and finished steps' packed rows (with their TOAST)
+        "samples_total_bytes": one(
+            "SELECT pg_total_relation_size('samples') + pg_total_relation_size('packed_samples')"
+        ),
+        "samples_table_bytes": one(
+            "SELECT pg_relation_size('samples') + pg_table_size('packed_samples')"
+        ),
+        "samples_index_bytes": one(
+            "SELECT pg_indexes_size('samples') + pg_indexes_size('packed_samples')"
+        ),
+        "loose_samples": one("SELECT count(*) FROM samples"),
         "steps_total_bytes": one("SELECT pg_total_relation_size('steps')"),
         "window_log_bytes": int(log_bytes),
         "window_log_rows": int(log_rows),
@@ -387,7 +395,8 @@ def ingest(bs: BenchStack, size: int) -> dict[str, Any]:
     sent = LOADERS * BATCHES * BATCH
     with psycopg.connect(bs.database_url) as conn:
         stored = conn.execute(
-            "SELECT count(*) FROM samples WHERE run_id = ANY(%s)", ([r["run_id"] for r in running],)
+            "SELECT count(*) FROM sample_rows WHERE run_id = ANY(%s)",
+            ([r["run_id"] for r in running],),
         ).fetchone()[0]  # type: ignore[index]
     if stored != sent:
         raise AssertionError(f"ingest stored {stored} rows of {sent}")
@@ -435,7 +444,7 @@ def dump_restore(bs: BenchStack, workdir: Path) -> dict[str, Any]:
         )
         restore_s = time.monotonic() - t0
         with psycopg.connect(target) as conn:
-            n = conn.execute("SELECT count(*) FROM samples").fetchone()[0]  # type: ignore[index]
+            n = conn.execute("SELECT count(*) FROM sample_rows").fetchone()[0]  # type: ignore[index]
     finally:
         with psycopg.connect(admin_url, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{restored}" WITH (FORCE)')
@@ -471,8 +480,9 @@ def figures(size: int, m: dict[str, Any], load_s: float) -> list[Figure]:
 
     out = [
         Figure(f"{s}: bytes per sample", st["bytes_per_sample"], "B", headline=True,
-               note=f"samples {st['samples_table_bytes'] / 1e6:.0f} MB table + "
-               f"{st['samples_index_bytes'] / 1e6:.0f} MB indexes, {st['samples']:,} rows"),
+               note=f"samples and packed_samples {st['samples_table_bytes'] / 1e6:.0f} MB "
+               f"tables + {st['samples_index_bytes'] / 1e6:.0f} MB indexes, "
+               f"{st['samples']:,} samples ({st['loose_samples']:,} of live steps as rows)"),
         Figure(f"{s}: bytes per window-log row", st["bytes_per_log_row"], "B", headline=True,
                note=f"{st['window_log_rows']:,} rows of bw and iops logs in steps.logs (JSONB, "
                f"TOAST-compressed): {st['window_log_bytes'] / 1e6:.1f} MB"),

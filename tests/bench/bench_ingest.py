@@ -163,7 +163,7 @@ def main() -> Report:
             counts = {
                 run_id: n
                 for run_id, n in conn.execute(
-                    "SELECT run_id, count(*) FROM samples GROUP BY run_id"
+                    "SELECT run_id, count(*) FROM sample_rows GROUP BY run_id"
                 ).fetchall()
             }
         expected = {r["run_id"]: BATCHES * BATCH for r in load_runs}
@@ -178,7 +178,7 @@ def main() -> Report:
         )
         with bs.db() as conn:
             after = conn.execute(
-                "SELECT count(*) FROM samples WHERE run_id = %s", (load_runs[0]["run_id"],)
+                "SELECT count(*) FROM sample_rows WHERE run_id = %s", (load_runs[0]["run_id"],)
             ).fetchone()[0]  # type: ignore[index]
         client.close()
         exact = counts == expected and sum(stored) == sent

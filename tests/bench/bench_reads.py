@@ -152,7 +152,7 @@ class Loader:
         for run_id in real_ids:
             for step_id, _name, _role in self.steps[run_id]:
                 self.samples[step_id] = conn.execute(
-                    f"SELECT {cols} FROM samples WHERE step_id = %s ORDER BY t_ms", (step_id,)
+                    f"SELECT {cols} FROM sample_rows WHERE step_id = %s ORDER BY t_ms", (step_id,)
                 ).fetchall()
                 self.results[step_id] = conn.execute(
                     "SELECT metric, value, unit FROM results WHERE step_id = %s", (step_id,)
@@ -231,6 +231,9 @@ class Loader:
                 self.n_samples += self._copy_step(
                     copy, run_id, step_ids[name], step_id, name, role, src, factor, rng
                 )
+        # The steps are finished: their samples packed, as the api's trigger packs a step's
+        # when it ends (migration 0013).
+        self.conn.execute("SELECT pack_step_samples(id) FROM steps WHERE run_id = %s", (run_id,))
         return run_id, step_ids
 
     def _copy_step(
@@ -314,7 +317,7 @@ def load(
         conn.execute("ANALYZE")
         conn.commit()
         totals = {
-            "samples": conn.execute("SELECT count(*) FROM samples").fetchone()[0],  # type: ignore[index]
+            "samples": conn.execute("SELECT count(*) FROM sample_rows").fetchone()[0],  # type: ignore[index]
             "runs": conn.execute("SELECT count(*) FROM runs").fetchone()[0],  # type: ignore[index]
             "results": conn.execute("SELECT count(*) FROM results").fetchone()[0],  # type: ignore[index]
             "synthetic_runs": loader.n_runs,

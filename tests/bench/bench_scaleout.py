@@ -156,7 +156,7 @@ def phase(viewers: int, seconds: int) -> dict[str, Any]:
         cpu = meter.stop()
         time.sleep(2)  # batches the client gave up on may still be stored
         with bs.db() as conn:
-            stored = conn.execute("SELECT count(*) FROM samples").fetchone()[0]  # type: ignore[index]
+            stored = conn.execute("SELECT count(*) FROM sample_rows").fetchone()[0]  # type: ignore[index]
         if not streamed["acknowledged"] <= stored <= streamed["attempted"]:
             counts = {k: v for k, v in streamed.items() if k != "latencies"}
             raise AssertionError(f"{counts}, but {stored} samples stored")

@@ -30,7 +30,8 @@ def _finished_days_ago(stack: Stack, run_ids: list[int], days: int) -> None:
 def _sample_counts(stack: Stack, step_ids: list[int]) -> dict[int, int]:
     with psycopg.connect(stack_database_url(stack)) as conn:
         rows = conn.execute(
-            "SELECT step_id, count(*) FROM samples WHERE step_id = ANY(%s) GROUP BY step_id",
+            # every sample, whether a row of `samples` or packed (a finished step's are)
+            "SELECT step_id, count(*) FROM sample_rows WHERE step_id = ANY(%s) GROUP BY step_id",
             (step_ids,),
         ).fetchall()
     return {int(s): int(n) for s, n in rows}

@@ -7,7 +7,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import event, insert
+from sqlalchemy import event, func, insert, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
@@ -18,7 +18,7 @@ from backend.drives.models import DriveSample
 from backend.results.compare_series import compare_series
 from backend.results.models import Result
 from backend.results.schemas import CompareSeries
-from backend.runs.models import Run, Sample, Step
+from backend.runs.models import PackedSamples, Run, Sample, Step
 from tests.backend.results.test_compare import add_drive
 
 SECONDS = 3000
@@ -40,14 +40,27 @@ def add_run(
     return run
 
 
-def add_step(s: Session, run: Run, idx: int, name: str, params: dict[str, Any], **kw: Any) -> Step:
-    step = Step(run_id=run.id, idx=idx, kind="fio", name=name, params=params, status="done", **kw)
+def add_step(
+    s: Session,
+    run: Run,
+    idx: int,
+    name: str,
+    params: dict[str, Any],
+    status: str = "done",
+    **kw: Any,
+) -> Step:
+    step = Step(run_id=run.id, idx=idx, kind="fio", name=name, params=params, status=status, **kw)
     s.add(step)
     s.flush()
     return step
 
 
-def consistency(s: Session, drive: DriveSample, op: int, base_ios: int, age_s: int = 0) -> Step:
+def consistency(
+    s: Session, drive: DriveSample, op: int, base_ios: int, age_s: int = 0, *, pack: bool = True
+) -> Step:
+    """A consistency run whose step's samples are stored while it runs and packed when it
+    ends, as the worker api stores them; pack=False: left as rows of `samples` (a step
+    finished by hand in SQL, say), which charts read through the view of every sample."""
     run = add_run(s, drive, "consistency", {"op_percent": op} if op else {}, age_s)
     add_step(s, run, 0, "purge", {"role": "purge"})
     step = add_step(
@@ -57,6 +70,7 @@ def consistency(s: Session, drive: DriveSample, op: int, base_ios: int, age_s: i
         "consistency-4k-qd32",
         {"role": "consistency", "rw": "randwrite", "iodepth": 32, "span_bytes": 2**30,
          "refill_buffers": True, "op_percent": op, "label": "4K random write QD32"},
+        status="running" if pack else "done",
     )  # fmt: skip
     rows = [
         {
@@ -72,6 +86,9 @@ def consistency(s: Session, drive: DriveSample, op: int, base_ios: int, age_s: i
         for i in range(SECONDS)
     ]
     s.execute(insert(Sample), rows)
+    if pack:
+        step.status = "done"
+        s.flush()
     return step
 
 
@@ -81,7 +98,8 @@ def lab(engine: Engine) -> dict[str, Any]:
         bench = Bench(name="series-bench", host_info={})
         s.add(bench)
         s.flush()
-        a, b, c = (add_drive(s, bench, 100 + n) for n in range(3))
+        a, b, c, loose = (add_drive(s, bench, 100 + n) for n in range(4))
+        consistency(s, loose, 0, 20000, pack=False)
         consistency(s, a, 0, 9000, age_s=500)  # older: not the one charted
         latest = consistency(s, a, 0, 20000)
         consistency(s, a, 25, 30000)
@@ -110,7 +128,7 @@ def lab(engine: Engine) -> dict[str, Any]:
                 s.add(Result(run_id=ts.id, step_id=step.id, metric=f"{verb}_mbps",
                              value=bs / 4096 + j, unit="MB/s"))  # fmt: skip
         s.commit()
-        return {"a": a.id, "b": b.id, "c": c.id, "latest_step": latest.id}
+        return {"a": a.id, "b": b.id, "c": c.id, "loose": loose.id, "latest_step": latest.id}
 
 
 def _series(engine: Engine, drives: list[int], plan: str, **kw: Any) -> dict[str, Any]:
@@ -157,6 +175,53 @@ def test_consistency_latest_run_per_drive_downsampled(engine: Engine, lab: dict)
     assert values[1701.0] == 0.0
     assert max(values.values()) == pytest.approx((20000 + 2900) * 2)
     assert values[2901.0] == pytest.approx((20000 + 2900) * 2)
+
+
+def test_packed_and_unpacked_samples_draw_the_same_series(engine: Engine, lab: dict) -> None:
+    """A finished step's samples are one packed row; samples left as rows (finished by hand)
+    are read through the view of every sample: the same series either way."""
+    with session_factory(engine)() as s:
+        packed = s.scalar(select(func.count()).where(PackedSamples.step_id == lab["latest_step"]))
+        loose = s.scalar(
+            select(func.count())
+            .select_from(Sample)
+            .where(
+                Sample.step_id.in_(select(Step.id).join(Run).where(Run.drive_id == lab["loose"]))
+            )
+        )
+    assert (packed, loose) == (1, SECONDS)
+    for points in (650, 10000):
+        out = _series(engine, [lab["a"], lab["loose"]], "consistency", op_percent=0,
+                      points=points)  # fmt: skip
+        a, unpacked = (d["series"][0]["points"] for d in out["drives"])
+        assert a == unpacked and len(a) == min(points, SECONDS)
+
+
+def test_a_short_last_interval_is_folded_into_the_one_before(engine: Engine) -> None:
+    """fio's final summary (30 ms here) is one interval with the one before, weighted by its
+    real length, as on the run page's charts: no cliff at the end of the line."""
+    with session_factory(engine)() as s:
+        bench = Bench(name="series-tail", host_info={})
+        s.add(bench)
+        s.flush()
+        drive = add_drive(s, bench, 200)
+        run = add_run(s, drive, "consistency", {})
+        step = add_step(s, run, 0, "c", {"role": "consistency", "rw": "randwrite"},
+                        status="running")  # fmt: skip
+        dts = [1000] * 10 + [30]
+        ios = [5000] * 10 + [40]
+        t = 0
+        for dt, n in zip(dts, ios, strict=True):
+            t += dt
+            s.add(Sample(run_id=run.id, step_id=step.id, t_ms=t, dt_ms=dt, read_bytes=0,
+                         write_bytes=n * 4096, read_ios=0, write_ios=n))  # fmt: skip
+        s.flush()
+        step.status = "done"
+        s.commit()
+        out = compare_series(s, [drive.id], "consistency", None, 650)
+    pts = out["drives"][0]["series"][0]["points"]
+    assert len(pts) == 10 and pts[:9] == [(float(i), 5000.0) for i in range(1, 10)]
+    assert pts[-1] == (10.03, pytest.approx((5000 + 40) / 1.03))
 
 
 def test_op_percent_picks_the_overprovisioned_run(engine: Engine, lab: dict) -> None:
