@@ -223,47 +223,50 @@ class Loader:
         self.n_runs += 1
         if not samples:
             return run_id, step_ids
+        # The steps are finished: their samples are one packed row each, as the api's trigger
+        # packs a step's when it ends (migration 0013), in t_ms order.
+        fields = SAMPLE_COLUMNS[2:]
         with self.conn.cursor().copy(
-            f"COPY samples ({', '.join(SAMPLE_COLUMNS)}) FROM STDIN (FORMAT BINARY)"
+            f"COPY packed_samples (step_id, run_id, n, {', '.join(fields)}) "
+            "FROM STDIN (FORMAT BINARY)"
         ) as copy:
-            copy.set_types(["int4"] * 4 + ["int8"] * 4 + ["float8"] * (len(SAMPLE_COLUMNS) - 8))
+            copy.set_types(
+                ["int4"] * 3 + ["int4[]"] * 2 + ["int8[]"] * 4 + ["float8[]"] * (len(fields) - 6)
+            )
             for step_id, name, role in self.steps[src]:
-                self.n_samples += self._copy_step(
-                    copy, run_id, step_ids[name], step_id, name, role, src, factor, rng
-                )
-        # The steps are finished: their samples packed, as the api's trigger packs a step's
-        # when it ends (migration 0013).
-        self.conn.execute("SELECT pack_step_samples(id) FROM steps WHERE run_id = %s", (run_id,))
+                rows = self._step_rows(step_id, name, role, src, factor, rng)
+                if rows:
+                    columns = [list(c) for c in zip(*rows, strict=True)]
+                    copy.write_row((step_ids[name], run_id, len(rows), *columns))
+                    self.n_samples += len(rows)
         return run_id, step_ids
 
-    def _copy_step(
+    def _step_rows(
         self,
-        copy: Any,
-        run_id: int,
-        new_step: int,
         src_step: int,
         name: str,
         role: str | None,
         src_run: int,
         factor: float,
         rng: random.Random,
-    ) -> int:
+    ) -> list[tuple[Any, ...]]:
+        """A copy of a real step's samples (its fields after run_id and step_id), lengthened
+        to the step's default length and scaled by `factor`."""
         real = self.samples[src_step]
         if not real:
-            return 0
+            return []
         n = max(len(real), self.lengths[(self.plans[src_run], name)])
         dt_ms = self.intervals[src_step]
         drop_at = n * rng.uniform(0.1, 0.3)  # fresh-out-of-box level, then steady state
+        rows: list[tuple[Any, ...]] = []
         for i in range(n):
             _t, real_dt, rb, wb, rio, wio, *lat = real[i % len(real)]
             # The same rate over the nominal interval (a step's last interval is shorter).
             f = factor * rng.uniform(0.75, 1.25) * dt_ms / max(1, real_dt)
             if role in ("consistency", "torture") and i > drop_at:
                 f *= 0.35 * (0.15 if rng.random() < 0.02 else 1.0)
-            copy.write_row(
+            rows.append(
                 (
-                    run_id,
-                    new_step,
                     (i + 1) * dt_ms,
                     dt_ms,
                     int(rb * f),
@@ -274,7 +277,7 @@ class Loader:
                     *(None if v is None else v / factor for v in lat),
                 )
             )
-        return n
+        return rows
 
 
 def load(
