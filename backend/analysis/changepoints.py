@@ -54,6 +54,7 @@ MAX_FIT_POINTS = 400
 # (and at least this many intervals) of it on each side.
 LOCAL_BLOCKS = 8
 LOCAL_INTERVALS = 4
+LOCAL_ROUNDS = 8  # fits of the local lines around where they meet
 
 
 def _noise(z: np.ndarray) -> float:
@@ -313,12 +314,18 @@ def levels(
     #    a whole sagging segment, carried to its end, meets the next one early or late. So the
     #    change is where local lines meet: each through the intervals of its side within
     #    LOCAL_BLOCKS blocks (at least LOCAL_INTERVALS intervals) of the change, as the device
-    #    ran just before and just after it.
+    #    ran just before and just after it. Where they meet, the local lines are fitted again
+    #    around the new point, until it stays put (LOCAL_ROUNDS at most): a hold-up of fio and
+    #    its catch-up shortly before a change pull the whole lines' crossing early, and local
+    #    lines around that crossing then still mix the old level into the new one (seen: 35.3%
+    #    instead of 40.4%, tests/backend/analysis/data/hdtach_holdup_before_the_change.json).
     def local_line(k: int, x: float, after: bool) -> tuple[float, float]:
-        sel = np.arange(starts[k], starts[k + 1])
+        # The intervals of segment k and the one across the change from it that lie wholly on
+        # this side of x (not the one straddling it), near it: once the meeting point has
+        # moved, intervals that the whole lines gave to the other segment are on this side.
+        sel = np.arange(starts[k - 1] if after else starts[k], starts[k + 1 if after else k + 2])
         sel = sel[~stalled[sel]]
         begins = tau[sel] - active[sel]
-        # The intervals wholly on this side of x (not the one straddling it), near it.
         if after:
             keep = begins >= x - 1e-9
             sel, distance = sel[keep], begins[keep] - x
@@ -335,13 +342,20 @@ def levels(
 
     meets = []
     for k, x in enumerate(crossings):
-        (c0, s0), (c1, s1) = local_line(k, x, False), local_line(k + 1, x, True)
-        if s0 > s1 if lines[k][1] > lines[k + 1][1] else s0 < s1:
-            lo = tau[(starts[k] + starts[k + 1]) // 2]
-            hi = tau[min((starts[k + 1] + starts[k + 2]) // 2, dt.size - 1)]
-            crossings[k] = float(min(max((c1 - c0) / (s0 - s1), lo), hi))
-        else:
-            c0, s0 = lines[k]
+        lo = tau[(starts[k] + starts[k + 1]) // 2]
+        hi = tau[min((starts[k + 1] + starts[k + 2]) // 2, dt.size - 1)]
+        c0, s0 = lines[k]
+        for _round in range(LOCAL_ROUNDS):
+            (b0, r0), (b1, r1) = local_line(k, x, False), local_line(k + 1, x, True)
+            if not (r0 > r1 if lines[k][1] > lines[k + 1][1] else r0 < r1):
+                break
+            moved = float(min(max((b1 - b0) / (r0 - r1), lo), hi))
+            c0, s0 = b0, r0
+            done = abs(moved - x) < 1e-9
+            x = moved
+            if done:
+                break
+        crossings[k] = x
         meets.append(c0 + s0 * crossings[k])
 
     changes = []
