@@ -127,6 +127,47 @@ def test_the_known_answer_is_where_the_device_changed_speed() -> None:
     assert stalls == [{"kind": "periodic", "wall": 10.0, "duration_s": 1.5}]
 
 
+def _staircase(t: np.ndarray, rate: np.ndarray) -> np.ndarray:
+    """Bytes written as the throttle lets them through: in bursts every 0.1 s."""
+    smooth = np.concatenate(([0.0], np.cumsum(rate[1:] * np.diff(t))))
+    slices = np.floor(t / 0.1) * 0.1
+    return np.interp(slices, t, smooth)
+
+
+def test_the_known_answer_is_where_the_counters_bend_after_a_catch_up() -> None:
+    """A host that held the writes up before a change (23 MB/s instead of 24) and the throttle
+    letting them catch up 0.15 s before it (2 MB at once): the device's counters bend at the
+    change, 117.2 MB. Lines over the 3 s on each side met 2.4 MB (1.2% of a 192 MiB span)
+    later: the line before is below the counters after the catch-up. The known answer must be
+    within half the self-test's tolerance (1% of the span) of the bend."""
+    t = np.arange(0, 9, 0.005)
+    rate = np.where(t < 4.8, 23e6, np.where(t < 5.0, 24e6, 12e6))
+    written = _staircase(t, rate) + np.where(t >= 4.85, 2e6, 0.0)
+    bend = float(np.interp(5.0, t, written))
+    trace = np.column_stack([1000 + t, written, written / 131072])
+    found = truth.effective_change(trace, 1004.95, 1)
+    assert found is not None
+    assert abs(found["at"] - bend) <= 0.005 * 192 * 2**20, (found["at"], bend)
+    assert found["rate_before"] == pytest.approx(23e6, rel=0.02)
+    assert found["rate_after"] == pytest.approx(12e6, rel=0.02)
+
+
+def test_device_stalls_are_what_the_counters_were_seen_standing_still() -> None:
+    """A 1.5 s stall is found with its length, less the throttle's usual 0.1 s between bursts;
+    a controller held up for 0.39 s (no reading) while the device wrote is no stall."""
+    t = np.arange(0, 20, 0.005)
+    rate = np.where((t >= 6.0) & (t < 7.5), 0.0, 40e6)
+    written = _staircase(t, rate)
+    trace = np.column_stack([1000 + t, written, written / 131072, np.zeros_like(t)])
+    (stall,) = truth.device_stalls(trace, 1000.0, 1020.0, min_s=0.3)
+    assert stall["wall"] == pytest.approx(1006.0, abs=0.11)
+    assert stall["duration_s"] == pytest.approx(1.5, abs=0.11)
+    held = (t > 11.6) & (t < 11.99)  # the controller read nothing for 0.39 s
+    assert [s["wall"] for s in truth.device_stalls(trace[~held], 1000.0, 1020.0, min_s=0.1)] == [
+        pytest.approx(1006.0, abs=0.11)
+    ]
+
+
 def test_throttle_files_of_both_cgroup_versions(tmp_path: Path) -> None:
     """cgroup v1 writes one file per limit (0: no limit); v2 one io.max line ("max"). The
     machine running the tests has one of the two: the other is checked on its file format."""
