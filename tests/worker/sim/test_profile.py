@@ -166,6 +166,11 @@ def test_device_stalls_are_what_the_counters_were_seen_standing_still() -> None:
     assert [s["wall"] for s in truth.device_stalls(trace[~held], 1000.0, 1020.0, min_s=0.1)] == [
         pytest.approx(1006.0, abs=0.11)
     ]
+    # One 128 KiB write let through 1 s into the stall: still one stall, of its whole length.
+    leak = trace.copy()
+    leak[:, 1] += np.where(t >= 7.0, 131072, 0)
+    (stall,) = truth.device_stalls(leak, 1000.0, 1020.0, min_s=0.3)
+    assert stall["duration_s"] == pytest.approx(1.5, abs=0.11)
 
 
 def test_throttle_files_of_both_cgroup_versions(tmp_path: Path) -> None:
