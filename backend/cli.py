@@ -318,6 +318,10 @@ def print_qos(qos: dict[str, Any]) -> None:
             )
 
 
+# `drivelab run --wait` says where each stall was, for this many of a step's stalls.
+STALLS_SAID = 8
+
+
 def findings_lines(run: dict[str, Any]) -> list[str]:
     """Each step's headline findings (step-downs, stalls, drop-off, steady state, XSR
     recovery), as the reviewer quotes them, from GET /api/runs/{id}."""
@@ -348,16 +352,23 @@ def findings_lines(run: dict[str, Any]) -> list[str]:
         st = f.get("stalls")
         if st:
             if st["count"]:
+                # Two stalls have one gap: too few to tell a cadence from chance.
+                regular = " (regular)" if st["period_regular"] else " (irregular)"
                 cadence = (
-                    f", one every {st['period_s']:.2f} s"
-                    + (" (regular)" if st["period_regular"] else " (irregular)")
+                    f", one every {st['period_s']:.2f} s" + (regular if st["count"] > 2 else "")
                     if st["period_s"]
                     else ""
                 )
+                each = st.get("stalls") or []
+                where = ", ".join(
+                    f"{x['start_s']:.2f} s for {x['duration_s']:.2f} s" for x in each[:STALLS_SAID]
+                )
+                if len(each) > STALLS_SAID:
+                    where += f" and {len(each) - STALLS_SAID} more"
                 text = (
                     f"{st['count']} stall{'s' if st['count'] != 1 else ''} of at least "
                     f"{st['min_stall_s']:g} s: longest {st['longest_s']:.2f} s, total "
-                    f"{st['total_s']:.2f} s{cadence}"
+                    f"{st['total_s']:.2f} s{cadence}" + (f"; at {where}" if where else "")
                 )
             else:
                 text = f"no stall of {st['min_stall_s']:g} s or more"

@@ -109,22 +109,41 @@ def file_serial(prefix: str, st: os.stat_result) -> str:
 # --- /proc -----------------------------------------------------------------------------------
 
 
+# Times /proc/self/mountinfo is read again when a line of it is not whole.
+MOUNTINFO_READS = 5
+
+
 def mountinfo(proc: Path = PROC) -> list[Mount]:
-    """Every mount visible to this process, in mount order (later entries sit on top)."""
-    text = _read(proc / "self" / "mountinfo") or ""
-    mounts = []
-    for line in text.splitlines():
-        fields = line.split()
-        sep = fields.index("-", 6)
-        mounts.append(
-            Mount(
-                devno=parse_devno(fields[2]),
-                mount_point=_unescape(fields[4]),
-                fstype=fields[sep + 1],
-                source=_unescape(fields[sep + 2]),
+    """Every mount visible to this process, in mount order (later entries sit on top).
+
+    The file is read in several system calls, and while other processes mount and unmount
+    (loop devices, test stacks) a read can come back with a line that is not whole (seen: a
+    line without its " - " separator, and a run failed with "'-' is not in list"). The file is
+    then read again; a line that stays broken is an error that names it, never skipped: the
+    safety interlock must see every mount."""
+    bad = ""
+    for _attempt in range(MOUNTINFO_READS):
+        text = _read(proc / "self" / "mountinfo") or ""
+        mounts = []
+        for line in text.splitlines():
+            fields = line.split()
+            if "-" not in fields[6:] or len(fields) < fields.index("-", 6) + 3:
+                bad = line
+                break
+            sep = fields.index("-", 6)
+            mounts.append(
+                Mount(
+                    devno=parse_devno(fields[2]),
+                    mount_point=_unescape(fields[4]),
+                    fstype=fields[sep + 1],
+                    source=_unescape(fields[sep + 2]),
+                )
             )
-        )
-    return mounts
+        else:
+            return mounts
+    raise OSError(
+        f"{proc / 'self' / 'mountinfo'}: a line is not whole after {MOUNTINFO_READS} reads: {bad!r}"
+    )
 
 
 def swaps(proc: Path = PROC) -> list[str]:

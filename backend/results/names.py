@@ -54,11 +54,22 @@ MEASURES = {
     "dropoff_s": "time until the drop-off",
     "xsr_recovery_s": "recovery time after the transition",
     "xsr_settled_mbps": "settled MB/s",
-    "hdtach_read_avg_mbps": "average read MB/s",
-    "hdtach_write_avg_mbps": "average write MB/s",
     "hdtach_coverage_pct": "span covered",
-    "hdtach_first_step_down_pct": "first step-down at",
-    "hdtach_after_step_down_mbps": "MB/s after the first step-down",
+    # HD Tach passes name their direction: hdtach_write_first_step_down_pct (and, in runs
+    # analysed before passes had their own names, hdtach_first_step_down_pct).
+    **{
+        f"hdtach{'_' + d if d else ''}{name}": text.format(d=f"{d} " if d else "")
+        for d in ("read", "write", "")
+        for name, text in (
+            ("_avg_mbps", "average {d}MB/s"),
+            ("_step_downs", "{d}step-downs"),
+            ("_first_step_down_pct", "{d}position of the first step-down"),
+            ("_first_step_down_gb", "{d}GB into the pass at the first step-down"),
+            ("_before_step_down_mbps", "{d}MB/s before the first step-down"),
+            ("_after_step_down_mbps", "{d}MB/s after the first step-down"),
+        )
+    },
+    "fob_iops": "fresh-out-of-box IOPS",
     "stall_count": "stalls",
     "stall_longest_s": "longest stall",
     "stall_total_s": "total stall time",
@@ -72,8 +83,10 @@ MEASURES = {
 }
 # How a run went, not how good the drive is: never coloured better or worse.
 NOT_PERFORMANCE = frozenset(
-    {"bytes", "runtime_s", "hdtach_coverage_pct", "hdtach_first_step_down_pct",
-     "replay_read_share_pct", "peak_qd"}
+    {"bytes", "runtime_s", "hdtach_coverage_pct", "replay_read_share_pct", "peak_qd",
+     # where a pass steps down and how often: its levels say how fast the drive is
+     *(f"hdtach{'_' + d if d else ''}{name}" for d in ("read", "write", "")
+       for name in ("_step_downs", "_first_step_down_pct", "_first_step_down_gb"))}
 )  # fmt: skip
 LOWER_IS_BETTER_UNITS = ("µs", "ms", "s")
 LOWER_IS_BETTER_WORDS = ("lat_", "stall_", "stddev", "busy", "qd_95pct")
@@ -185,6 +198,8 @@ def lower_is_better(metric: str, unit: str) -> bool:
     name = metric.rsplit(":", 1)[-1]
     if name == "dropoff_s":
         return False  # later is better: the drive holds its fresh level longer
+    if name == "stall_period_s":
+        return False  # longer is better: the drive stalls less often
     return unit in LOWER_IS_BETTER_UNITS or any(w in name for w in LOWER_IS_BETTER_WORDS)
 
 

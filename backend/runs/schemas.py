@@ -65,7 +65,10 @@ class StallsFindings(BaseModel):
     longest_s: float
     total_s: float
     period_s: float | None = Field(description="Median time between stall starts.")
-    period_regular: bool = Field(description="The gaps are within 20% of the period.")
+    period_regular: bool = Field(
+        description="At least 3 stalls, whose gaps are within 20% of the period (two stalls "
+        "have one gap: too few to tell)."
+    )
     median: float = Field(description="The reference rate, B/s: the median of the series.")
     rel_threshold: float
     min_stall_s: float

@@ -51,7 +51,31 @@ def test_findings_are_said_as_a_reviewer_quotes_them() -> None:
                         "period_regular": True,
                         "min_stall_s": 0.3,
                         "short_count": 1,
-                        "stalls": [],
+                        "stalls": [
+                            {"start_s": 6.01, "duration_s": 1.5},
+                            {"start_s": 11.97, "duration_s": 1.52},
+                            {"start_s": 17.93, "duration_s": 1.48},
+                        ],
+                    }
+                },  # fmt: skip
+            },
+            {
+                "label": "after TRIM",
+                "results": [],
+                "findings": {
+                    "stalls": {
+                        "source": "window log",
+                        "count": 2,
+                        "longest_s": 1.5,
+                        "total_s": 2.9,
+                        "period_s": 6.0,
+                        "period_regular": False,
+                        "min_stall_s": 0.3,
+                        "short_count": 0,
+                        "stalls": [
+                            {"start_s": 0.0, "duration_s": 1.4},
+                            {"start_s": 6.0, "duration_s": 1.5},
+                        ],
                     }
                 },  # fmt: skip
             },
@@ -87,7 +111,11 @@ def test_findings_are_said_as_a_reviewer_quotes_them() -> None:
         "read pass: no step-down (a drop of at least 20% between levels of at least 2% of the "
         "span)",
         "hitching: 3 stalls of at least 0.3 s: longest 1.52 s, total 4.50 s, one every 5.96 s "
-        "(regular); 1 shorter (from the window log)",
+        "(regular); at 6.01 s for 1.50 s, 11.97 s for 1.52 s, 17.93 s for 1.48 s; 1 shorter "
+        "(from the window log)",
+        # Two stalls: one gap, no cadence to call regular or not.
+        "after TRIM: 2 stalls of at least 0.3 s: longest 1.50 s, total 2.90 s, one every 6.00 s; "
+        "at 0.00 s for 1.40 s, 6.00 s for 1.50 s (from the window log)",
         "random writes: drop-off at 11.5 s: 3000 -> 801 IOPS",
         "random writes: last 400 s: 800 IOPS mean, 90 stddev, 610 minimum",
         "rounds: steady state reached at round 7 of 7",

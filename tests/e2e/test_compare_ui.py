@@ -36,6 +36,7 @@ from tests.e2e.test_browser import (
     shot,
     sign_in,
 )
+from worker.sim.controller import requirements
 
 __all__ = ["browser"]  # the module's Chromium fixture, shared
 
@@ -104,6 +105,11 @@ def check_labels_whole(svg: bytes, names: set[str]) -> None:
         assert any(n in str(el.get("data-label")) for n in names), (el.get("data-label"), names)
 
 
+def mbps(value: float) -> str:
+    """MB/s as the HD Tach chart's step-down marks write them: 24→12, 40.8→20.1, 412."""
+    return f"{value:.0f}" if value >= 100 else f"{round(value, 1):g}"
+
+
 def download(page, button) -> tuple[str, bytes]:  # type: ignore[no-untyped-def]
     with page.expect_download() as info:
         button.click()
@@ -164,6 +170,32 @@ def test_compare_page_charts_and_exports(  # type: ignore[no-untyped-def]
             expect(
                 page.locator(f"[data-chart={chart}] .recharts-line-curve").first
             ).to_be_attached()
+        # Every step-down of the HD Tach passes is marked at its place with its levels, every
+        # stall of the sequential hitching and of the write after the TRIM shaded, as the api
+        # gives them (with simulated drives they have some: test_demo).
+        with stack.client() as c:
+
+            def found(plan: str, roles: tuple[str, ...], key: str) -> list[dict[str, Any]]:
+                got = c.get("/api/compare/series", params={"drives": ids, "plan": plan}).json()
+                return [x for d in got["drives"] for s in d["series"] if s["role"] in roles
+                        for x in s.get(key) or []]  # fmt: skip
+
+            downs = found("hdtach", ("hdtach-write", "hdtach-read"), "step_downs")
+            stalls = found("write-hitching", ("hitch-seq",), "stalls") + found(
+                "trim-performance", ("trim-followup-write",), "stalls"
+            )
+        hdtach = page.locator("[data-chart=hdtach]")
+        marks = hdtach.locator(".recharts-reference-line")
+        expect(marks).to_have_count(len(downs))
+        labels = " ".join(hdtach.locator("svg text").all_text_contents())
+        for sd in downs:
+            assert f"↓ {mbps(sd['from_mbps'])}→{mbps(sd['to_mbps'])} MB/s" in labels, labels
+        if not requirements():
+            assert downs and stalls
+            expect(hdtach.locator(".chart-frame__legend")).to_contain_text("steps down at")
+        expect(page.locator("[data-chart=stalls] .recharts-reference-area")).to_have_count(
+            len(stalls)
+        )
         scatter = page.locator("[data-chart=consistency]")
         expect(scatter.locator("svg path").first).to_be_attached()
         price = page.locator("[data-chart=price-table]")

@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from backend.analysis.stalls import MIN_STALL_S
 from tests.conftest import Stack
 from worker.sim.controller import requirements
-from worker.sim.selftest import Case, Check, run_selftest
+from worker.sim.selftest import Case, run_selftest
 
 MISSING = requirements()
 pytestmark = [
@@ -54,17 +53,12 @@ def selftest(stack: Stack, busy_cpu: int, tmp_path_factory: pytest.TempPathFacto
     return done
 
 
-def _failed(case: Case) -> list[Check]:
-    """The failed checks; a skip when the host held processes up longer than the shortest
-    stall the analysis reports (other work on the machine far beyond the test's own load):
-    fio was then held up as long, and no fio output tells that from the drive."""
-    failed = [c for c in case.checks if not c.ok]
-    if failed and case.host_worst_s > MIN_STALL_S:
-        pytest.skip(
-            f"the host held processes up for {case.host_worst_s:.2f} s (more than the "
-            f"{MIN_STALL_S} s the analysis can tell from a drive's stall): {failed}"
-        )
-    return failed
+def _failed(case: Case) -> list[str]:
+    """The failed checks, and how long the host held a process up during the runs. No skip on
+    a busy host: the known answer is the drive's own counters, so a hold-up of fio is in it as
+    much as in fio's output, and the numbers must hold there."""
+    failed = [f"{c.what}: truth {c.truth}, found {c.found}" for c in case.checks if not c.ok]
+    return [*failed, f"the host held a process up for {case.host_worst_s:.2f} s"] if failed else []
 
 
 def _case(done: list[Case], plan: str, profile: str | None = None) -> Case:

@@ -134,3 +134,23 @@ def test_swaps_lists_an_active_swap_device(host: Any) -> None:
     device = host.attach(host.sparse_file("swap.img"))
     host.swapon(device)
     assert device in devices.swaps()
+
+
+def test_mountinfo_is_read_again_when_a_line_is_not_whole(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """While other processes mount and unmount, a read of mountinfo came back with a line
+    without its separator: the file is read again, and a line that stays broken is an error
+    (never skipped: the safety interlock must see every mount)."""
+    whole = "27 1 253:0 / / rw,relatime shared:1 - ext4 /dev/mapper/root rw\n"
+    torn = whole + "31 27 7:3 / /mnt/lab\\040data rw,relatime shared:9\n"
+    reads = iter([torn, torn, whole + "31 27 7:3 / /mnt/lab\\040data rw - ext4 /dev/loop3 rw\n"])
+    monkeypatch.setattr(devices, "_read", lambda _path: next(reads).strip())
+    mounts = devices.mountinfo(tmp_path)
+    assert [(m.mount_point, m.fstype, m.source) for m in mounts] == [
+        ("/", "ext4", "/dev/mapper/root"),
+        ("/mnt/lab data", "ext4", "/dev/loop3"),
+    ]
+    monkeypatch.setattr(devices, "_read", lambda _path: torn.strip())
+    with pytest.raises(OSError, match="not whole after 5 reads: '31 27 7:3"):
+        devices.mountinfo(tmp_path)

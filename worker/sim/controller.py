@@ -179,8 +179,14 @@ class Controller:
         self.name = os.path.basename(self.device)
         devno = Path(f"/sys/block/{self.name}/dev").read_text().strip()
         self.link = _by_id_link(self.device)
-        self.throttle = make_throttle(f"drivelab-sim-{self.name}-{os.getpid()}", devno)
-        self.throttle.create()
+        throttle = make_throttle(f"drivelab-sim-{self.name}-{os.getpid()}", devno)
+        try:
+            throttle.create()
+        except ThrottleUnavailable as exc:
+            raise SimError(str(exc)) from None
+        except OSError as exc:
+            raise SimError(f"cannot create the cgroup {throttle.path}: {exc}") from None
+        self.throttle = throttle
         if self.events_path is None:
             STATE_DIR.mkdir(parents=True, exist_ok=True)
             self.events_path = STATE_DIR / f"{self.name}.events.jsonl"

@@ -30,7 +30,8 @@ from typing import Any
 MB = 1_000_000
 # Average I/O size at or below which writes count as random (small-block) writes.
 SMALL_WRITE_BYTES = 64 * 1024
-# The throttle's minimum: 1 byte/s, so a stalled 4 KiB write would wait over an hour.
+# A stall's limit: 1 byte/s (cgroup v2's io.max takes 2 at least, worker.sim.throttle), so a
+# stalled 4 KiB write would wait over half an hour.
 STALL_BPS = 1
 # Writes that start after this long without any are a new burst: the stall clock restarts.
 IDLE_RESET_S = 1.0

@@ -144,8 +144,9 @@ def _pass_checks(
 ) -> list[Check]:
     """The step-downs found in one pass against the device: every step-down the device made
     (`made`: {"at_pct", "profile_from_mbps", "profile_to_mbps"}) found within
-    POSITION_TOL_PCT, and every one found a real step-down of the device's own speed (its
-    counters, `column` 1 written, 3 read) with both levels within LEVEL_TOL of the device's."""
+    POSITION_TOL_PCT with both levels within LEVEL_TOL of the profile's, and any other one
+    found a real step-down of the device's own speed (its counters, `column` 1 written, 3
+    read) with both levels within LEVEL_TOL of the device's."""
     from backend.analysis.hdtach import MIN_DROP
 
     assert case.sim is not None
@@ -182,18 +183,30 @@ def _pass_checks(
     for k, f in enumerate(found):
         before = rate(edges[k] + EDGE_PCT, f["at_pct"] - EDGE_PCT)
         after = rate(f["at_pct"] + EDGE_PCT, edges[k + 2] - EDGE_PCT)
-        ours = any(abs(f["at_pct"] - w["at_pct"]) <= POSITION_TOL_PCT for w in made)
+        ours = [w for w in made if abs(f["at_pct"] - w["at_pct"]) <= POSITION_TOL_PCT]
+        if ours:
+            # The profile's step-down: its levels are the speeds the drive's throttle allows.
+            # The device's own rate there is lower by the time a busy host held fio up without
+            # a catch-up (seen: 23.2 for 24 MB/s); that measures the host, not the drive.
+            want_before, want_after = ours[0]["profile_from_mbps"], ours[0]["profile_to_mbps"]
+            truth_text = f"{want_before:g} -> {want_after:g} (profile; device {before:.2f} -> "
+            truth_text += f"{after:.2f})"
+            ok = abs(f["from_mbps"] - want_before) <= LEVEL_TOL * want_before
+            ok = ok and abs(f["to_mbps"] - want_after) <= LEVEL_TOL * want_after
+        else:
+            # Not the profile's: it must be a real step-down of the device's own speed.
+            truth_text = f"{before:.2f} -> {after:.2f} (device)"
+            ok = after <= (1.0 - MIN_DROP / 2) * before
+            ok = ok and abs(f["from_mbps"] - before) <= LEVEL_TOL * before
+            ok = ok and abs(f["to_mbps"] - after) <= LEVEL_TOL * after
         note = "" if ours else " (not the profile's)"
         checks.append(
             Check(
                 case.name,
-                f"{label}: step-down found at {f['at_pct']:.2f}%{note}: the device's MB/s "
-                "before and after",
-                f"{before:.2f} -> {after:.2f} (device)",
+                f"{label}: step-down found at {f['at_pct']:.2f}%{note}: MB/s before and after",
+                truth_text,
                 f"{f['from_mbps']:.2f} -> {f['to_mbps']:.2f}",
-                after <= (1.0 - MIN_DROP / 2) * before
-                and abs(f["from_mbps"] - before) <= LEVEL_TOL * before
-                and abs(f["to_mbps"] - after) <= LEVEL_TOL * after,
+                ok,
             )
         )
     if not found:

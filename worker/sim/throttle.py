@@ -102,6 +102,12 @@ class V1Blkio(Throttle):
             (self.path / name).write_text(f"{self.devno} {int(value or 0)}\n")
 
 
+# cgroup v2's io.max takes no limit below 2: kernels from 5.9 to 6.9 answer "wbps=1" or
+# "wiops=1" with EINVAL (blk-throttle's tg_set_limit required val > 1), and 0 with ERANGE on
+# every kernel. 2 bytes/s holds a 4 KiB write for over half an hour: a stall all the same.
+V2_MIN = 2
+
+
 class V2Io(Throttle):
     """cgroup v2: one `io.max` line per device, "max" for unlimited."""
 
@@ -110,13 +116,22 @@ class V2Io(Throttle):
     def create(self) -> None:
         parent = self.path.parent
         control = parent / "cgroup.subtree_control"
-        if "io" not in control.read_text().split():
-            control.write_text("+io")
+        try:
+            if "io" not in control.read_text().split():
+                control.write_text("+io")
+        except OSError as exc:
+            raise ThrottleUnavailable(
+                f"cgroup v2: cannot enable the io controller for the cgroups in {parent} "
+                f"({exc.strerror or exc}): cgroup v2 enables a controller for child cgroups "
+                "only where no process is (in a container, its own root cgroup holds the "
+                "container's processes); run on the host, or where the io controller is "
+                "enabled in cgroup.subtree_control"
+            ) from None
         super().create()
 
     def _write(self, limits: Limits) -> None:
         def v(x: int | None) -> str:
-            return "max" if x is None else str(int(x))
+            return "max" if x is None else str(max(V2_MIN, int(x)))
 
         line = (
             f"{self.devno} rbps={v(limits.read_bps)} wbps={v(limits.write_bps)} "

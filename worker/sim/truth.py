@@ -6,10 +6,17 @@ tick (trace: wall time, bytes written and write I/Os since the drive started, ab
 second). The profile says where a level should change; the kernel's throttle then carries the
 allowance that fio had not used yet over to the new limit, so the device's speed changes a
 little later (seen: 0.26 s later, 2.1% of the span, at 20 -> 14 MB/s on a busy host). So a
-change's truth is taken from the device's counters: lines fitted (Theil-Sen) to the written
-bytes (or I/Os) against time over the 3 s before and after the change, and where they meet.
-This is the device's view at 5 ms resolution, independent of fio, its snapshots and
-drivelab's analysis (which works from fio's view: 100 ms or 1 s snapshots).
+change's truth is taken from the device's counters: a segmented regression of the written
+bytes (or I/Os) against time over the 1 s on each side of the controller's change, two
+lines that meet at a break, the break where they fit best; the levels on either side are
+lines (Theil-Sen) over 3 s. This is the device's view at 5 ms resolution, independent of fio,
+its snapshots and drivelab's analysis (which works from fio's view: 100 ms or 1 s
+snapshots).
+
+Lines over the 3 s on each side, where they meet, were the truth before: a host that held fio
+up just before the change and the throttle letting it catch up (its allowance carries over)
+put the device's counters above the line before, and the lines' meeting a whole percent of
+the span after the bend the counters show (32.8% for a bend at 31.7%).
 """
 
 from __future__ import annotations
@@ -23,6 +30,12 @@ import numpy as np
 # right next to it.
 FIT_S = 3.0
 GUARD_S = 0.3
+# The segmented regression: over this long on each side of the controller's change (ten of the
+# throttle's 0.1 s slices: the bend, not the levels around it), its break at a reading from the
+# change to 3 x GUARD_S after it: the controller records the time before it sets the throttle,
+# which carries a change out late, never early (a break before it is the host holding the
+# writes up there: seen at 78.2% for a change at 80.2%).
+SEGMENT_S = 1.0
 
 
 def _line(t: np.ndarray, y: np.ndarray) -> tuple[float, float] | None:
@@ -36,12 +49,26 @@ def _line(t: np.ndarray, y: np.ndarray) -> tuple[float, float] | None:
     return slope, intercept
 
 
+def _segmented(t: np.ndarray, y: np.ndarray, breaks: np.ndarray) -> tuple[float, float] | None:
+    """(t, y) of the break of the continuous two-line least-squares fit of y against t whose
+    break, one of `breaks`, leaves the smallest squared error."""
+    best: tuple[float, float, float] | None = None
+    for tb in breaks:
+        x = np.column_stack([np.ones_like(t), np.minimum(t - tb, 0.0), np.maximum(t - tb, 0.0)])
+        coef = np.linalg.lstsq(x, y, rcond=None)[0]
+        sse = float(((x @ coef - y) ** 2).sum())
+        if best is None or sse < best[0]:
+            best = (sse, float(tb), float(coef[0]))
+    return None if best is None else (best[1], best[2])
+
+
 def effective_change(
     trace: np.ndarray, wall: float, column: int, *, until: float | None = None
 ) -> dict[str, float] | None:
-    """Where the device's rate changed around the controller's change at `wall`: the lines of
-    `column` (1 bytes written, 2 write I/Os) against time before and after it, and where they
-    meet. None when there is too little data on a side (the device idle)."""
+    """Where the device's rate changed around the controller's change at `wall`, from `column`
+    (1 bytes written, 2 write I/Os) against time: the break of a segmented regression over
+    SEGMENT_S on each side (`wall`, `at`), and the rates before and after it from Theil-Sen
+    lines over FIT_S. None when there is too little data on a side (the device idle)."""
     t = trace[:, 0]
     y = trace[:, column]
     end = wall + FIT_S if until is None else min(wall + FIT_S, until)
@@ -50,14 +77,13 @@ def effective_change(
     lb, la = _line(t[before] - wall, y[before]), _line(t[after] - wall, y[after])
     if lb is None or la is None or lb[0] == la[0]:
         return None
-    x = (la[1] - lb[1]) / (lb[0] - la[0])
-    x = min(max(x, -GUARD_S), GUARD_S * 3)
-    return {
-        "wall": wall + x,
-        "at": lb[0] * x + lb[1],
-        "rate_before": lb[0],
-        "rate_after": la[0],
-    }
+    near = (t > wall - SEGMENT_S) & (t < min(wall + SEGMENT_S, end))
+    tn = t[near] - wall
+    found = _segmented(tn, y[near], tn[(tn >= 0.0) & (tn <= 3 * GUARD_S)])
+    if found is None:
+        return None
+    x, at = found
+    return {"wall": wall + x, "at": at, "rate_before": lb[0], "rate_after": la[0]}
 
 
 def load_trace(lines: Sequence[str]) -> np.ndarray:
@@ -136,6 +162,8 @@ STOP_GAPS = 2.5
 GAP_S = 0.15
 # Writes that resume for less than one of fio's windows between two stops leave one stall.
 RESUME_S = 0.1
+# A rise of the counters below this share of the usual one is an I/O let through, not writing.
+LEAK_SHARE = 0.1
 # A device stall this long is left out of a level's rate (backend.analysis.stalls.MIN_STALL_S).
 LEVEL_STALL_S = 0.3
 
@@ -153,20 +181,39 @@ def device_stalls(
     gaps and GAP_S or longer, and it lasts the gap less one usual gap (the time the device was
     not writing beyond its usual rhythm, what fio's 100 ms windows see as idle). Stops with
     less than RESUME_S of writing between them are one stall, and a stall lasts `min_s` or
-    longer."""
+    longer.
+
+    A stop is only what the counters were seen standing still: the controller reads them every
+    tick, but a busy host holds it up too (seen: 0.39 s without a reading), and the rise read
+    after such a gap happened somewhere in it. So a gap between rises counts up to the reading
+    before the second rise, and one tick."""
     t, y = trace[:, 0], trace[:, column]
     keep = (t >= start - 1.0) & (t <= end + 1.0)
     t, y = t[keep], y[keep]
-    rises = t[1:][np.diff(y) > 0]
-    if rises.size < 3:
+    if t.size < 4:
         return []
-    # Writes that had not begun at `start`, or had ended before `end`, stopped there.
-    rises = np.concatenate(([start], rises[(rises > start) & (rises < end)], [end]))
+    tick = float(np.median(np.diff(t)))
+    # Rows whose reading rose by a tenth of the usual rise or more: the throttle lets a single
+    # I/O through in the middle of a 1 byte/s stall now and then (seen: 128 KiB 1 s into a
+    # 1.5 s stall), which is no writing (fio's windows see it below 10% of the median rate).
+    dy = np.diff(y)
+    usual_rise = float(np.median(dy[dy > 0])) if np.any(dy > 0) else 0.0
+    rising = np.flatnonzero((dy > 0) & (dy >= LEAK_SHARE * usual_rise)) + 1
+    inside = rising[(t[rising] > start) & (t[rising] < end)]
+    if rising.size < 3:
+        return []
+    # Writes that had not begun at `start`, or had ended before `end`, stopped there: the last
+    # reading at or before `end` is as far as the counters were seen standing still.
+    last = t[t <= end]
+    tail = min(end, float(last[-1]) + tick) if last.size else end
+    rises = np.concatenate(([start], t[inside], [end]))
+    seen = np.concatenate(([start], np.minimum(t[inside], t[inside - 1] + tick), [tail]))
     gaps = np.diff(rises)
     usual = float(np.median(gaps))
+    still = seen[1:] - rises[:-1]  # how long the counters were seen not rising after each rise
     runs: list[list[float]] = []
-    for k in np.flatnonzero(gaps >= max(STOP_GAPS * usual, GAP_S)):
-        begin, stop = float(rises[k]), float(rises[k + 1]) - usual
+    for k in np.flatnonzero(still >= max(STOP_GAPS * usual, GAP_S)):
+        begin, stop = float(rises[k]), float(rises[k] + still[k]) - usual
         if runs and begin - runs[-1][1] < RESUME_S:
             runs[-1][1] = stop
         else:

@@ -3396,7 +3396,7 @@ export interface components {
             min_stall_s: number;
             /**
              * Period Regular
-             * @description The gaps are within 20% of the period.
+             * @description At least 3 stalls, whose gaps are within 20% of the period (two stalls have one gap: too few to tell).
              */
             period_regular: boolean;
             /**

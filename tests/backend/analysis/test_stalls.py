@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from backend.analysis.stalls import (
+    confirm_with_samples,
     find_stalls,
     sample_intervals,
     stalls_in_samples,
@@ -134,10 +135,14 @@ def test_recorded_fio_run_with_three_stalls_gives_three_from_both_sources() -> N
         (FIXTURES / "logs" / "simhitch_bw.1.log").read_text(), WINDOW_MS, scale=1024
     )
     from_log = stalls_in_window_log(log["t_ms"], log["write"], WINDOW_MS, end_ms=runtime)
-    from_snapshots = stalls_in_samples(
-        [s.t_ms for s in samples], [s.dt_ms for s in samples], [s.write_bytes for s in samples]
-    )
-    for found in (from_log, from_snapshots):
+    snapshots = ([s.t_ms for s in samples], [s.dt_ms for s in samples],
+                 [s.write_bytes for s in samples])  # fmt: skip
+    from_snapshots = stalls_in_samples(*snapshots)
+    # As a step's findings are made (backend.results.service): the window log's stalls that
+    # the status snapshots confirm.
+    confirmed = confirm_with_samples(from_log, sample_intervals(*snapshots))
+    assert confirmed["unconfirmed"] == 0
+    for found in (from_log, from_snapshots, confirmed):
         assert found["count"] == 3, found
         assert found["period_s"] == pytest.approx(6.0, rel=0.05), found
         assert found["period_regular"] is True

@@ -134,3 +134,31 @@ def test_only_performance_is_better_or_worse() -> None:
     assert is_performance("write-hitching:hitch-seq-128k-qd32:stall_longest_s")
     assert lower_is_better("write-hitching:hitch-seq-128k-qd32:stall_longest_s", "s")
     assert not lower_is_better("consistency:consistency-4k-qd32:dropoff_s", "s")
+    # Stalls every 20 s are better than every 6 s.
+    assert not lower_is_better("write-hitching:hitch-seq-128k-qd32:stall_period_s", "s")
+    # Where and how often a pass steps down describe it; its levels rank it.
+    for d in ("read", "write"):
+        for name in ("step_downs", "first_step_down_pct", "first_step_down_gb"):
+            assert not is_performance(f"hdtach:hdtach-{d}:hdtach_{d}_{name}")
+        assert is_performance(f"hdtach:hdtach-{d}:hdtach_{d}_after_step_down_mbps")
+        assert not lower_is_better(f"hdtach:hdtach-{d}:hdtach_{d}_after_step_down_mbps", "MB/s")
+
+
+def test_hdtach_passes_name_their_metrics_in_words() -> None:
+    """Every metric an HD Tach pass stores (backend.results.service._hdtach) has words, the
+    read and the write pass each their own."""
+    for d in ("read", "write"):
+        titles = {
+            m: names(f"hdtach:hdtach-{d}:hdtach_{d}_{m}")["title"]
+            for m in ("avg_mbps", "step_downs", "first_step_down_pct", "first_step_down_gb",
+                      "before_step_down_mbps", "after_step_down_mbps")
+        }  # fmt: skip
+        assert titles == {
+            "avg_mbps": f"full-span {d} pass: average {d} MB/s",
+            "step_downs": f"full-span {d} pass: step-downs",
+            "first_step_down_pct": f"full-span {d} pass: position of the first step-down",
+            "first_step_down_gb": f"full-span {d} pass: GB into the pass at the first step-down",
+            "before_step_down_mbps": f"full-span {d} pass: MB/s before the first step-down",
+            "after_step_down_mbps": f"full-span {d} pass: MB/s after the first step-down",
+        }
+    assert names("consistency:consistency-4k-qd32:fob_iops")["measure"] == "fresh-out-of-box IOPS"

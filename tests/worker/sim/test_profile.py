@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from worker.sim import truth
+from worker.sim import throttle, truth
 from worker.sim.profile import (
     MB,
     PROFILES,
@@ -127,6 +127,52 @@ def test_the_known_answer_is_where_the_device_changed_speed() -> None:
     assert stalls == [{"kind": "periodic", "wall": 10.0, "duration_s": 1.5}]
 
 
+def _staircase(t: np.ndarray, rate: np.ndarray) -> np.ndarray:
+    """Bytes written as the throttle lets them through: in bursts every 0.1 s."""
+    smooth = np.concatenate(([0.0], np.cumsum(rate[1:] * np.diff(t))))
+    slices = np.floor(t / 0.1) * 0.1
+    return np.interp(slices, t, smooth)
+
+
+def test_the_known_answer_is_where_the_counters_bend_after_a_catch_up() -> None:
+    """A host that held the writes up before a change (23 MB/s instead of 24) and the throttle
+    letting them catch up 0.15 s before it (2 MB at once): the device's counters bend at the
+    change, 117.2 MB. Lines over the 3 s on each side met 2.4 MB (1.2% of a 192 MiB span)
+    later: the line before is below the counters after the catch-up. The known answer must be
+    within half the self-test's tolerance (1% of the span) of the bend."""
+    t = np.arange(0, 9, 0.005)
+    rate = np.where(t < 4.8, 23e6, np.where(t < 5.0, 24e6, 12e6))
+    written = _staircase(t, rate) + np.where(t >= 4.85, 2e6, 0.0)
+    bend = float(np.interp(5.0, t, written))
+    trace = np.column_stack([1000 + t, written, written / 131072])
+    found = truth.effective_change(trace, 1004.95, 1)
+    assert found is not None
+    assert abs(found["at"] - bend) <= 0.005 * 192 * 2**20, (found["at"], bend)
+    assert found["rate_before"] == pytest.approx(23e6, rel=0.02)
+    assert found["rate_after"] == pytest.approx(12e6, rel=0.02)
+
+
+def test_device_stalls_are_what_the_counters_were_seen_standing_still() -> None:
+    """A 1.5 s stall is found with its length, less the throttle's usual 0.1 s between bursts;
+    a controller held up for 0.39 s (no reading) while the device wrote is no stall."""
+    t = np.arange(0, 20, 0.005)
+    rate = np.where((t >= 6.0) & (t < 7.5), 0.0, 40e6)
+    written = _staircase(t, rate)
+    trace = np.column_stack([1000 + t, written, written / 131072, np.zeros_like(t)])
+    (stall,) = truth.device_stalls(trace, 1000.0, 1020.0, min_s=0.3)
+    assert stall["wall"] == pytest.approx(1006.0, abs=0.11)
+    assert stall["duration_s"] == pytest.approx(1.5, abs=0.11)
+    held = (t > 11.6) & (t < 11.99)  # the controller read nothing for 0.39 s
+    assert [s["wall"] for s in truth.device_stalls(trace[~held], 1000.0, 1020.0, min_s=0.1)] == [
+        pytest.approx(1006.0, abs=0.11)
+    ]
+    # One 128 KiB write let through 1 s into the stall: still one stall, of its whole length.
+    leak = trace.copy()
+    leak[:, 1] += np.where(t >= 7.0, 131072, 0)
+    (stall,) = truth.device_stalls(leak, 1000.0, 1020.0, min_s=0.3)
+    assert stall["duration_s"] == pytest.approx(1.5, abs=0.11)
+
+
 def test_throttle_files_of_both_cgroup_versions(tmp_path: Path) -> None:
     """cgroup v1 writes one file per limit (0: no limit); v2 one io.max line ("max"). The
     machine running the tests has one of the two: the other is checked on its file format."""
@@ -140,5 +186,93 @@ def test_throttle_files_of_both_cgroup_versions(tmp_path: Path) -> None:
     v2 = V2Io(tmp_path, "v2", "7:3")
     v2.create()
     assert (tmp_path / "cgroup.subtree_control").read_text() == "+io"
-    v2.apply(Limits(STALL_BPS, 800, None))
-    assert (v2.path / "io.max").read_text() == "7:3 rbps=max wbps=1 riops=max wiops=800\n"
+    v2.apply(Limits(24 * MB, 800, 40 * MB))
+    assert (v2.path / "io.max").read_text() == (
+        "7:3 rbps=40000000 wbps=24000000 riops=max wiops=800\n"
+    )
+    # A stall: io.max takes no limit below 2 (EINVAL for 1 on kernels 5.9 to 6.9).
+    v2.apply(Limits(STALL_BPS, 1, None))
+    assert (v2.path / "io.max").read_text() == "7:3 rbps=max wbps=2 riops=max wiops=2\n"
+    # Removing the rule: every limit "max".
+    v2._write(Limits(None, None, None))
+    assert (v2.path / "io.max").read_text() == "7:3 rbps=max wbps=max riops=max wiops=max\n"
+    # The io controller already enabled for the children: subtree_control is left alone.
+    (tmp_path / "cgroup.subtree_control").write_text("cpu io memory\n")
+    V2Io(tmp_path, "v2b", "7:3").create()
+    assert (tmp_path / "cgroup.subtree_control").read_text() == "cpu io memory\n"
+
+
+def _mounts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lines: list[str]) -> None:
+    mounts = tmp_path / "mounts"
+    mounts.write_text("".join(f"{line}\n" for line in lines))
+    monkeypatch.setattr(throttle, "PROC_MOUNTS", mounts)
+
+
+def test_the_throttle_is_found_in_either_cgroup_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/proc/self/mounts as each kind of machine has it: cgroup v2 with the io controller
+    (systemd's default), a hybrid one whose io controller is bound to v1 blkio (this one), and
+    one with neither, which is told what is missing."""
+    v2 = tmp_path / "v2"
+    v2.mkdir()
+    (v2 / "cgroup.controllers").write_text("cpuset cpu io memory pids\n")
+    _mounts(tmp_path, monkeypatch, [f"cgroup2 {v2} cgroup2 rw,nosuid,nodev,noexec 0 0"])
+    assert throttle.detect() == (V2Io, v2)
+
+    unified, blkio = tmp_path / "unified", tmp_path / "blkio"
+    unified.mkdir()
+    blkio.mkdir()
+    (unified / "cgroup.controllers").write_text("\n")
+    (blkio / "blkio.throttle.write_bps_device").write_text("")
+    hybrid = [
+        f"cgroup2 {unified} cgroup2 rw,relatime 0 0",
+        f"cgroup {tmp_path / 'cpu'} cgroup rw,relatime,cpu 0 0",
+        f"cgroup {blkio} cgroup rw,relatime,blkio 0 0",
+    ]
+    _mounts(tmp_path, monkeypatch, hybrid)
+    assert throttle.detect() == (V1Blkio, blkio)
+
+    _mounts(tmp_path, monkeypatch, hybrid[:2])
+    with pytest.raises(throttle.ThrottleUnavailable) as exc:
+        throttle.detect()
+    assert str(exc.value) == (
+        f"no block throttle: cgroup v2 at {unified} has no io controller (it is bound to "
+        "cgroup v1); no cgroup v1 blkio hierarchy with blkio.throttle.* files"
+    )
+
+
+def test_a_v2_cgroup_that_cannot_enable_io_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a container its root cgroup holds processes, and cgroup v2 refuses to enable a
+    controller for its children (EBUSY): the simulated drive says so instead of failing."""
+    control = tmp_path / "cgroup.subtree_control"
+    control.write_text("cpu\n")
+    real = Path.write_text
+
+    def busy(self: Path, text: str, *args: object, **kw: object) -> int:
+        if self == control:
+            raise OSError(16, "Device or resource busy")
+        return real(self, text, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "write_text", busy)
+    with pytest.raises(throttle.ThrottleUnavailable, match="cannot enable the io controller"):
+        V2Io(tmp_path, "v2", "7:3").create()
+    assert not (tmp_path / "v2").exists()
+
+
+def test_requirements_name_what_is_missing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from worker.sim import controller
+
+    monkeypatch.setattr(controller.os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(controller.shutil, "which", lambda _name: None)
+    _mounts(tmp_path, monkeypatch, [])
+    missing = controller.requirements(tmp_path / "no-tmpfs")
+    assert missing == [
+        "root (loop devices and cgroups need it): run as root",
+        "losetup (util-linux)",
+        "no block throttle: no cgroup v2 mount with the io controller; no cgroup v1 blkio "
+        "hierarchy with blkio.throttle.* files",
+        f"a writable tmpfs at {tmp_path / 'no-tmpfs'}",
+    ]

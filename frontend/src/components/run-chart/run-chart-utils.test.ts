@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { Sample } from "../../api/types";
-import { activeDirections, formatCompact, timeTicks, toChartPoints } from "./run-chart-utils";
+import {
+  activeDirections,
+  formatCompact,
+  timeAxis,
+  timeTicks,
+  toChartPoints,
+} from "./run-chart-utils";
 
 const sample = (t: number, over: Partial<Sample> = {}): Sample => ({
   step_id: 1,
@@ -94,6 +100,19 @@ describe("timeTicks", () => {
   it("has a sane axis before the first sample", () => {
     expect(timeTicks(0)).toEqual([0, 1]);
     expect(timeTicks(Number.NaN)).toEqual([0, 1]);
+  });
+});
+
+describe("timeAxis", () => {
+  it("runs to a round tick past the last sample while the step runs", () => {
+    expect(timeAxis(15.03, false)).toEqual({ ticks: [0, 5, 10, 15, 20], end: 20 });
+  });
+
+  it("ends where the job ended once the step has ended", () => {
+    // A 15 s job: fio's 30 ms final interval folded in, the last point at 15.03 s.
+    expect(timeAxis(15.03, true)).toEqual({ ticks: [0, 5, 10, 15], end: 15.03 });
+    expect(timeAxis(40, true)).toEqual({ ticks: [0, 10, 20, 30, 40], end: 40 });
+    expect(timeAxis(0, true)).toEqual({ ticks: [0, 1], end: 1 });
   });
 });
 

@@ -116,6 +116,20 @@ export function timeTicks(maxT: number): number[] {
   return Array.from({ length: count + 1 }, (_, i) => i * step);
 }
 
+/**
+ * The x axis of a step's chart. While the step runs: round ticks past its last sample
+ * (timeTicks), so the axis does not rescale every second. Once it ended: the axis ends where
+ * the job ended (its last sample, fio's short final interval folded in: 15.03 s for a 15 s
+ * job), with no tick past it, as every chart of a finished step does.
+ */
+export function timeAxis(maxT: number, ended: boolean): { ticks: number[]; end: number } {
+  const ticks = timeTicks(maxT);
+  if (!ended || !(Number.isFinite(maxT) && maxT > 0)) {
+    return { ticks, end: ticks[ticks.length - 1] ?? 1 };
+  }
+  return { ticks: ticks.filter((t) => t <= maxT + 1e-9), end: maxT };
+}
+
 /** Compact axis ticks for IOPS: 950 -> "950", 12500 -> "12.5k", 1200000 -> "1.2M". */
 export function formatCompact(value: number): string {
   const abs = Math.abs(value);

@@ -25,7 +25,7 @@ import "./run-chart.css";
 import {
   activeDirections,
   formatCompact,
-  timeTicks,
+  timeAxis,
   toChartPoints,
   type ChartPoint,
 } from "./run-chart-utils";
@@ -56,9 +56,10 @@ interface PanelProps {
   yTicks: (v: number) => string;
   unit: string;
   xTicks: number[];
+  xEnd: number;
 }
 
-function Panel({ points, series, yLabel, yTicks, unit, xTicks }: PanelProps) {
+function Panel({ points, series, yLabel, yTicks, unit, xTicks, xEnd }: PanelProps) {
   return (
     <ResponsiveContainer
       width="100%"
@@ -70,7 +71,7 @@ function Panel({ points, series, yLabel, yTicks, unit, xTicks }: PanelProps) {
         <XAxis
           dataKey="t"
           type="number"
-          domain={[0, xTicks[xTicks.length - 1] ?? 1]}
+          domain={[0, xEnd]}
           ticks={xTicks}
           allowDataOverflow
           tick={AXIS_TICK}
@@ -127,13 +128,18 @@ interface RunChartProps {
   /** Why there is nothing to draw, when `samples` is empty. */
   emptyText: string;
   loading: boolean;
+  /** The step has ended: the time axis ends with it. */
+  ended?: boolean;
 }
 
 /** Live throughput and IOPS of one step against time since the step started. */
-export function RunChart({ samples, emptyText, loading, exportAs }: RunChartProps) {
+export function RunChart({ samples, emptyText, loading, exportAs, ended = false }: RunChartProps) {
   const points = useMemo(() => toChartPoints(samples), [samples]);
   const directions = useMemo(() => activeDirections(points), [points]);
-  const xTicks = useMemo(() => timeTicks(points[points.length - 1]?.t ?? 0), [points]);
+  const axis = useMemo(
+    () => timeAxis(points[points.length - 1]?.t ?? 0, ended),
+    [points, ended],
+  );
   const pick = (defs: SeriesDef[]) => defs.filter((d) => directions[d.direction]);
   const overlay = points.length === 0 ? (loading ? "Loading samples…" : emptyText) : undefined;
   const exportSpec = (defs: SeriesDef[], kind: string, unit: string) =>
@@ -165,7 +171,8 @@ export function RunChart({ samples, emptyText, loading, exportAs }: RunChartProp
           yLabel="MB/s"
           yTicks={formatMetric}
           unit="MB/s"
-          xTicks={xTicks}
+          xTicks={axis.ticks}
+          xEnd={axis.end}
         />
       </ChartFrame>
       <ChartFrame
@@ -182,7 +189,8 @@ export function RunChart({ samples, emptyText, loading, exportAs }: RunChartProp
           yLabel="IOPS"
           yTicks={formatCompact}
           unit="IOPS"
-          xTicks={xTicks}
+          xTicks={axis.ticks}
+          xEnd={axis.end}
         />
       </ChartFrame>
     </div>

@@ -314,6 +314,7 @@ function LoadedRun({ run, refetchError }: { run: RunDetail; refetchError: unknow
                   provenance: provenance(run),
                 }}
                 samples={samples}
+                ended={selected !== undefined && !["pending", "running"].includes(selected.status)}
                 loading={samplesQuery.isPending && selectedId !== null && samples.length === 0}
                 emptyText={sampleEmptyText(selected)}
               />
