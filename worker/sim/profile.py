@@ -333,7 +333,7 @@ PROFILES: dict[str, Profile] = {
             "performance-mode",
             "a fast mode that ends at 40%: 20 MB/s, then 14 MB/s",
             (Level(40, 20), Level(100, 14)),
-            read_mbps=30,
+            read_mbps=60,
         ),
         Profile(
             "hitching",
