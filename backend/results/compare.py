@@ -697,6 +697,16 @@ def per_dollar(
     drives = _drives(session, drive_ids, hide_embargoed)
     prices = lowest_current_prices(session, currency, {d.model_id for d in drives.values()})
     m = result["metrics"][0]
+    if m["lower_is_better"]:
+        # Lower is better: value per dollar is 1 / value per dollar, which a 0 (no stall, no
+        # time) cannot give.
+        zero = [row["label"] for row in m["rows"] if not row["value"] > 0]
+        if zero:
+            raise InvalidParams(
+                f"{metric} is better when lower, and {', '.join(zero)} scored 0: performance "
+                "per dollar divides by the value; choose a metric where higher is better",
+                field="metric",
+            )
     rows, unpriced = [], []
     for row in m["rows"]:
         price = prices.get(drives[row["drive_id"]].model_id)

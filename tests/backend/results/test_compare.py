@@ -213,6 +213,25 @@ def test_performance_per_dollar(engine: Engine, lab: dict[str, list[int]]) -> No
     assert len(out["unpriced"]) == 1 and "Simulated 0" in out["unpriced"][0]
 
 
+def test_per_dollar_of_a_lower_is_better_zero_says_why_not(
+    engine: Engine, lab: dict[str, list[int]]
+) -> None:
+    from backend.core.errors import InvalidParams
+    from backend.results.compare import per_dollar
+
+    with session_factory(engine)() as s:
+        bench = s.query(Bench).filter_by(name="bench1").one()
+        fast, none = add_drive(s, bench, 60), add_drive(s, bench, 61)
+        add_run(s, fast, {"randread-4k-qd3": 1, "randwrite-4k-qd32": 1, "randwrite-4k-qd3": 80})
+        add_run(s, none, {"randread-4k-qd3": 1, "randwrite-4k-qd32": 1, "randwrite-4k-qd3": 0})
+        s.flush()
+        with pytest.raises(InvalidParams, match="Simulated 61.* scored 0") as err:
+            per_dollar(s, [fast.id, none.id], "four-corners:randwrite-4k-qd3:write_lat_p99_us",
+                       "USD")  # fmt: skip
+        assert err.value.field == "metric"
+        s.rollback()
+
+
 def test_warns_on_firmware_and_drive_state(engine: Engine, lab: dict[str, list[int]]) -> None:
     """Two samples of one model on different firmware; a drive pre-written before its test
     and one that was not. A drive's runs on other firmware are not pooled with its latest."""
