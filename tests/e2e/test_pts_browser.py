@@ -155,6 +155,11 @@ def test_xsr_report_shows_recovery_levels_and_response_times(  # type: ignore[no
             )
         table = page.get_by_test_id("pts-xsr")
         expect(table.locator("tbody tr")).to_have_count(3)
+        # Units keep their case in the uppercase headers: µs, not "ΜS" (which reads as ms).
+        for column in (5, 6):
+            expect(table.locator("thead th").nth(column)).to_contain_text(
+                "(µs)", use_inner_text=True
+            )
         # The first stimulus follows a purge: no recovery time; the others have theirs.
         expect(table.locator("tbody tr").nth(0).locator("td").nth(3)).to_have_text("—")
         expect(table.locator("tbody tr").nth(1).locator("td").nth(3)).to_have_text(
@@ -178,6 +183,7 @@ def test_xsr_report_shows_recovery_levels_and_response_times(  # type: ignore[no
         page.goto(f"/compare?drives={sim_drive['id']}")
         compare = page.get_by_test_id("pts-compare-xsr")
         expect(compare.locator("tbody tr")).to_have_count(3)
+        expect(compare.locator("thead th").nth(5)).to_contain_text("(µs)", use_inner_text=True)
         first = compare.locator("tbody tr").nth(0)
         expect(first.locator("td").nth(1)).to_have_text(f"{xsr['stimuli'][0]['mbps']:,.0f}")
         expect(first.locator("td").nth(3)).to_have_text("—")

@@ -632,8 +632,8 @@ function Xsr({ report, provenance, fileBase }: { report: PtsReport; provenance: 
                 <th scope="col" className="num">First level (MB/s)</th>
                 <th scope="col" className="num">Settled level (MB/s)</th>
                 <th scope="col" className="num">Recovery time</th>
-                <th scope="col" className="num">Average response time (µs)</th>
-                <th scope="col" className="num">Maximum response time (µs)</th>
+                <th scope="col" className="num">Average response time (<span className="unit">µs</span>)</th>
+                <th scope="col" className="num">Maximum response time (<span className="unit">µs</span>)</th>
               </tr>
             </thead>
             <tbody>
