@@ -3,8 +3,12 @@
     purge; workload-independent preconditioning (128K sequential writes, 2x the span);
     4K random writes QD32 for `precondition_random_s` (the random-write steady state every
     random test after it starts from); then for each workload (4K random read, 4K random
-    write, 4K random 70/30 read/write) one closed-loop fio step per queue depth, shallowest
-    first, and a one-second idle step on which the workload's figures are derived.
+    write, 4K random mixed read/write, `mix_read_pct` reads: 70/30 by default) one
+    closed-loop fio step per queue depth, shallowest first, and a one-second idle step on
+    which the workload's figures are derived.
+
+The mixed workload is named by its read share (`mix70`, `mix50`), in its steps' names too
+(`mix70-4k-qd8`), so sweeps of different mixes are different tests to Compare.
 
 Every step keeps fio's completion-latency histogram, so each point has its p50 ... p99.99
 (p99.999 where it ran 100,000 I/Os or more). Reported per workload: IOPS and MB/s against QD,
@@ -18,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from backend.plans.base import DriveContext, Plan, StepSpec, format_size, human_bytes
 from backend.plans.common import (
@@ -34,29 +38,45 @@ from backend.plans.common import (
 from backend.plans.pts_common import precondition_step
 from backend.plans.torture import random_write_job
 
-Workload = Literal["randread", "randwrite", "mix70"]
-WORKLOADS: tuple[Workload, ...] = ("randread", "randwrite", "mix70")
+Workload = Literal["randread", "randwrite", "mix"]
+WORKLOADS: tuple[Workload, ...] = ("randread", "randwrite", "mix")
 QUEUE_DEPTHS = (1, 2, 4, 8, 16, 32, 64, 128)
-WORKLOAD_LABELS = {
-    "randread": "4K random read",
-    "randwrite": "4K random write",
-    "mix70": "4K random 70/30 read/write",
-}
+MIX_READ_PCT = 70
 
 
-def workload_job(workload: str) -> dict[str, Any]:
+def workload_key(workload: str, mix_read_pct: int) -> str:
+    """A workload's name in steps and results: the mix carries its read share (`mix70`)."""
+    return f"mix{mix_read_pct}" if workload == "mix" else workload
+
+
+def workload_label(workload: str, mix_read_pct: int) -> str:
+    if workload == "randread":
+        return "4K random read"
+    if workload == "randwrite":
+        return "4K random write"
+    return f"4K random {mix_read_pct}/{100 - mix_read_pct} read/write"
+
+
+def workload_job(workload: str, mix_read_pct: int) -> dict[str, Any]:
     if workload == "randread":
         return {"rw": "randread"}
     if workload == "randwrite":
         return {"rw": "randwrite", **INCOMPRESSIBLE}
-    return {"rw": "randrw", "rwmixread": 70, **INCOMPRESSIBLE}
+    return {"rw": "randrw", "rwmixread": mix_read_pct, **INCOMPRESSIBLE}
 
 
 class QdSweepParams(FioParams):
     workloads: list[Workload] = Field(
         default_factory=lambda: list(WORKLOADS),
         min_length=1,
-        description="Workloads to sweep: randread, randwrite, mix70 (70/30 read/write).",
+        description="Workloads to sweep: randread, randwrite, mix (random reads and writes, "
+        "mix_read_pct of them reads).",
+    )
+    mix_read_pct: int = Field(
+        MIX_READ_PCT,
+        ge=1,
+        le=99,
+        description="Reads in % of the mixed workload (fio rwmixread): 70 is a 70/30 mix.",
     )
     queue_depths: list[int] = Field(
         default_factory=lambda: list(QUEUE_DEPTHS),
@@ -79,6 +99,20 @@ class QdSweepParams(FioParams):
     latency_target_us: float = Field(
         1000.0, gt=0, le=10_000_000, description="p99 target of the 'IOPS under target' figure."
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_mix(cls, data: Any) -> Any:
+        """`mix70`, the mixed workload's name before its read share was a parameter, is the
+        mix at 70% reads (what runs queued then keep in their parameters)."""
+        if not isinstance(data, dict) or not isinstance(data.get("workloads"), list):
+            return data
+        if "mix70" not in data["workloads"]:
+            return data
+        pct = data.get("mix_read_pct", MIX_READ_PCT)
+        if pct != MIX_READ_PCT:
+            raise ValueError(f"workloads: mix70 is the 70/30 mix; with mix_read_pct {pct}, use mix")
+        return {**data, "workloads": ["mix" if w == "mix70" else w for w in data["workloads"]]}
 
     @field_validator("queue_depths")
     @classmethod
@@ -107,10 +141,10 @@ class QdSweep(Plan):
     key = "qd-sweep"
     title = "Queue-depth sweep: IOPS and tail latency against load (4K random, QD1-128)"
     description = (
-        "Purge and precondition, then 4K random read, 4K random write and 70/30 mixed at each "
-        "queue depth (1 to 128). Reports IOPS and MB/s against QD, p99 and p99.99 latency "
-        "against IOPS, the lowest QD reaching 95% of peak IOPS and the highest IOPS whose "
-        "p99 stays under a latency target."
+        "Purge and precondition, then 4K random read, 4K random write and a read/write mix "
+        "(70/30 by default) at each queue depth (1 to 128). Reports IOPS and MB/s against "
+        "QD, p99 and p99.99 latency against IOPS, the lowest QD reaching 95% of peak IOPS and "
+        "the highest IOPS whose p99 stays under a latency target."
     )
     destructive = True
     Params = QdSweepParams
@@ -137,17 +171,18 @@ class QdSweep(Plan):
                 )
         jobs = params.numjobs
         for workload in params.workloads:
-            label = WORKLOAD_LABELS[workload]
+            key = workload_key(workload, params.mix_read_pct)
+            label = workload_label(workload, params.mix_read_pct)
             for qd in params.queue_depths:
                 total = f" ({qd * jobs} outstanding)" if jobs > 1 else ""
                 steps.append(
                     fio_step(
                         self.key,
                         common,
-                        point_name(workload, qd, jobs),
+                        point_name(key, qd, jobs),
                         f"{label} QD{qd}" + (f" x {jobs} jobs{total}" if jobs > 1 else ""),
                         {
-                            **workload_job(workload),
+                            **workload_job(workload, params.mix_read_pct),
                             "bs": "4k",
                             "iodepth": qd,
                             "numjobs": jobs,
@@ -160,16 +195,16 @@ class QdSweep(Plan):
                         },
                         role="qd-sweep",
                         span=span,
-                        extra={"workload": workload},
+                        extra={"workload": key},
                     )
                 )
             # A one-second pause that carries the workload's figures (derived when it ends),
             # under a name that does not depend on the depths swept, so runs compare.
-            summary = idle_step(f"{workload}-4k-sweep", f"{label}: QD sweep figures (1 s pause)", 1)
+            summary = idle_step(f"{key}-4k-sweep", f"{label}: QD sweep figures (1 s pause)", 1)
             summary.params.update(
                 {
                     "role": "qd-sweep-summary",
-                    "workload": workload,
+                    "workload": key,
                     "latency_target_us": params.latency_target_us,
                 }
             )

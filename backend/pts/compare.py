@@ -69,7 +69,7 @@ def _values(plan: str, report: dict[str, Any]) -> dict[str, dict[str, Any]]:
             }
     if plan == "pts-hir" and report.get("hir"):
         for s in report["hir"]["sets"]:
-            out[f"wait-{s['wait_s']}s"] = {"iops": s["burst_iops"]}
+            out[f"wait-{float(s['wait_s']):g}s"] = {"iops": s["burst_iops"]}
     return out
 
 

@@ -127,7 +127,10 @@ def _section(session: Session, step: Step) -> dict[str, Any]:
     return section
 
 
-def _convergence_text(sections: list[dict[str, Any]], status: str) -> str:
+def _convergence_text(sections: list[dict[str, Any]], status: str, plan: str) -> str:
+    if plan == "pts-xsr":
+        # The specification runs XSR from purged, with no preconditioning and no rounds.
+        return "not applicable: cross-stimulus recovery runs from purged, without rounds"
     if not sections:
         return "no rounds" if status in ("done", "failed", "cancelled", "lost") else "not started"
     parts = []
@@ -185,7 +188,7 @@ def _header(run: Run, steps: list[Step], sections: list[dict[str, Any]]) -> dict
         "active_range_pct": first["active_range_pct"] if first else None,
         "threads": first["threads"] if first else params.get("threads"),
         "iodepth": first["iodepth"] if first else params.get("iodepth"),
-        "convergence": _convergence_text(sections, run.status),
+        "convergence": _convergence_text(sections, run.status, run.plan),
         "host": {k: host.get(k) for k in ("hostname", "cpu", "memory_bytes", "os", "kernel")},
         "fio_version": host.get("fio_version"),
         "ioengine": params.get("ioengine"),

@@ -93,9 +93,9 @@ LOWER_IS_BETTER_WORDS = ("lat_", "stall_", "stddev", "busy", "qd_95pct")
 
 _VERBS = {"randread": "random read", "randwrite": "random write", "seqread": "sequential read",
           "seqwrite": "sequential write", "read": "sequential read",
-          "write": "sequential write", "mix70": "random 70/30 read/write"}  # fmt: skip
+          "write": "sequential write"}  # fmt: skip
 _IO = re.compile(
-    r"^(?P<verb>randread|randwrite|seqread|seqwrite|read|write|mix70)-(?P<bs>\d+[kmKM]?)"
+    r"^(?P<verb>randread|randwrite|seqread|seqwrite|read|write|mix\d{1,2})-(?P<bs>\d+[kmKM]?)"
     r"(?:-qd(?P<qd>\d+))?(?:-(?P<jobs>\d+)jobs)?(?:-(?P<pattern>incompressible|compressible))?"
     r"(?P<sweep>-sweep)?$"
 )
@@ -112,6 +112,14 @@ _WORDS = {
     "write-after-trim": "sequential write right after the TRIM",
     "trim-all": "TRIM of the whole span",
 }
+
+
+def _verb(verb: str) -> str:
+    """`mix70` -> "random 70/30 read/write" (a qd-sweep's mix, named by its read share)."""
+    if verb.startswith("mix"):
+        reads = int(verb[3:])
+        return f"random {reads}/{100 - reads} read/write"
+    return _VERBS[verb]
 
 
 def _bs(text: str) -> str:
@@ -135,7 +143,7 @@ def step_words(step: str) -> str:
     base, _, variant = step.partition("@")
     text = _WORDS.get(base)
     if text is None and (m := _IO.match(base)):
-        text = f"{_bs(m['bs'])} {_VERBS[m['verb']]}"
+        text = f"{_bs(m['bs'])} {_verb(m['verb'])}"
         if m["qd"]:
             text += f" QD{m['qd']}"
         if m["jobs"]:

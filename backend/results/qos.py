@@ -1,6 +1,6 @@
 """Latency QoS of stored steps: the figures of every fio step from its stored histogram
 (backend.analysis.latency), histogram and exceedance curves, a queue-depth sweep's curves and
-figures, and the same across drives for Compare."""
+figures. The same across drives, for Compare: backend.results.qos_compare."""
 
 from __future__ import annotations
 
@@ -17,10 +17,6 @@ from sqlalchemy.orm import Session, load_only
 from backend.analysis import latency as lat
 from backend.analysis.qd_sweep import sweep_figures
 from backend.core.errors import InvalidParams, NotFound
-from backend.drives.service import drive_label
-from backend.results import conditions as cond
-from backend.results.compare import _drives
-from backend.results.compare_series import _conditions, _latest_runs
 from backend.results.models import Result, StepLatency
 from backend.runs.models import Step
 from backend.runs.service import get_run, run_step
@@ -289,109 +285,3 @@ def derive_sweep(session: Session, step: Step) -> tuple[list[Metric], dict[str, 
     if fig["iops_under_target"] is not None:
         metrics.append(("iops_p99_under_target", fig["iops_under_target"], "IOPS"))
     return metrics, {"qd_sweep": {"workload": workload, "figures": fig, "points": points}}
-
-
-# --- Compare -----------------------------------------------------------------------------
-
-
-def compare_latency(
-    session: Session,
-    drive_ids: list[int],
-    plan: str,
-    step: str,
-    under_review: int | None = None,
-    *,
-    hide_embargoed: bool = False,
-) -> dict[str, Any]:
-    """For each drive, its latest finished run of the plan and that run's step named `step`:
-    QoS figures, histogram and exceedance curve, with the conditions and provenance an
-    exported chart states, and warnings where conditions differ."""
-    if not drive_ids:
-        raise InvalidParams("choose at least one drive: ?drives=1,2,3", field="drives")
-    if not step:
-        raise InvalidParams("choose a step by name, e.g. randread-4k-qd32", field="step")
-    drives = _drives(session, drive_ids, hide_embargoed)
-    if under_review is not None and under_review not in drives:
-        raise InvalidParams(
-            f"under_review {under_review} is not one of the compared drives", field="under_review"
-        )
-    runs = _latest_runs(session, list(drives), plan, None)
-    run_steps: dict[int, list[Step]] = defaultdict(list)
-    if runs:
-        for s in session.scalars(
-            select(Step)
-            .options(
-                load_only(
-                    Step.id,
-                    Step.run_id,
-                    Step.kind,
-                    Step.name,
-                    Step.status,
-                    Step.params,
-                    raiseload=True,
-                )
-            )  # fmt: skip
-            .where(Step.run_id.in_([r[0].id for r in runs.values()]))
-            .order_by(Step.run_id, Step.idx)
-        ):
-            run_steps[s.run_id].append(s)
-    wanted: dict[int, Step] = {}
-    befores: dict[int, str] = {}
-    for steps in run_steps.values():
-        states = cond.state_before(
-            [(s.kind, s.name, s.params.get("role"), s.status == "done") for s in steps]
-        )
-        befores.update({s.id: b for s, b in zip(steps, states, strict=True)})
-        for s in steps:
-            if s.name == step and s.status == "done":
-                wanted[s.run_id] = s
-    rows = _latency_rows(session, [s.id for s in wanted.values()])
-    out: list[dict[str, Any]] = []
-    missing: list[dict[str, Any]] = []
-    notes: list[tuple[str, Any, bool]] = []
-    for drive_id in dict.fromkeys(drive_ids):
-        drive = drives[drive_id]
-        label = drive_label(drive)
-        found = runs.get(drive_id)
-        chosen = wanted.get(found[0].id) if found else None
-        if found is None or chosen is None or not rows.get(chosen.id):
-            reason = f"no finished {plan} run" if found is None else f"no step {step} with latency"
-            missing.append({"drive_id": drive_id, "label": label,
-                            "short_name": drive.short_name, "reason": reason})  # fmt: skip
-            continue
-        run, firmware, fio_version, host, resumed = found
-        out.append(
-            {
-                "drive_id": drive_id,
-                "label": label,
-                "short_name": drive.short_name,
-                "simulated": drive.model.simulated,
-                "under_review": drive_id == under_review,
-                "run_id": run.id,
-                "step_id": chosen.id,
-                "step_label": str(chosen.params.get("label") or chosen.name),
-                "conditions": _conditions(run, firmware, fio_version, [chosen], befores, drive),
-                **_distributions(rows[chosen.id]),
-            }
-        )
-        notes.append((drive.short_name or drive.model.model, host, resumed))
-    warnings = cond.warnings(
-        [(d["short_name"] or drives[d["drive_id"]].model.model,
-          tuple(d["conditions"]["compared"].items())) for d in out],
-        notes,
-    )  # fmt: skip
-    return {"plan": plan, "step": step, "drives": out, "missing": missing, "warnings": warnings}
-
-
-def step_names(session: Session, drive_ids: list[int], plan: str) -> list[str]:
-    """The names of the steps with a latency histogram in the drives' latest runs of plan."""
-    runs = _latest_runs(session, drive_ids, plan, None)
-    if not runs:
-        return []
-    names = session.scalars(
-        select(Step.name)
-        .join(StepLatency, StepLatency.step_id == Step.id)
-        .where(Step.run_id.in_([r[0].id for r in runs.values()]))
-        .order_by(Step.idx)
-    )
-    return list(dict.fromkeys(names))

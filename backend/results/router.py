@@ -10,11 +10,12 @@ from backend.core.errors import InvalidParams
 from backend.drives.service import sees_embargoed
 from backend.results import compare as cmp
 from backend.results import compare_series as cser
-from backend.results import qos
+from backend.results import qos, qos_compare
 from backend.results import series as ser
 from backend.results.schemas import (
     CompareLatency,
     CompareSeries,
+    CompareSweeps,
     Comparison,
     Pair,
     RunQos,
@@ -196,13 +197,28 @@ def compare_latency(
     """One step's latency distribution for several drives (each drive's latest finished run
     of the plan): QoS figures, histogram and exceedance curve, with the conditions and
     provenance of each run and warnings where they differ."""
-    return qos.compare_latency(
+    return qos_compare.compare_latency(
         session,
         _ids(drives, "drives"),
         plan,
         step,
         under_review,
         hide_embargoed=not sees_embargoed(user),
+    )
+
+
+@router.get("/api/compare/qd-sweep", response_model=CompareSweeps)
+def compare_qd_sweeps(
+    session: SessionDep,
+    user: CurrentUser,
+    drives: str = Query(..., description="drive ids, e.g. 1,2,3"),
+    under_review: int | None = None,
+) -> Any:
+    """Queue-depth sweeps of several drives (each drive's latest finished qd-sweep run): per
+    workload IOPS, MB/s and tail latency at each queue depth and the sweep's figures, with
+    each run's conditions and warnings where they differ."""
+    return qos_compare.compare_sweeps(
+        session, _ids(drives, "drives"), under_review, hide_embargoed=not sees_embargoed(user)
     )
 
 
@@ -216,4 +232,4 @@ def compare_latency_steps(
     """The steps with a latency histogram in the drives' latest runs of the plan."""
     ids = _ids(drives, "drives")
     found = cmp._drives(session, ids, not sees_embargoed(user))
-    return qos.step_names(session, list(found), plan)
+    return qos_compare.step_names(session, list(found), plan)

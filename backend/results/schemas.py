@@ -331,3 +331,25 @@ class CompareLatency(BaseModel):
     drives: list[DriveLatency] = Field(description="In the order asked for.")
     missing: list[MissingSeries]
     warnings: list[str]
+
+
+class DriveSweep(BaseModel):
+    drive_id: int
+    label: str
+    short_name: str | None
+    simulated: bool
+    under_review: bool
+    run_id: int
+    numjobs: int
+    latency_target_us: float = Field(description="The run's p99 target, µs.")
+    conditions: RunConditions = Field(
+        description="Of the run's first sweep point; `compared` names the queue depths swept."
+    )
+    workloads: list[SweepWorkload]
+
+
+class CompareSweeps(BaseModel):
+    plan: str
+    drives: list[DriveSweep] = Field(description="In the order asked for.")
+    missing: list[MissingSeries] = Field(description="Drives without a finished qd-sweep run.")
+    warnings: list[str] = Field(description="Conditions the drives' sweeps differ in.")

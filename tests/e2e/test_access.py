@@ -196,6 +196,8 @@ MATRIX: dict[tuple[str, str], Case] = {
         200,
         query={"drives": "{sim_drive}", "plan": "four-corners", "step": "no-such-step"},
     ),
+    # the drive has no qd-sweep run: it is listed as missing one
+    ("GET", "/api/compare/qd-sweep"): Case(VIEWER, 200, query={"drives": "{sim_drive}"}),
     ("GET", "/api/compare"): Case(VIEWER, 200, query={"drives": "{sim_drive}"}),
     ("GET", "/api/compare/pair"): Case(
         VIEWER, 200, query={"a": "{sim_drive}", "b": "{idle_drive}"}

@@ -245,6 +245,7 @@ def test_hir_marks_each_wait_state_and_its_return_to_baseline(
         rep = report(c, run)
         wait1 = step_named(run, "wait-1s")
         samples = c.get(f"/api/runs/{run['id']}/samples", params={"step_id": wait1["id"]}).json()
+        compared = c.get("/api/compare/pts", params={"drives": str(pts_drive["id"])}).json()
     hir = rep["hir"]
     assert [s["wait_s"] for s in hir["sets"]] == [1, 2]
     first = hir["sets"][0]
@@ -256,6 +257,11 @@ def test_hir_marks_each_wait_state_and_its_return_to_baseline(
     assert first["baseline"]["iops"] > 0 and first["burst_iops"] > 0
     assert hir["sets"][1]["start_s"] > first["start_s"]
     assert results(wait1)["hir_burst_iops"] == pytest.approx(first["burst_iops"])
+    # Compare names each set by its wait as the plan does ("wait-1s", not "wait-1.0s").
+    (entry,) = next(t for t in compared["tests"] if t["plan"] == "pts-hir")["drives"]
+    assert entry["run_id"] == run["id"]
+    assert set(entry["values"]) == {"steady", "wait-1s", "wait-2s"}
+    assert entry["values"]["wait-1s"]["iops"] == pytest.approx(first["burst_iops"])
 
 
 def test_compare_puts_drives_pts_tables_side_by_side(stack: Stack, sim_drive: dict) -> None:
@@ -318,3 +324,6 @@ def test_throughput_and_xsr_report_their_figures(stack: Stack, pts_drive: dict) 
         assert max(v for _t, v in s["lat_max_series"]) <= s["lat_max_us"] * 1.02
     assert [t["to"] for t in xsr_report["xsr"]["transitions"]] == ["xsr-rand", "xsr-seq-2"]
     assert xsr_report["header"]["threads"] == 1 and xsr_report["header"]["iodepth"] == 32
+    # No rounds in XSR: the header says steady state does not apply, not that it is pending.
+    assert xsr_report["header"]["convergence"].startswith("not applicable")
+    assert tp_report["header"]["convergence"].startswith("rounds-1m: ")

@@ -113,6 +113,12 @@ def test_pts_convergence_live_and_the_report_prints(browser, stack: Stack, sim_d
         context.close()
 
 
+def metric_text(v: float) -> str:
+    """The page's formatMetric for the figures these tests read (100 and more: whole)."""
+    assert v >= 100
+    return f"{v:,.0f}"
+
+
 def seconds_text(s: float | None) -> str:
     """The report's formatSeconds for the short times of a shortened run."""
     if s is None:
@@ -149,6 +155,11 @@ def test_xsr_report_shows_recovery_levels_and_response_times(  # type: ignore[no
             )
         table = page.get_by_test_id("pts-xsr")
         expect(table.locator("tbody tr")).to_have_count(3)
+        # Units keep their case in the uppercase headers: µs, not "ΜS" (which reads as ms).
+        for column in (5, 6):
+            expect(table.locator("thead th").nth(column)).to_contain_text(
+                "(µs)", use_inner_text=True
+            )
         # The first stimulus follows a purge: no recovery time; the others have theirs.
         expect(table.locator("tbody tr").nth(0).locator("td").nth(3)).to_have_text("—")
         expect(table.locator("tbody tr").nth(1).locator("td").nth(3)).to_have_text(
@@ -172,6 +183,7 @@ def test_xsr_report_shows_recovery_levels_and_response_times(  # type: ignore[no
         page.goto(f"/compare?drives={sim_drive['id']}")
         compare = page.get_by_test_id("pts-compare-xsr")
         expect(compare.locator("tbody tr")).to_have_count(3)
+        expect(compare.locator("thead th").nth(5)).to_contain_text("(µs)", use_inner_text=True)
         first = compare.locator("tbody tr").nth(0)
         expect(first.locator("td").nth(1)).to_have_text(f"{xsr['stimuli'][0]['mbps']:,.0f}")
         expect(first.locator("td").nth(3)).to_have_text("—")
@@ -214,7 +226,14 @@ def test_latency_report_shows_five_nines_or_why_not_and_each_round(  # type: ign
                 reason = got["unsupported"]["99.999"]
                 expect(five).to_have_text("n/a")
                 expect(five).to_have_attribute("title", reason)
-                expect(page.get_by_test_id("pts-latency-notes")).to_contain_text(reason)
+                expect(page.get_by_test_id("pts-latency-notes")).to_contain_text(
+                    "fewer than the 100,000 I/Os five nines need"
+                )
+                # The count the reason gives is the table's.
+                expect(table.locator("tbody tr").nth(i).locator("td").nth(3)).to_have_text(
+                    f"{got['ios']:,}"
+                )
+                assert f"{got['ios']:,} completed" in reason
             else:
                 expect(five).not_to_have_text("n/a")
         # Each element's average and maximum per round: a line per element in each chart.
@@ -222,6 +241,85 @@ def test_latency_report_shows_five_nines_or_why_not_and_each_round(  # type: ign
             chart = page.locator(f'[data-chart="pts-latency-rounds-{field}"]')
             expect(chart.locator(".recharts-line")).to_have_count(2)
         shot(page, "pts-latency-report")
+        assert not problems, problems
+    finally:
+        context.close()
+
+
+def test_hir_throughput_and_wsat_reports_mark_and_tabulate_their_figures(  # type: ignore[no-untyped-def]
+    browser, stack: Stack, sim_drive: dict
+) -> None:
+    """The three reports the other browser tests do not open: host idle recovery marks every
+    wait state (the first one too, which starts where the time axis begins), throughput has
+    its MB/s table, write saturation its plots against time and GB written and the
+    histogram of its last rounds on a latency axis in decades."""
+    from playwright.sync_api import expect
+
+    hir_params = {
+        "span": "32m", "element_s": 1, "max_rounds": 5, "precondition_loops": 1,
+        "waits_s": [1, 2], "cycles": 2, "write_s": 1, "baseline_s": 1, "threads": 1,
+        "iodepth": 4,
+    }  # fmt: skip
+    context = browser.new_context(viewport=VIEWPORT, base_url=stack.api_url)
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
+    try:
+        sign_in(page, stack)
+        with stack.client() as c:
+            ids = {
+                plan: queue(c, sim_drive, params, plan=plan)["id"]
+                for plan, params in (
+                    ("pts-hir", hir_params),
+                    ("pts-throughput", {"span": "64m", "block_sizes": ["1m", "128k"],
+                                        "element_s": 1, "max_rounds": 5, "threads": 1}),
+                    ("pts-wsat", {"span": "16m", "round_s": 1, "max_s": 20,
+                                  "capacity_multiple": 2, "threads": 1}),
+                )
+            }  # fmt: skip
+            for run_id in ids.values():
+                run = wait_run(c, run_id, timeout=400)
+                assert run["status"] == "done", run["error"]
+            reports = {plan: c.get(f"/api/runs/{i}/pts").json() for plan, i in ids.items()}
+
+        page.goto(f"/runs/{ids['pts-hir']}/report")
+        hir = page.locator('[data-chart="pts-hir"]')
+        # A shaded span, labelled, for each wait state.
+        expect(hir.locator(".recharts-reference-area")).to_have_count(2)
+        for wait in (1, 2):
+            expect(hir.locator("svg text", has_text=f"{wait} s wait")).to_have_count(1)
+        table = page.get_by_test_id("pts-hir")
+        expect(table.locator("tbody tr")).to_have_count(2)
+        first = reports["pts-hir"]["hir"]["sets"][0]
+        expect(table.locator("tbody tr").nth(0).locator("td").nth(0)).to_have_text("2 of 2")
+        expect(table.locator("tbody tr").nth(0).locator("td").nth(1)).to_have_text(
+            metric_text(first["burst_iops"])
+        )
+        shot(page, "pts-hir-report")
+
+        page.goto(f"/runs/{ids['pts-throughput']}/report")
+        rows = page.get_by_test_id("pts-throughput").locator("tbody tr")
+        expect(rows).to_have_count(2)
+        sections = {s["name"]: s for s in reports["pts-throughput"]["sections"]}
+        write_1m = sections["rounds-1m"]["table"]["seq-write-1m"]["write_mbps"]
+        expect(rows.nth(0).locator("td").nth(1)).to_have_text(metric_text(write_1m))
+        # Row headers keep their case: KiB, not KIB.
+        expect(rows.nth(0).locator("th")).to_have_css("text-transform", "none")
+        shot(page, "pts-throughput-report")
+
+        page.goto(f"/runs/{ids['pts-wsat']}/report")
+        for chart in ("pts-wsat-time", "pts-wsat-tgbw"):
+            expect(page.locator(f'[data-chart="{chart}"] .recharts-line')).to_have_count(1)
+        # The histogram's latency axis: a tick at each decade, in its unit (recharts draws
+        # the tick labels of both axes in one layer: the latency ones are those with a unit).
+        labels = page.locator(
+            '[data-chart="pts-wsat-histogram"] .recharts-cartesian-axis-tick-value'
+        )
+        expect(labels.first).to_be_attached()
+        texts = [t for t in labels.all_text_contents() if re.search(r"[µm]?s$", t)]
+        assert len(texts) >= 3, texts
+        assert all(re.fullmatch(r"(0\.0*1|1|10|100) (µs|ms|s)", t) for t in texts), texts
+        shot(page, "pts-wsat-report")
         assert not problems, problems
     finally:
         context.close()

@@ -148,6 +148,90 @@ def test_steady_state_round_and_window_iops_match_the_throttle(
     assert results(rounds)["iops_r0w100_4k"] == pytest.approx(window_iops)
 
 
+# Steady state on a drive that gets there late: a simulated drive (worker.sim) whose 4 KiB
+# random writes run at 3000 IOPS until 36 MiB of them, then at 1000 IOPS (the consistency
+# cliff: its free blocks run out). With 2 s rounds the cliff comes 3 s into the writing, in the
+# middle of round 2: round 1 is at 3000, round 2 about half and half (some 2000), rounds 3 on at
+# 1000. Every window holding round 1 or 2 spans far more than 20% of its average (window 2-6:
+# 2000 against 1000s, range 1000 of an average of 1200), so the first steady window is rounds
+# 3-7: steady state is declared in round 7, and the window's IOPS are the drive's 1000.
+CLIFF_FOB_IOPS = 3000
+CLIFF_STEADY_IOPS = 1000
+CLIFF_AFTER = 36 * 2**20
+CLIFF_ROUND_S = 2
+CLIFF_STEADY_ROUND = 7
+
+
+def cliff_profile() -> Any:
+    from worker.sim.profile import Cliff, Level, Profile
+
+    return Profile(
+        "pts-cliff",
+        "4 KiB random writes at 3000 IOPS, 1000 IOPS after 36 MiB of them",
+        (Level(100, 200),),
+        read_mbps=200,
+        cliff=Cliff(
+            after_bytes=CLIFF_AFTER, fob_iops=CLIFF_FOB_IOPS, steady_iops=CLIFF_STEADY_IOPS
+        ),
+        seed=7,
+    )
+
+
+def test_steady_state_round_and_window_match_a_drive_that_settles_late(
+    stack: Stack, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    from worker.sim.controller import SimDrive, requirements
+
+    missing = requirements()
+    if missing:
+        pytest.skip("simulated drives: missing " + "; ".join(missing))
+    params = {
+        "span": "64m",
+        "block_sizes": ["4k"],
+        "mixes": ["0/100"],
+        "element_s": CLIFF_ROUND_S,
+        "max_rounds": 10,
+        "precondition_loops": 1,
+        "threads": 1,
+        "iodepth": 8,
+    }
+    sim = SimDrive(cliff_profile(), 128 * 2**20, tmp_path_factory.mktemp("pts-cliff"), "PTS cliff")
+    with sim:
+        assert sim.state is not None
+        drive = stack.add_drive(sim.state.target, "Simulated drive (pts-cliff)")
+        with stack.client() as c:
+            run = run_plan(c, drive, "pts-iops", params)
+            rounds = next(s for s in run["steps"] if s["name"] == "rounds")
+            report = c.get(f"/api/runs/{run['id']}/pts").json()
+    section = report["sections"][0]
+    values = section["values"]
+    written = [r["written_bytes"] for r in section["rounds"]]
+    # The premise, from the bytes fio wrote: the cliff fell inside round 2, not at its edge.
+    cliff_round = next(i + 1 for i, w in enumerate(written) if w >= CLIFF_AFTER)
+    found_round = section["convergence"]["round"]
+    window_iops = section["table"]["r0w100-4k"]["write_iops"]
+    record(
+        "steady state (3000 IOPS, 1000 after 36 MiB of random writes)",
+        {"round": CLIFF_STEADY_ROUND, "window_iops": CLIFF_STEADY_IOPS, "cliff_round": 2},
+        {
+            "round": found_round,
+            "window_iops": round(window_iops, 1),
+            "cliff_round": cliff_round,
+            "rounds": [round(v, 1) for v in values],
+        },
+    )
+    assert cliff_round == 2, written
+    assert values[0] == pytest.approx(CLIFF_FOB_IOPS, rel=0.15), values
+    assert CLIFF_STEADY_IOPS * 1.3 < values[1] < CLIFF_FOB_IOPS * 0.9, values
+    assert found_round == CLIFF_STEADY_ROUND, values
+    assert section["window"] == [3, 7]
+    assert results(rounds)["ss_round"] == CLIFF_STEADY_ROUND
+    assert window_iops == pytest.approx(CLIFF_STEADY_IOPS, rel=0.03)
+    # Steady: the worker stopped there, not at the 10-round limit.
+    assert len(values) == CLIFF_STEADY_ROUND
+    assert "steady state reached in round 7 (window 3-7)" in report["header"]["convergence"]
+
+
 def test_write_saturation_stops_when_4x_the_capacity_is_written(
     stack: Stack, throttled_drive: dict
 ) -> None:

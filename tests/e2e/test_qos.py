@@ -274,6 +274,39 @@ def test_compare_has_the_qos_figures(sweep: dict[str, Any]) -> None:
         assert bad.status_code == 400 or bad.status_code == 422
 
 
+def test_compare_puts_the_drives_sweeps_side_by_side(sweep: dict[str, Any]) -> None:
+    """GET /api/compare/qd-sweep: each drive's latest sweep, its points and figures the run's
+    own, with the queue depths swept among the conditions and a warning where they differ."""
+    drive, other = sweep["drive"], sweep["other"]
+    with _client(sweep) as c:
+        r = c.get(
+            "/api/compare/qd-sweep",
+            params={"drives": f"{other['id']},{drive['id']}", "under_review": drive["id"]},
+        )
+        assert r.status_code == 200, r.text
+        body = r.json()
+        unknown = c.get("/api/compare/qd-sweep", params={"drives": str(drive["id"]),
+                                                         "under_review": other["id"]})  # fmt: skip
+        assert unknown.status_code == 422 and "under_review" in unknown.text
+    assert [d["drive_id"] for d in body["drives"]] == [other["id"], drive["id"]]
+    assert body["missing"] == []
+    mine, theirs = body["drives"][1], body["drives"][0]
+    assert mine["under_review"] and not theirs["under_review"]
+    assert mine["run_id"] == sweep["run"]["id"]
+    assert theirs["run_id"] == sweep["cli"]["qos"]["run_id"]
+    # The points and figures are those of each run's own QoS.
+    for entry, qos in ((mine, sweep["qos"]), (theirs, sweep["cli"]["qos"])):
+        assert entry["workloads"] == qos["sweep"]["workloads"]
+        assert entry["latency_target_us"] == qos["sweep"]["latency_target_us"]
+    assert [w["workload"] for w in theirs["workloads"]] == ["randread"]
+    assert mine["conditions"]["compared"]["queue depth"] == "QD1, 8"
+    assert theirs["conditions"]["compared"]["queue depth"] == "QD1, 4, 16"
+    assert mine["conditions"]["compared"]["drive state before"] == "purged, preconditioned"
+    warnings = " | ".join(body["warnings"])
+    assert "different queue depth: " in warnings and "QD1, 4, 16 (" in warnings
+    assert "different runtime" in warnings and "different drive state before" in warnings
+
+
 def test_cli_prints_the_qos_table(sweep: dict[str, Any]) -> None:
     """`drivelab run --wait` prints each step's QoS row, as the api has it."""
     text, qos = sweep["cli"]["stdout"], sweep["cli"]["qos"]
@@ -362,9 +395,35 @@ def test_run_and_compare_pages_draw_the_qos_charts(browser, sweep: dict[str, Any
         expect(fig.get_by_role("button", name="SVG")).to_be_enabled()
         name, svg = download(page, fig.get_by_role("button", name="SVG"))
         assert b"Latency exceedance" in svg and b"simulated" in svg.lower()
+        # Each drive's histogram, overlaid.
+        hist = qos.locator("figure[data-chart=compare-qos-histogram]")
+        expect(hist.locator("path.recharts-line-curve")).to_have_count(2)
+        name, text = download(page, hist.get_by_role("button", name="CSV"))
+        assert name.endswith(".csv") and b"latency_us,share_pct" in text
+        # The drives' queue-depth sweeps: random reads, which both swept.
+        sweeps = qos.locator("div[data-section=qd-sweep]")
+        sweeps.scroll_into_view_if_needed()
+        expect(sweeps.get_by_label("Sweep workload")).to_have_value("randread")
+        figures = sweeps.get_by_test_id("qd-sweep-compare")
+        expect(figures.locator("tbody tr")).to_have_count(2)
+        review_row = figures.locator("tr.qos-table__row--review")
+        expect(review_row).to_have_count(1)
+        reads = {w["workload"]: w for w in sweep["qos"]["sweep"]["workloads"]}["randread"]
+        mine = reads["figures"]
+        expect(review_row.locator("td").nth(1)).to_have_text(f"{round(mine['peak_iops']):,}")
+        iops = sweeps.locator("figure[data-chart=compare-qd-sweep-iops]")
+        # One point per queue depth of each drive: 2 of the reviewed drive, 3 of the other.
+        expect(iops.locator(".recharts-line-dots circle")).to_have_count(len(QDS) + 3)
+        tail = sweeps.locator("figure[data-chart=compare-qd-sweep-latency]")
+        expect(tail.locator("path.recharts-line-curve").first).to_be_attached()
+        name, svg = download(page, tail.get_by_role("button", name="SVG"))
+        assert b"Tail latency against IOPS" in svg and b"QD1, 8" in svg
         shot(page, "qos-compare-page")
         if os.environ.get("DRIVELAB_DOCS_SCREENSHOTS") == "1":
             qos.screenshot(path=str(DOCS_SCREENSHOTS / "qos-compare.png"))
+        # Another workload: only the reviewed drive swept random writes.
+        sweeps.get_by_label("Sweep workload").select_option("randwrite")
+        expect(figures.locator("tbody tr")).to_have_count(1)
         assert not problems, problems
     finally:
         context.close()

@@ -392,6 +392,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/compare/qd-sweep": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare Qd Sweeps
+         * @description Queue-depth sweeps of several drives (each drive's latest finished qd-sweep run): per
+         *     workload IOPS, MB/s and tail latency at each queue depth and the sweep's figures, with
+         *     each run's conditions and warnings where they differ.
+         */
+        get: operations["compare_qd_sweeps_api_compare_qd_sweep_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/compare/series": {
         parameters: {
             query?: never;
@@ -1837,6 +1859,26 @@ export interface components {
              */
             warnings: string[];
         };
+        /** CompareSweeps */
+        CompareSweeps: {
+            /**
+             * Drives
+             * @description In the order asked for.
+             */
+            drives: components["schemas"]["DriveSweep"][];
+            /**
+             * Missing
+             * @description Drives without a finished qd-sweep run.
+             */
+            missing: components["schemas"]["MissingSeries"][];
+            /** Plan */
+            plan: string;
+            /**
+             * Warnings
+             * @description Conditions the drives' sweeps differ in.
+             */
+            warnings: string[];
+        };
         /** Comparison */
         Comparison: {
             /**
@@ -2043,6 +2085,32 @@ export interface components {
             short_name: string | null;
             /** Simulated */
             simulated: boolean;
+        };
+        /** DriveSweep */
+        DriveSweep: {
+            /** @description Of the run's first sweep point; `compared` names the queue depths swept. */
+            conditions: components["schemas"]["RunConditions"];
+            /** Drive Id */
+            drive_id: number;
+            /** Label */
+            label: string;
+            /**
+             * Latency Target Us
+             * @description The run's p99 target, µs.
+             */
+            latency_target_us: number;
+            /** Numjobs */
+            numjobs: number;
+            /** Run Id */
+            run_id: number;
+            /** Short Name */
+            short_name: string | null;
+            /** Simulated */
+            simulated: boolean;
+            /** Under Review */
+            under_review: boolean;
+            /** Workloads */
+            workloads: components["schemas"]["SweepWorkload"][];
         };
         /**
          * DriveUpdate
@@ -5640,6 +5708,75 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PtsComparison"];
+                };
+            };
+            /** @description Not signed in, or the token is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (role, bench, CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Something the request names does not exist (or is not visible to you). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description The database or the broker is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    compare_qd_sweeps_api_compare_qd_sweep_get: {
+        parameters: {
+            query: {
+                /** @description drive ids, e.g. 1,2,3 */
+                drives: string;
+                under_review?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompareSweeps"];
                 };
             };
             /** @description Not signed in, or the token is unknown or revoked. */

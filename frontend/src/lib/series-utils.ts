@@ -90,7 +90,9 @@ export function seriesWarnings(
 }
 
 /** The simulated mark of a chart's drives (none when every one is real). */
-export function seriesSimulated(drives: DriveSeries[]): string | undefined {
+export function seriesSimulated(
+  drives: { simulated: boolean; label: string; short_name?: string | null }[],
+): string | undefined {
   return simulatedMark(uniq(drives.filter((d) => d.simulated).map(driveName)));
 }
 

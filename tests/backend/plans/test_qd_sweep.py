@@ -14,6 +14,8 @@ def test_default_sweep_after_preconditioning() -> None:
     names = [s.name for s in steps]
     assert names[:3] == ["purge", "precondition", "precondition-random"]
     assert params["queue_depths"] == [1, 2, 4, 8, 16, 32, 64, 128]
+    assert params["workloads"] == ["randread", "randwrite", "mix"]
+    assert params["mix_read_pct"] == 70
     for w in ("randread", "randwrite", "mix70"):
         points = [s for s in steps if s.params.get("workload") == w]
         assert [s.name for s in points] == [f"{w}-4k-qd{q}" for q in params["queue_depths"]] + [
@@ -48,6 +50,26 @@ def test_parameters() -> None:
     assert job(steps[1])["numjobs"] == "4"
     assert "(128 outstanding)" in steps[1].params["label"]
     assert steps[-1].params["latency_target_us"] == 500
+    # `mix70`, the name runs queued before the mix's read share was a parameter, is the mix.
+    assert params["workloads"] == ["mix"] and params["mix_read_pct"] == 70
+
+
+def test_the_mix_is_a_parameter_named_by_its_read_share() -> None:
+    _plan, params, steps = compile_plan(
+        "qd-sweep",
+        {"workloads": ["mix", "randread"], "mix_read_pct": 50, "queue_depths": [1, 8],
+         "precondition": False},
+        SMALL,
+    )  # fmt: skip
+    assert [s.name for s in steps] == [
+        "mix50-4k-qd1", "mix50-4k-qd8", "mix50-4k-sweep",
+        "randread-4k-qd1", "randread-4k-qd8", "randread-4k-sweep",
+    ]  # fmt: skip
+    mix = job(steps[1])
+    assert mix["rw"] == "randrw" and mix["rwmixread"] == "50"
+    assert steps[1].params["workload"] == "mix50" and steps[2].params["workload"] == "mix50"
+    assert steps[1].params["label"] == "4K random 50/50 read/write QD8"
+    assert job(steps[4])["rw"] == "randread" and "rwmixread" not in job(steps[4])
 
 
 @pytest.mark.parametrize(
@@ -58,6 +80,8 @@ def test_parameters() -> None:
         ({"queue_depths": []}, "queue_depths"),
         ({"workloads": ["seqread"]}, "workloads"),
         ({"workloads": ["randread", "randread"]}, "workloads"),
+        ({"mix_read_pct": 100}, "mix_read_pct"),
+        ({"mix_read_pct": 0}, "mix_read_pct"),
         ({"numjobs": 0}, "numjobs"),
         ({"latency_target_us": 0}, "latency_target_us"),
     ],

@@ -118,6 +118,13 @@ def test_metric_names_are_words_and_unique() -> None:
     assert names("trace-replay:profile-heavy:read_mbps")["title"] == (
         "heavy desktop profile: read MB/s"
     )
+    # A qd-sweep's mix is named by its read share.
+    assert names("qd-sweep:mix70-4k-qd8:read_lat_p99_9_us")["test"] == (
+        "4K random 70/30 read/write QD8"
+    )
+    assert names("qd-sweep:mix50-4k-qd1-4jobs:write_iops")["test"].startswith(
+        "4K random 50/50 read/write QD1"
+    )
     ids = [
         f"four-corners:randwrite-4k-qd3-{p}:write_{m}"
         for p in ("incompressible", "compressible")

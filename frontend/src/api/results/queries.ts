@@ -4,6 +4,7 @@ import { resultKeys } from "./keys";
 import { sourcePath, useCompareSource, type CompareSource } from "./source";
 import type {
   CompareLatency,
+  CompareSweeps,
   CompareSeries,
   Comparison,
   Pair,
@@ -119,5 +120,20 @@ export const useCompareLatency = (
         signal,
       ),
     enabled: drives.length > 0 && Boolean(step),
+    placeholderData: keepPreviousData,
+  });
+
+/** Each drive's latest queue-depth sweep: points and figures per workload
+ * (GET /api/compare/qd-sweep). */
+export const useCompareSweeps = (drives: number[], underReview: number | null, enabled: boolean) =>
+  useQuery({
+    queryKey: ["compare", "qd-sweep", ids(drives), underReview],
+    queryFn: ({ signal }) =>
+      apiGet<CompareSweeps>(
+        `/compare/qd-sweep?drives=${ids(drives)}` +
+          (underReview !== null ? `&under_review=${underReview}` : ""),
+        signal,
+      ),
+    enabled: enabled && drives.length > 0,
     placeholderData: keepPreviousData,
   });

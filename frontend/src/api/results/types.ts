@@ -39,3 +39,5 @@ export type StepLatency = Schemas["StepLatencyOut"];
 export type LatencyDistribution = Schemas["Distribution"];
 export type CompareLatency = Schemas["CompareLatency"];
 export type DriveLatency = Schemas["DriveLatency"];
+export type CompareSweeps = Schemas["CompareSweeps"];
+export type DriveSweep = Schemas["DriveSweep"];

@@ -20,6 +20,7 @@ import {
 } from "../../pages/pts-report/pts-report-utils";
 import { ChartFrame } from "../chart-frame/chart-frame";
 import { AXIS_LABEL, AXIS_LINE, AXIS_TICK, CHART_FONT, GRID_STROKE, LINE_WIDTH, SERIES_COLORS } from "../chart-frame/chart-theme";
+import { decades } from "../qos-charts/qos-utils";
 import { formatCompact } from "../run-chart/run-chart-utils";
 
 const MARGIN = { top: 8, right: 18, bottom: 20, left: 8 };
@@ -164,12 +165,20 @@ interface XYProps {
 /** Lines (or dots) of a few series against a shared x axis, in the house style. */
 export function XYChart({ title, subtitle, xLabel, yLabel, series, chartId, xLog, xTicks, xFormat, scatter, areas = [], height = 280, exportAs }: XYProps) {
   const empty = series.every((s) => s.points.length === 0);
-  const xs = series.flatMap((s) => s.points.map((p) => p[0]));
+  // The shaded spans belong on the axis too: a wait state that begins before its first write
+  // period's middle would be cut off (and recharts drops an area that leaves the domain).
+  const xs = [...series.flatMap((s) => s.points.map((p) => p[0])), ...areas.flatMap((a) => [a.x1, a.x2])];
   // A linear axis from and to whole units (a clock that begins 0.866 s in reads as 0.866,
-  // 5.866, ... otherwise); a log axis keeps the data's own ends.
+  // 5.866, ... otherwise); a log axis spans whole decades, a tick at each.
   const lo = xs.length ? Math.min(...xs) : 0;
   const hi = xs.length ? Math.max(...xs) : 1;
-  const domain: [number, number] = xLog || hi - lo < 2 ? [lo, hi] : [Math.floor(lo), Math.ceil(hi)];
+  const logAxis = xLog && !xTicks ? decades(lo, hi) : null;
+  const domain: [number, number] = logAxis
+    ? logAxis.domain
+    : xLog || hi - lo < 2
+      ? [lo, hi]
+      : [Math.floor(lo), Math.ceil(hi)];
+  const ticks = xTicks ?? logAxis?.ticks;
   const legend = series.map((s) => ({ label: s.label, color: s.color }));
   return (
     <ChartFrame title={title} subtitle={subtitle} height={height} chartId={chartId} overlay={empty ? "No data yet." : undefined}
@@ -197,7 +206,7 @@ export function XYChart({ title, subtitle, xLabel, yLabel, series, chartId, xLog
               <ReferenceArea key={a.key} x1={a.x1} x2={a.x2} fill="#9aa5b1" fillOpacity={0.14} stroke="none"
                 label={{ value: a.label, position: "insideTop", fontSize: 11, fill: "#4a5663" }} />
             ))}
-            <XAxis dataKey="x" type="number" domain={domain} scale={xLog ? "log" : "auto"} ticks={xTicks} tick={AXIS_TICK} stroke={AXIS_LINE} tickFormatter={xFormat ?? formatCompact} allowDataOverflow
+            <XAxis dataKey="x" type="number" domain={domain} scale={xLog ? "log" : "auto"} ticks={ticks} tick={AXIS_TICK} stroke={AXIS_LINE} tickFormatter={xFormat ?? formatCompact} allowDataOverflow
               label={{ value: xLabel, position: "insideBottomRight", offset: -12, style: AXIS_LABEL }} />
             <YAxis width={56} tick={AXIS_TICK} stroke={AXIS_LINE} tickFormatter={formatCompact}
               label={{ value: yLabel, angle: -90, position: "insideLeft", offset: 8, style: AXIS_LABEL }} />

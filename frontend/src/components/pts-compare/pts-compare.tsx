@@ -200,11 +200,11 @@ function XsrTable({ test }: { test: PtsTestComparison }) {
   const ref = reference(test)!;
   const stimuli = xsrStimuli(test);
   const fields = [
-    ["mbps", "MB/s", false],
-    ["settled_mbps", "settled MB/s", false],
-    ["recovery_s", "recovery (s)", true],
-    ["lat_mean_us", "average response (µs)", true],
-    ["lat_max_us", "maximum response (µs)", true],
+    ["mbps", "MB/s", false, null],
+    ["settled_mbps", "settled MB/s", false, null],
+    ["recovery_s", "recovery", true, "s"],
+    ["lat_mean_us", "average response", true, "µs"],
+    ["lat_max_us", "maximum response", true, "µs"],
   ] as const;
   return (
     <div className="table-wrap">
@@ -216,8 +216,15 @@ function XsrTable({ test }: { test: PtsTestComparison }) {
           <tr>
             <th scope="col">Stimulus</th>
             <th scope="col">Drive</th>
-            {fields.map(([, label]) => (
-              <th key={label} scope="col" className="num">{label}</th>
+            {fields.map(([, label, , unit]) => (
+              <th key={label} scope="col" className="num">
+                {label}
+                {unit && (
+                  <>
+                    {" "}(<span className="unit">{unit}</span>)
+                  </>
+                )}
+              </th>
             ))}
           </tr>
         </thead>

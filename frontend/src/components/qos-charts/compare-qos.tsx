@@ -1,12 +1,13 @@
 import { useMemo, useState } from "react";
 import { useCompareLatency, useLatencySteps } from "../../api/results/queries";
 import { useCompareSource } from "../../api/results/source";
-import type { DriveSeries } from "../../api/results/types";
+import type { DriveSeries, LatencyDistribution } from "../../api/results/types";
 import type { DriveStyle } from "../../lib/house-style";
 import { colorOf } from "../../lib/house-style";
 import { downloadText } from "../../lib/export-dom";
 import { conditionsLine, driveName, linesCsv, provenanceLine, seriesSimulated, type Line } from "../../lib/series-utils";
 import { ChartFrame } from "../chart-frame/chart-frame";
+import { SweepCompare } from "./compare-sweep";
 import { LogLines } from "./log-lines";
 import { QosTable } from "./qos-table";
 import { latencyTick, qosCsv, shareTick, type QosRow } from "./qos-utils";
@@ -23,8 +24,9 @@ interface Props {
   underReview: number | null;
 }
 
-/** Latency QoS across drives for one test: the QoS table (the drive under review marked) and
- * the exceedance curves overlaid, with conditions, warnings and provenance. */
+/** Latency QoS across drives for one test: the QoS table (the drive under review marked),
+ * each drive's histogram and exceedance curve overlaid, with conditions, warnings and
+ * provenance; then the drives' queue-depth sweeps, when they have one. */
 export function QosCompare({ drives, styles, fileBase, underReview }: Props) {
   const source = useCompareSource();
   const [picked, setPlan] = useState<string | null>(null);
@@ -48,18 +50,21 @@ export function QosCompare({ drives, styles, fileBase, underReview }: Props) {
       })),
     [data, direction],
   );
-  const lines: Line[] = withDir
-    .filter((x) => x.dist)
-    .map(({ drive, dist }) => ({
-      key: String(drive.drive_id),
-      driveId: drive.drive_id,
-      label: driveName(drive),
-      color: colorOf(styles, drive.drive_id),
-      dashed: false,
-      points: dist!.exceedance.map(([x, y]) => [x, y] as [number, number]),
-    }));
-  // The drive under review drawn last, on top.
-  lines.sort((a, b) => Number(styles.get(a.driveId)?.underReview ?? false) - Number(styles.get(b.driveId)?.underReview ?? false));
+  const drawn = (pick: (d: LatencyDistribution) => [number, number][]): Line[] =>
+    withDir
+      .filter((x) => x.dist)
+      .map(({ drive, dist }) => ({
+        key: String(drive.drive_id),
+        driveId: drive.drive_id,
+        label: driveName(drive),
+        color: colorOf(styles, drive.drive_id),
+        dashed: false,
+        points: pick(dist!).map(([x, y]) => [x, y] as [number, number]),
+      }))
+      // The drive under review drawn last, on top.
+      .sort((a, b) => Number(styles.get(a.driveId)?.underReview ?? false) - Number(styles.get(b.driveId)?.underReview ?? false));
+  const lines = drawn((d) => d.exceedance);
+  const histogram = drawn((d) => d.histogram);
   const rows: QosRow[] = withDir
     .filter((x) => x.dist)
     .map(({ drive, dist }) => ({
@@ -77,6 +82,7 @@ export function QosCompare({ drives, styles, fileBase, underReview }: Props) {
   ];
   const stepLabel = data?.drives[0]?.step_label ?? chosen ?? "";
   const title = `Latency exceedance: ${stepLabel}`;
+  const histogramTitle = `Latency histogram: ${stepLabel}`;
   const about = {
     title,
     metric: `${plan}:${chosen ?? ""} completion latency (${direction === "all" ? "all I/O" : direction})`,
@@ -143,26 +149,49 @@ export function QosCompare({ drives, styles, fileBase, underReview }: Props) {
         </button>
       </div>
       {rows.length > 0 && <QosTable rows={rows} caption={`QoS: ${stepLabel}, ${direction === "all" ? "all I/O" : direction}`} />}
-      <ChartFrame
-        title={title}
-        subtitle="share of I/Os slower than each latency (1 - CDF), log-log"
-        height={300}
-        overlay={overlay}
-        chartId="compare-qos-exceedance"
-        exportAs={
-          // Only a chart with data goes into exports and the chart pack.
-          overlay === undefined
-            ? {
-                fileName: [fileBase, "latency-exceedance", chosen ?? ""],
-                ...about,
-                legend: lines.map((l) => ({ label: l.label, color: l.color, highlight: styles.get(l.driveId)?.underReview ?? false })),
-                csv: () => linesCsv(lines, "latency_us", "share_slower", about),
-              }
-            : undefined
-        }
-      >
-        <LogLines lines={lines} xLabel="latency" yLabel="share slower" xLog yLog xFormat={latencyTick} yFormat={shareTick} />
-      </ChartFrame>
+      <div className="qos-grid">
+        <ChartFrame
+          title={histogramTitle}
+          subtitle="% of I/Os against completion latency, log-spaced bins (20 a decade)"
+          height={300}
+          overlay={overlay}
+          chartId="compare-qos-histogram"
+          exportAs={
+            overlay === undefined
+              ? {
+                  fileName: [fileBase, "latency-histogram", chosen ?? ""],
+                  ...about,
+                  title: histogramTitle,
+                  legend: histogram.map((l) => ({ label: l.label, color: l.color, highlight: styles.get(l.driveId)?.underReview ?? false })),
+                  csv: () => linesCsv(histogram, "latency_us", "share_pct", { ...about, title: histogramTitle }),
+                }
+              : undefined
+          }
+        >
+          <LogLines lines={histogram} xLabel="latency" yLabel="% of I/Os" xLog steps xFormat={latencyTick} />
+        </ChartFrame>
+        <ChartFrame
+          title={title}
+          subtitle="share of I/Os slower than each latency (1 - CDF), log-log"
+          height={300}
+          overlay={overlay}
+          chartId="compare-qos-exceedance"
+          exportAs={
+            // Only a chart with data goes into exports and the chart pack.
+            overlay === undefined
+              ? {
+                  fileName: [fileBase, "latency-exceedance", chosen ?? ""],
+                  ...about,
+                  legend: lines.map((l) => ({ label: l.label, color: l.color, highlight: styles.get(l.driveId)?.underReview ?? false })),
+                  csv: () => linesCsv(lines, "latency_us", "share_slower", about),
+                }
+              : undefined
+          }
+        >
+          <LogLines lines={lines} xLabel="latency" yLabel="share slower" xLog yLog xFormat={latencyTick} yFormat={shareTick} />
+        </ChartFrame>
+      </div>
+      <SweepCompare drives={drives} styles={styles} fileBase={fileBase} underReview={underReview} enabled={!shared} />
     </div>
   );
 }

@@ -2,8 +2,10 @@
  * Latency QoS for tables and charts: number formats, log-axis ticks and CSV rows. Pure.
  */
 
-import type { QosFigures } from "../../api/results/types";
+import type { DriveSweep, QosFigures } from "../../api/results/types";
 import { csvDocument, type CsvAbout } from "../../lib/export-utils";
+import { colorOf, type DriveStyle } from "../../lib/house-style";
+import { driveName, type Line } from "../../lib/series-utils";
 
 /** The columns of a QoS table: mean, the percentiles, max. */
 export const QOS_COLUMNS: { key: string; label: string }[] = [
@@ -87,4 +89,159 @@ export function qosCsv(rows: QosRow[], about: CsvAbout): string {
       ...QOS_COLUMNS.map((c) => qosValue(r.qos, c.key).us),
     ]),
   );
+}
+
+/** What charts call a sweep's workload: `mix70` (the mix, by its read share) is
+ * "4K random 70/30". */
+export function workloadName(workload: string): string {
+  if (workload === "randread") return "4K random read";
+  if (workload === "randwrite") return "4K random write";
+  const mix = /^mix(\d{1,2})$/.exec(workload);
+  return mix ? `4K random ${mix[1]}/${100 - Number(mix[1])}` : workload;
+}
+
+/** The workloads any of the drives' sweeps measured, in the plan's order (reads, writes,
+ * then the mixes, most reads first). */
+export function sweepWorkloads(drives: DriveSweep[]): string[] {
+  const seen = Array.from(new Set(drives.flatMap((d) => d.workloads.map((w) => w.workload))));
+  const rank = (w: string) => {
+    if (w === "randread") return 1000;
+    if (w === "randwrite") return 999;
+    const mix = /^mix(\d{1,2})$/.exec(w);
+    return mix ? Number(mix[1]) : -1;
+  };
+  return seen.sort((a, b) => rank(b) - rank(a) || a.localeCompare(b));
+}
+
+type SweepCurve = "iops" | "mbps" | "latency";
+
+/**
+ * One workload of each drive's sweep as lines in the drive's colour, the drive under review
+ * last (drawn on top): IOPS or MB/s against the outstanding I/Os (iodepth x numjobs), or the
+ * hockey stick, p99 (solid) and p99.99 (dashed) against IOPS, one point per queue depth. A
+ * percentile a point's I/O count cannot give is left out, not drawn as zero.
+ */
+export function sweepLines(
+  drives: DriveSweep[],
+  workload: string,
+  curve: SweepCurve,
+  styles: Map<number, DriveStyle>,
+): Line[] {
+  const lines: Line[] = [];
+  for (const d of drives) {
+    const w = d.workloads.find((x) => x.workload === workload);
+    if (!w) continue;
+    const base = { driveId: d.drive_id, color: colorOf(styles, d.drive_id) };
+    const name = driveName(d);
+    if (curve === "latency") {
+      const p99 = w.points.filter((p) => p.p99_us !== null).map((p) => [p.iops, p.p99_us!] as [number, number]);
+      const p9999 = w.points
+        .filter((p) => p.p99_99_us !== null)
+        .map((p) => [p.iops, p.p99_99_us!] as [number, number]);
+      if (p99.length) lines.push({ ...base, key: `${d.drive_id}:p99`, label: `${name} p99`, dashed: false, points: p99 });
+      if (p9999.length)
+        lines.push({ ...base, key: `${d.drive_id}:p99.99`, label: `${name} p99.99`, dashed: true, points: p9999 });
+    } else {
+      lines.push({
+        ...base,
+        key: `${d.drive_id}:${curve}`,
+        label: name,
+        dashed: false,
+        points: w.points.map((p) => [p.total_qd, curve === "iops" ? p.iops : p.mbps] as [number, number]),
+      });
+    }
+  }
+  const review = (l: Line) => Number(styles.get(l.driveId)?.underReview ?? false);
+  return lines.sort((a, b) => review(a) - review(b));
+}
+
+export interface SweepFigureRow {
+  driveId: number;
+  label: string;
+  highlight: boolean;
+  numjobs: number;
+  peakIops: number | null;
+  peakQd: number | null;
+  qdAt95: number | null;
+  targetUs: number;
+  iopsUnderTarget: number | null;
+  qdUnderTarget: number | null;
+  p99UnderTargetUs: number | null;
+  nextOver: { qd: number; iops: number; p99_us: number } | null;
+}
+
+/** The figures a review quotes of one workload, a row per drive that swept it. */
+export function sweepFigureRows(drives: DriveSweep[], workload: string): SweepFigureRow[] {
+  return drives.flatMap((d) => {
+    const w = d.workloads.find((x) => x.workload === workload);
+    if (!w) return [];
+    const f = w.figures;
+    return [
+      {
+        driveId: d.drive_id,
+        label: driveName(d),
+        highlight: d.under_review,
+        numjobs: d.numjobs,
+        peakIops: f.peak_iops ?? null,
+        peakQd: f.peak_qd ?? null,
+        qdAt95: f.qd_at_share_of_peak ?? null,
+        targetUs: d.latency_target_us,
+        iopsUnderTarget: f.iops_under_target ?? null,
+        qdUnderTarget: f.qd_under_target ?? null,
+        p99UnderTargetUs: f.p99_under_target_us ?? null,
+        nextOver: f.next_over_target ?? null,
+      },
+    ];
+  });
+}
+
+/** The figures table as CSV, after the chart's title, conditions and provenance. */
+export function sweepFiguresCsv(rows: SweepFigureRow[], about: CsvAbout): string {
+  return csvDocument(
+    about,
+    [
+      "drive",
+      "numjobs",
+      "peak_iops",
+      "peak_qd",
+      "qd_95pct_of_peak",
+      "latency_target_us",
+      "iops_p99_under_target",
+      "qd_p99_under_target",
+      "p99_under_target_us",
+      "next_qd_over_target",
+      "next_p99_over_target_us",
+    ],
+    rows.map((r) => [
+      r.label,
+      r.numjobs,
+      r.peakIops,
+      r.peakQd,
+      r.qdAt95,
+      r.targetUs,
+      r.iopsUnderTarget,
+      r.qdUnderTarget,
+      r.p99UnderTargetUs,
+      r.nextOver?.qd ?? null,
+      r.nextOver?.p99_us ?? null,
+    ]),
+  );
+}
+
+/** The conditions line of a sweep chart: plan, workload, the queue depths swept (the drives'
+ * differing ones joined with a slash), span, runtime per point, the drive's state before. */
+export function sweepConditions(drives: DriveSweep[], workload: string): string {
+  const join = (values: (string | null | undefined)[]) =>
+    Array.from(new Set(values.filter((v): v is string => Boolean(v)))).join("/");
+  const c = drives.map((d) => d.conditions.compared ?? {});
+  return [
+    "qd-sweep",
+    workloadName(workload),
+    join(c.map((x) => x["queue depth"])),
+    join(c.map((x) => (x["span"] ? `span ${x["span"]}` : null))),
+    join(c.map((x) => (x["runtime"] ? `${x["runtime"]} a point` : null))),
+    join(c.map((x) => x["drive state before"])),
+  ]
+    .filter(Boolean)
+    .join(" · ");
 }

@@ -8,20 +8,16 @@ import { ChartFrame } from "../chart-frame/chart-frame";
 import { SERIES_COLORS } from "../chart-frame/chart-theme";
 import { LogLines } from "./log-lines";
 import { QosTable } from "./qos-table";
-import { formatLatency, latencyTick, qdTicks, qosCsv, shareTick, type QosRow } from "./qos-utils";
+import { formatLatency, latencyTick, qdTicks, qosCsv, shareTick, workloadName, type QosRow } from "./qos-utils";
 import "./qos-charts.css";
 
 const DIRECTION_COLORS: Record<string, string> = { ...SERIES_COLORS, all: "#4b5563" };
 const WORKLOAD_COLORS: Record<string, string> = {
   randread: "#2563eb",
   randwrite: "#ea580c",
-  mix70: "#059669",
 };
-const WORKLOAD_NAMES: Record<string, string> = {
-  randread: "4K random read",
-  randwrite: "4K random write",
-  mix70: "4K random 70/30",
-};
+/** A mix's colour whatever its read share. */
+const MIX_COLOR = "#059669";
 
 interface Props {
   runId: number;
@@ -188,8 +184,8 @@ function workloadLine(w: SweepWorkload, points: [number, number][], suffix = "",
   return {
     key: `${w.workload}${suffix}`,
     driveId: 0,
-    label: `${WORKLOAD_NAMES[w.workload] ?? w.workload}${suffix}`,
-    color: WORKLOAD_COLORS[w.workload] ?? "#4b5563",
+    label: `${workloadName(w.workload)}${suffix}`,
+    color: WORKLOAD_COLORS[w.workload] ?? (w.workload.startsWith("mix") ? MIX_COLOR : "#4b5563"),
     dashed,
     points,
   };
@@ -258,7 +254,7 @@ function SweepCharts({
           const next = f.next_over_target;
           return (
             <li key={w.workload}>
-              <strong>{WORKLOAD_NAMES[w.workload] ?? w.workload}</strong>: peak{" "}
+              <strong>{workloadName(w.workload)}</strong>: peak{" "}
               {Math.round(f.peak_iops ?? 0).toLocaleString("en-US")} IOPS at QD{f.peak_qd}; 95% of
               it from QD{f.qd_at_share_of_peak}; p99 under {formatLatency(target)}:{" "}
               {f.iops_under_target !== null && f.iops_under_target !== undefined

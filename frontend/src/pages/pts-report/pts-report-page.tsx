@@ -13,6 +13,7 @@ import { exportFileName, toCsv } from "../../lib/export-utils";
 import { formatDecimalBytes, formatFullDateTime, formatMetric } from "../../lib/format-utils";
 import { isActiveStatus, parseRunId } from "../../lib/run-utils";
 import { formatBinaryBytes } from "../../lib/series-utils";
+import { latencyTick } from "../../components/qos-charts/qos-utils";
 import {
   blockSizeLabel,
   hirSeries,
@@ -295,6 +296,9 @@ function IopsOutput({ section, provenance, conditions, fileBase }: OutputProps) 
 function LatencyOutput({ section, provenance, conditions, fileBase }: OutputProps) {
   const rows = latencyRows(section);
   const notes = rows.filter((r) => r.p99999 === null && r.p99999Note);
+  // Too few I/Os is the usual reason: said once for all, the counts are in the table.
+  const few = notes.filter((r) => r.p99999Note!.startsWith("not enough I/Os"));
+  const other = notes.filter((r) => !few.includes(r));
   const colors = ["#1d4ed8", "#0891b2", "#059669", "#ca8a04", "#ea580c", "#c2410c", "#9333ea", "#db2777", "#475569"];
   const series = section.elements.map((e, i) => ({
     key: e.name,
@@ -332,8 +336,11 @@ function LatencyOutput({ section, provenance, conditions, fileBase }: OutputProp
         </table>
         {notes.length > 0 && (
           <p className="muted" data-testid="pts-latency-notes">
-            p99.999 n/a: {notes.map((r) => `${r.label}: ${r.p99999Note}`).join("; ")}. Five nines need at least 100,000 I/Os in the window
-            (longer rounds or more of them).
+            {few.length > 0 &&
+              `p99.999 n/a for ${few.length === rows.length ? "every element" : few.map((r) => r.label).join(", ")}: ` +
+                "the window holds fewer than the 100,000 I/Os five nines need (the I/Os column; each cell's tooltip says so). " +
+                "Longer rounds, or more of them, give them. "}
+            {other.map((r) => `p99.999 n/a for ${r.label}: ${r.p99999Note}. `).join("")}
           </p>
         )}
       </div>
@@ -358,8 +365,9 @@ function LatencyOutput({ section, provenance, conditions, fileBase }: OutputProp
       <XYChart
         title="Response-time histograms"
         subtitle={`share of I/Os per latency bucket (20 per decade) · ${windowNote(section)}`}
-        xLabel="latency (µs)"
+        xLabel="latency"
         yLabel="% of I/Os"
+        xFormat={latencyTick}
         chartId="pts-latency-histograms"
         xLog
         series={series}
@@ -405,8 +413,9 @@ function WsatOutput({ section, provenance, conditions, fileBase }: OutputProps) 
       <XYChart
         title="Response-time histogram of the last part"
         subtitle={`${windowNote(section)}`}
-        xLabel="latency (µs)"
+        xLabel="latency"
         yLabel="% of I/Os"
+        xFormat={latencyTick}
         chartId="pts-wsat-histogram"
         xLog
         series={[{ key: "write", label: "4 KiB random write", color, points: hist }]}
@@ -623,8 +632,8 @@ function Xsr({ report, provenance, fileBase }: { report: PtsReport; provenance: 
                 <th scope="col" className="num">First level (MB/s)</th>
                 <th scope="col" className="num">Settled level (MB/s)</th>
                 <th scope="col" className="num">Recovery time</th>
-                <th scope="col" className="num">Average response time (µs)</th>
-                <th scope="col" className="num">Maximum response time (µs)</th>
+                <th scope="col" className="num">Average response time (<span className="unit">µs</span>)</th>
+                <th scope="col" className="num">Maximum response time (<span className="unit">µs</span>)</th>
               </tr>
             </thead>
             <tbody>
