@@ -96,10 +96,7 @@ def window_log_intervals(
     keep = gap > 0
     t, v, prev, gap = t[keep], v[keep], prev[keep], gap[keep]
     long = gap > GAP_WINDOWS * window_ms
-    if median > 0:
-        share = np.maximum(0.0, 0.5 - v / median)
-    else:
-        share = np.full(v.shape, 0.5)
+    share = np.maximum(0.0, 0.5 - v / median) if median > 0 else np.full(v.shape, 0.5)
     covered = np.where(long, window_ms + (gap - window_ms) * share, gap)
     # Every row's interval, each after a gap preceded by an interval at 0: row i's own
     # interval is at position i + (long gaps up to and including row i).
