@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from backend.plans import fio_check
+from backend.plans.base import job_files_as_run
 from worker.client import ApiClient, ApiError, ApiUnreachable
 from worker.devices import DeviceInfo
 from worker.driveinfo import drive_record, smart, unchanged_since, write_fingerprint
@@ -146,9 +147,12 @@ def _fio_refusal(
     """fio's own verdict on every job file the run still has to run, before anything is
     written: a parameter fio rejects must not fail the run after the purge and the fill."""
     job_files = [
-        (step["name"], target.job_file(step["job_file"]))
+        pair
         for step in spec["steps"]
         if step["status"] == "pending" and step.get("job_file")
+        for pair in job_files_as_run(
+            step["name"], step["kind"], step.get("params") or {}, target.job_file(step["job_file"])
+        )
     ]
     workdir.mkdir(parents=True, exist_ok=True)
     bad = fio_check.rejected(job_files, fio_binary=ctx.fio_binary, workdir=workdir)

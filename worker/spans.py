@@ -52,7 +52,8 @@ def furthest_byte(step: dict[str, Any]) -> int:
     job_file = step.get("job_file")
     if not job_file:
         return 0
-    end = 0
+    # A trace replays at its own offsets, recorded by the api when the run was queued.
+    end = int((step.get("params") or {}).get("trace_end_bytes") or 0)
     for job in _sections(job_file):
         end = max(end, _bytes(job.get("offset")) + _bytes(job.get("size")))
     return end

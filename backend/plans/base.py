@@ -107,6 +107,30 @@ def retarget_job_file(job_file: str, path: str) -> str:
     return "\n".join(lines) + ("\n" if job_file.endswith("\n") else "")
 
 
+def with_randseed_offset(job_file: str, k: int) -> str:
+    """Round k+1 of a steady-state loop runs with randseed + k, so rounds do not repeat the same
+    offsets (the job file stored with the run holds the first round's seed)."""
+    lines = []
+    for line in job_file.splitlines():
+        if line.startswith("randseed="):
+            line = f"randseed={int(line.split('=', 1)[1]) + k}"
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def job_files_as_run(
+    name: str, kind: str, params: dict[str, Any], job_file: str
+) -> list[tuple[str, str]]:
+    """(name, job file) of what fio will be given for a step: its job file, and for a
+    steady-state loop that moves the seed every round, its last round's too (the seed fio is
+    given grows with the rounds, and fio refuses one past 2^63 - 1)."""
+    out = [(name, job_file)]
+    rounds = int(params.get("max_rounds") or 1)
+    if kind == "fio-rounds" and params.get("randseed_per_round") and rounds > 1:
+        out.append((f"{name} (round {rounds})", with_randseed_offset(job_file, rounds - 1)))
+    return out
+
+
 def job_file_target(job_file: str) -> str | None:
     """The path a job file's `filename=` names (unescaped), None without one."""
     for line in job_file.splitlines():

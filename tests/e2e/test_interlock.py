@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -97,6 +98,53 @@ def test_mounted_filesystem(stack: Stack, loop: str, tmp_path: Path) -> None:
         assert sha256(loop) == before
     finally:
         subprocess.run(["umount", str(mnt)], check=False)
+
+
+def test_mounted_partition(stack: Stack, tmp_path: Path) -> None:
+    """The whole disk is registered, one of its partitions is mounted (read-only, so the
+    checksum holds still): writing the disk would write under the filesystem."""
+    needs_root()
+    if shutil.which("sfdisk") is None:
+        pytest.skip("sfdisk is not installed (apt-get install fdisk)")
+    backing = tmp_path / "partitioned.img"
+    with open(backing, "wb") as f:
+        f.truncate(64 * 1024 * 1024)
+    subprocess.run(
+        ["sfdisk", "-q", str(backing)],
+        input="label: dos\nstart=2048, type=83\n",
+        text=True,
+        check=True,
+        capture_output=True,
+    )
+    dev = subprocess.run(
+        ["losetup", "-f", "--show", "-P", str(backing)], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    partition = f"{dev}p1"
+    added = False
+    try:
+        if not Path("/sys/class/block", Path(partition).name).exists():
+            subprocess.run(["partx", "-a", dev], check=True, capture_output=True)
+            added = True
+        deadline = time.monotonic() + 5
+        while not Path(partition).exists():
+            assert time.monotonic() < deadline, f"{partition} did not appear"
+            time.sleep(0.05)
+        subprocess.run(["mkfs.ext4", "-q", "-F", partition], check=True, capture_output=True)
+        subprocess.run(["mount", "-o", "ro", partition, str(mnt)], check=True)
+        try:
+            before = sha256(dev)
+            run = attempt(stack, dev, identify(dev).serial, name="partition mounted")
+            assert "(rule: mounted)" in run["error"], run["error"]
+            assert f"its partition {Path(partition).name} is mounted at {mnt}" in run["error"]
+            assert sha256(dev) == before
+        finally:
+            subprocess.run(["umount", str(mnt)], check=False)
+    finally:
+        if added:
+            subprocess.run(["partx", "-d", dev], check=False)
+        subprocess.run(["losetup", "-d", dev], check=False)
 
 
 def swap_used_kib(device: str) -> int:

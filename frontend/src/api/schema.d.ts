@@ -3866,10 +3866,20 @@ export interface components {
         /** TraceOut */
         TraceOut: {
             /**
+             * Align Bytes
+             * @description Every read and write length is a multiple of this (at most 4096): a drive with a larger logical sector cannot replay the trace.
+             */
+            align_bytes: number | null;
+            /**
              * Created At
              * Format: date-time
              */
             created_at: string;
+            /**
+             * End Bytes
+             * @description The end of the furthest range the trace touches: a drive must hold this many bytes to replay it (null: uploaded before this was recorded; upload it again).
+             */
+            end_bytes: number | null;
             /** Format */
             format: string;
             /** Id */
