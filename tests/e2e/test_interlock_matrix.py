@@ -10,6 +10,7 @@ wrong serial, outside the sandbox, a symlink from the sandbox into /dev).
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import subprocess
 import time
@@ -141,6 +142,44 @@ def test_a_by_id_link_repointed_during_the_idle_is_refused(stack: Stack, host: H
     assert run["error"].startswith("safety interlock: at the end of step idle"), run["error"]
     # The link leads to a drive with another serial: the first rule to fail says so.
     assert "(rule: serial-mismatch)" in run["error"]
+    assert sha256_of(victim_device) == victim_before
+
+
+def test_a_link_repointed_between_two_rounds_is_refused_before_the_next_round(
+    stack: Stack, host: Host
+) -> None:
+    """A PTS loop runs fio once per round, and each round is a write: the target is checked
+    before each. The link moves while round 1 runs (fio keeps the device it opened); the next
+    round is refused, and neither the victim nor anything after the loop is written."""
+    drive_device = host.attach(protected(host, "drive.img"))
+    victim_device = host.attach(protected(host, "victim.img"))
+    links = host.root / "by-id"
+    links.mkdir()
+    link = links / "nvme-drivelab_TEST_S6XXNX0R654321"
+    link.symlink_to(drive_device)
+    drive = register(stack, str(link), identify(drive_device).serial, "rounds")
+    victim_before = sha256_of(victim_device)
+    params = {"span": "8m", "round_s": 2, "max_rounds": 5, "measurement_s": 1}
+    with stack.client() as c:
+        run_id = queue(c, drive, "pts-steady-state", params)["id"]
+        step = wait_for_running_step(c, run_id, "fio-rounds")
+        deadline = time.monotonic() + 60
+        while not c.get(f"/api/runs/{run_id}/samples", params={"step_id": step["id"]}).json():
+            assert time.monotonic() < deadline, "round 1 wrote no samples"
+            time.sleep(0.05)
+        moved = links / "moved"
+        moved.symlink_to(victim_device)
+        moved.replace(link)
+        run = wait_run(c, run_id, timeout=120)
+    assert run["status"] == "failed", run
+    found = re.match(
+        rf"safety interlock: before \d\d-{step['name']}-r(\d+): refusing to write {link}: ",
+        run["error"],
+    )
+    assert found and int(found.group(1)) >= 2, run["error"]
+    assert "(rule: serial-mismatch)" in run["error"]
+    after = run["steps"][[s["id"] for s in run["steps"]].index(step["id"]) + 1 :]
+    assert after and all(s["started_at"] is None for s in after)
     assert sha256_of(victim_device) == victim_before
 
 
