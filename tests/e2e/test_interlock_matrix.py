@@ -1,9 +1,11 @@
 """The interlock tried as an attacker would, through the whole stack, on loop devices only.
 
 Each case registers a target, queues a plan and does what a careless or unlucky lab does
-(swaps the drive while the plan idles, names it with colons, registers a relative path, passes
-parameters fio rejects), then checks the checksum of every device that must stay untouched and
-the rule named in the run's error. test_interlock.py has the up-front cases (mounted, swap,
+(swaps the drive while the plan idles or between two rounds, names it with colons, registers a
+relative path, passes parameters fio rejects, uploads a trace recorded elsewhere, hard-links a
+file into the sandbox, runs a worker with another bench's token), then checks the checksum of
+every device that must stay untouched and the rule named in the run's error (or the 422 that
+refused it). test_interlock.py has the up-front cases (mounted, a mounted partition, swap,
 wrong serial, outside the sandbox, a symlink from the sandbox into /dev).
 """
 
