@@ -16,7 +16,7 @@ from typing import Any
 from backend.analysis import pts
 from backend.analysis.fio_results import direction_summary
 from backend.analysis.steady_state import is_steady, steady_state_report
-from backend.plans.base import with_randseed_offset
+from backend.plans.base import job_file_lines, with_randseed_offset
 from worker.client import ApiClient, ApiError, ApiUnreachable, SampleOutbox
 from worker.devices import DeviceInfo
 from worker.fio.logs import collect_logs
@@ -186,7 +186,7 @@ def run_fio_step(sc: StepContext) -> StepReport:
 
 
 def log_prefix(job_file: str) -> str | None:
-    for line in job_file.splitlines():
+    for line in job_file_lines(job_file):
         if line.startswith("write_bw_log="):
             return line.split("=", 1)[1].strip()
     return None

@@ -21,8 +21,10 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import httpx
+import psycopg
 import pytest
 
+from tests.bench.common import stack_database_url
 from tests.conftest import Stack, register_drive, wait_run
 from tests.faults.conftest import queue
 from tests.worker.conftest import Host, MiB, loop_backing_files, sha256_of
@@ -288,6 +290,7 @@ def test_a_by_path_link_with_colons_is_written_through_its_device(stack: Stack, 
         ("/srv/drives/${HOME}.img", "contains '$'"),
         ("/srv/drives/a\nb.img", "control character 0x0a"),
         (" /dev/loop1", "starts or ends with a blank"),
+        ("/srv/drives/a\u2028exec_prerun=touch x/b.img", "U+2028 (line separator)"),
     ],
 )
 def test_targets_fio_would_read_differently_are_refused_at_registration(
@@ -315,6 +318,47 @@ def test_targets_fio_would_read_differently_are_refused_at_registration(
         r = c.patch(f"/api/drives/{drive['id']}", json={"target_path": target})
         assert r.status_code == 422 and problem in r.json()["detail"], r.text
         assert c.get(f"/api/drives/{drive['id']}").json()["target_path"] == drive["target_path"]
+
+
+def test_a_line_separator_stored_in_a_target_name_never_reaches_fio(
+    stack: Stack, tmp_path: Path
+) -> None:
+    """A name registered before U+2028 was refused: the worker's copy of the job file had cut
+    the filename= line at it (splitlines), and what followed became an option of its own, here
+    exec_prerun, a command fio runs as the worker's user. Only the api's comparison of the job
+    file at the step's start stopped it (a "worker error"). The interlock now refuses the name
+    (rule target-name) before anything runs, and the command never does."""
+    ran = tmp_path / "ran"
+    ran.mkdir()
+    sandbox = stack.data_dir / "targets"
+    decoy = stack.add_drive(sandbox / f"decoy-{secrets.token_hex(3)}.img", "decoy", size=16 * MiB)
+    evil = sandbox / f"d\u2028exec_prerun=touch {ran}" / "drive.img"
+    evil.parent.mkdir(parents=True)
+    with open(evil, "wb") as f:
+        f.truncate(16 * MiB)
+    with psycopg.connect(stack_database_url(stack)) as conn:
+        conn.execute(
+            "UPDATE drive_samples SET target_path = %s, serial = %s WHERE id = %s",
+            (str(evil), identify(evil).serial, decoy["id"]),
+        )
+    try:
+        with stack.client() as c:
+            drive = c.get(f"/api/drives/{decoy['id']}").json()
+            assert drive["target_path"] == str(evil)
+            run = wait_run(c, queue(c, drive, "four-corners", FOUR_CORNERS)["id"], timeout=60)
+        assert run["status"] == "failed", run
+        assert "(rule: target-name)" in run["error"], run["error"]
+        assert "U+2028 (line separator)" in run["error"]
+        assert all(s["started_at"] is None for s in run["steps"])
+        assert list(ran.iterdir()) == []  # the command never ran
+        assert os.stat(evil).st_blocks == 0  # nothing was written
+    finally:
+        with psycopg.connect(stack_database_url(stack)) as conn:
+            conn.execute(
+                "UPDATE drive_samples SET target_path = %s, serial = %s WHERE id = %s",
+                (decoy["target_path"], decoy["serial"], decoy["id"]),
+            )
+        evil.unlink()
 
 
 def test_another_drive_at_a_registered_path_does_not_take_over_its_history(

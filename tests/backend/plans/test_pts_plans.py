@@ -148,6 +148,9 @@ def test_wsat_starts_from_purged_and_stops_at_4x_the_capacity() -> None:
     assert (job["rw"], job["bs"], job["runtime"]) == ("randwrite", "4k", "60")
     short = compile_plan("pts-wsat", {"span": "32m", "round_s": 1, "max_s": 20}, SMALL)[2][2]
     assert short.params["max_rounds"] == 20 and short.params["stop_write_bytes"] == 128 * MiB
+    # A multiple that rounds to no byte stops after the first round: 0 would mean no limit.
+    tiny = compile_plan("pts-wsat", {"span": "32m", "capacity_multiple": 1e-300}, SMALL)[2][2]
+    assert tiny.params["stop_write_bytes"] == 1
 
 
 def test_hir_sets_follow_the_baseline_each_with_its_return_to_baseline() -> None:
