@@ -16,7 +16,13 @@ import pytest
 from tests.worker.conftest import MiB, sha256_of
 from worker.client import ApiClient
 from worker.devices import identify
-from worker.executor import WRITING_KINDS, WorkerContext, _execute_step, _RunControl
+from worker.executor import (
+    WRITING_KINDS,
+    WorkerContext,
+    _execute_step,
+    _fio_refusal,
+    _RunControl,
+)
 from worker.guard import HeldTarget
 from worker.safety import InterlockError
 from worker.step_runner import RUNNERS
@@ -260,3 +266,30 @@ def test_every_writing_step_checks_the_target_before_it_starts(
     assert "(rule: serial-mismatch)" in error
     assert (sha256_of(drive), sha256_of(victim)) == before
     assert kind in WRITING_KINDS
+
+
+def test_a_run_whose_ioengine_cannot_run_here_is_refused_before_the_first_write(
+    dirs: tuple[Path, Path], hold: Callable[..., HeldTarget], tmp_path: Path
+) -> None:
+    """A purge and a fill would otherwise run before fio fails on the ioengine."""
+    sim = dirs[0] / "sim.img"
+    with open(sim, "wb") as f:
+        f.write(os.urandom(MiB))
+    before = sha256_of(sim)
+    target = hold(sim)
+    job = "[global]\nfilename=/x\nioengine=nbd\nsize=64k\n\n[fill]\nrw=write\n"
+    steps = [
+        {"name": "purge", "kind": "purge", "status": "pending", "params": {}, "job_file": None},
+        {"name": "fill", "kind": "fio", "status": "pending", "params": {}, "job_file": job},
+    ]
+    client = ApiClient("http://127.0.0.1:9", None, retry_for_s=0)
+    ctx = WorkerContext(client=client, bench="t", data_dir=tmp_path, sandbox=dirs[0])
+    try:
+        refusal = _fio_refusal(ctx, {"steps": steps}, target, tmp_path / "run")
+    finally:
+        client.close()
+    assert refusal is not None and refusal.startswith(
+        "fio cannot do I/O with ioengine nbd on this bench (fio: nbd: uri parameter"
+    ), refusal
+    assert refusal.endswith("nothing was written")
+    assert sha256_of(sim) == before

@@ -128,3 +128,29 @@ def test_a_line_separator_in_a_value_cannot_add_an_option(tmp_path: Path) -> Non
     assert done.returncode == 0, done.stderr
     assert not (tmp_path / "ran").exists()  # fio ran no command
     assert os.stat(target).st_blocks > 0  # and wrote the file it was given
+
+
+def test_an_ioengine_fio_parses_but_cannot_run_is_found_before_any_write(tmp_path: Path) -> None:
+    """fio's parse takes any engine it was built with; whether it runs is known only when it
+    runs (io_uring under Docker's default seccomp, an old kernel, kernel.io_uring_disabled).
+    The probe writes a scratch file in the working directory, never the target."""
+    job = "[global]\nfilename=/dev/disk/by-id/x\nioengine=libaio\n[j]\nioengine=nbd\nrw=read\n"
+    assert fio_check.ioengines(job) == {"libaio", "nbd"}
+    assert fio_check.rejected([("j", job)]) is None  # fio's parse takes it
+    assert fio_check.engine_problem("libaio", workdir=tmp_path) is None
+    problem = fio_check.engine_problem("nbd", workdir=tmp_path)
+    assert problem is not None and "nbd: uri parameter was not specified" in problem
+    assert list(tmp_path.iterdir()) == []  # the scratch directory is gone
+
+
+def test_a_working_ioengine_is_probed_once(tmp_path: Path) -> None:
+    calls = tmp_path / "calls"
+    wrapper = tmp_path / "fio"
+    wrapper.write_text(f'#!/bin/sh\necho x >> {calls}\nexec fio "$@"\n')
+    wrapper.chmod(0o755)
+    for _ in range(3):
+        assert fio_check.engine_problem("sync", fio_binary=str(wrapper), workdir=tmp_path) is None
+    assert calls.read_text().count("x") == 1
+    for _ in range(2):
+        assert fio_check.engine_problem("nbd", fio_binary=str(wrapper), workdir=tmp_path)
+    assert calls.read_text().count("x") == 3  # a failure is asked again: it may be fixed
