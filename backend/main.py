@@ -42,7 +42,7 @@ from backend.results.router import router as results_router
 from backend.retention.router import router as retention_router
 from backend.runs.reaper import Reaper
 from backend.runs.router import router as runs_router
-from backend.runs.worker_router import body_schemas
+from backend.runs.worker_router import LARGE_BODY_PATHS, body_schemas
 from backend.runs.worker_router import router as worker_router
 from backend.shares.router import router as shares_router
 from backend.traces.router import router as traces_router
@@ -350,12 +350,16 @@ def route_limits(settings: Settings) -> tuple[RouteLimit, ...]:
     return (
         RouteLimit("POST", re.compile(r"/api/traces"), MAX_TRACE_BYTES, "a trace"),
         RouteLimit("POST", re.compile(r"/api/prices/import"), MAX_IMPORT_BYTES, "a price CSV"),
-        # Sample batches and a step's fio output and window logs (a long run's are megabytes).
-        RouteLimit(
-            "POST",
-            re.compile(r"/api/worker/.*"),
-            settings.worker_max_body_bytes,
-            "a worker's report",
+        # Sample batches and a step's fio output and window logs (a long run's are megabytes),
+        # on the routes that check the bench's token before they read a byte of the body.
+        *(
+            RouteLimit(
+                "POST",
+                re.compile(f"/api/worker{path}"),
+                settings.worker_max_body_bytes,
+                "a worker's report",
+            )
+            for path in LARGE_BODY_PATHS
         ),
     )
 

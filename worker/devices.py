@@ -116,17 +116,19 @@ MOUNTINFO_READS = 5
 def mountinfo(proc: Path = PROC) -> list[Mount]:
     """Every mount visible to this process, in mount order (later entries sit on top).
 
-    The file is read in several system calls, and while other processes mount and unmount
-    (loop devices, test stacks) a read can come back with a line that is not whole (seen: a
-    line without its " - " separator, and a run failed with "'-' is not in list"). The file is
-    then read again; a line that stays broken is an error that names it, never skipped: the
-    safety interlock must see every mount."""
+    Read as the kernel writes it: lines end at "\\n", fields are separated by one space, and a
+    space, tab, newline or backslash in a path is escaped (\\040). A path may hold any other
+    character: U+2028 and U+00A0, which splitlines() and split() cut at, had made a line look
+    broken ("'-' is not in list": a mount point holding U+2028, such as a USB stick's label,
+    failed every check on the machine). Should a read still come back with a line that is not
+    whole, the file is read again; a line that stays broken is an error that names it, never
+    skipped: the safety interlock must see every mount."""
     bad = ""
     for _attempt in range(MOUNTINFO_READS):
         text = _read(proc / "self" / "mountinfo") or ""
         mounts = []
-        for line in text.splitlines():
-            fields = line.split()
+        for line in filter(None, text.split("\n")):
+            fields = line.split(" ")
             if "-" not in fields[6:] or len(fields) < fields.index("-", 6) + 3:
                 bad = line
                 break
@@ -150,8 +152,8 @@ def swaps(proc: Path = PROC) -> list[str]:
     """Paths of active swap areas (block devices or swap files) from /proc/swaps."""
     text = _read(proc / "swaps") or ""
     paths = []
-    for line in text.splitlines()[1:]:
-        path = _unescape(line.split()[0])
+    for line in filter(None, text.split("\n")[1:]):
+        path = _unescape(re.split(r"[ \t]+", line)[0])
         paths.append(path.removesuffix(_DELETED_SUFFIX))
     return paths
 
@@ -273,7 +275,7 @@ def udev_properties(devno: DevNo, udev: Path = UDEV) -> dict[str, str]:
     """The `E:` properties udev recorded for a block device (empty without udev)."""
     text = _read(udev / f"b{devno[0]}:{devno[1]}") or ""
     props = {}
-    for line in text.splitlines():
+    for line in text.split("\n"):
         if line.startswith("E:") and "=" in line:
             key, _, value = line[2:].partition("=")
             props[key] = value

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from backend.plans import fio_check
+from backend.plans.base import job_files_as_run
 from worker.client import ApiClient, ApiError, ApiUnreachable
 from worker.devices import DeviceInfo
 from worker.driveinfo import drive_record, smart, unchanged_since, write_fingerprint
@@ -143,18 +144,29 @@ def _execute_held(
 def _fio_refusal(
     ctx: WorkerContext, spec: dict[str, Any], target: HeldTarget, workdir: Path
 ) -> str | None:
-    """fio's own verdict on every job file the run still has to run, before anything is
-    written: a parameter fio rejects must not fail the run after the purge and the fill."""
+    """fio's own verdict on every job file the run still has to run, and whether it can use
+    their ioengines on this bench, before anything is written: a parameter fio rejects must
+    not fail the run after the purge and the fill."""
     job_files = [
-        (step["name"], target.job_file(step["job_file"]))
+        pair
         for step in spec["steps"]
         if step["status"] == "pending" and step.get("job_file")
+        for pair in job_files_as_run(
+            step["name"], step["kind"], step.get("params") or {}, target.job_file(step["job_file"])
+        )
     ]
     workdir.mkdir(parents=True, exist_ok=True)
     bad = fio_check.rejected(job_files, fio_binary=ctx.fio_binary, workdir=workdir)
-    if bad is None:
-        return None
-    return f"step {bad.step}: fio rejects its job file ({bad.message}); nothing was written"
+    if bad is not None:
+        return f"step {bad.step}: fio rejects its job file ({bad.message}); nothing was written"
+    for engine in sorted({e for _name, job in job_files for e in fio_check.ioengines(job)}):
+        problem = fio_check.engine_problem(engine, fio_binary=ctx.fio_binary, workdir=workdir)
+        if problem:
+            return (
+                f"fio cannot do I/O with ioengine {engine} on this bench ({problem}): queue the "
+                "plan again with another ioengine (libaio); nothing was written"
+            )
+    return None
 
 
 def _resume_refusal(spec: dict[str, Any], info: DeviceInfo) -> str | None:

@@ -172,23 +172,32 @@ def _check_kind(target: str, sandbox: Path, roots: _Roots) -> str:
     """
     resolved = os.path.realpath(target)
     try:
-        mode = os.stat(resolved).st_mode
+        st = os.stat(resolved)
     except OSError:
         raise _refuse(target, "not-whole-device", "it does not exist") from None
-    if stat.S_ISREG(mode) or _inside(os.path.abspath(target), os.path.abspath(sandbox)):
-        _check_sandboxed_file(target, resolved, mode, sandbox)
+    if stat.S_ISREG(st.st_mode) or _inside(os.path.abspath(target), os.path.abspath(sandbox)):
+        _check_sandboxed_file(target, resolved, st, sandbox)
     else:
         _check_whole_block_device(target, resolved, roots)
     return resolved
 
 
-def _check_sandboxed_file(target: str, resolved: str, mode: int, sandbox: Path) -> None:
+def _check_sandboxed_file(target: str, resolved: str, st: os.stat_result, sandbox: Path) -> None:
     sandbox_real = os.path.realpath(sandbox)
     if not _inside(resolved, sandbox_real):
         where = f"it resolves to {resolved}, which is" if resolved != target else "it is"
         raise _refuse(target, "outside-sandbox", f"{where} outside the sandbox {sandbox_real}")
-    if not stat.S_ISREG(mode):
+    if not stat.S_ISREG(st.st_mode):
         raise _refuse(target, "not-whole-device", "it is not a regular file")
+    if st.st_nlink > 1:
+        # A hard link is the same file under another name, which may be outside the sandbox
+        # (a database's file, a disk image): nothing in the path says where its data belongs.
+        raise _refuse(
+            target,
+            "hard-link",
+            f"it has {st.st_nlink} names (hard links), so its blocks are also another file's, "
+            "possibly one outside the sandbox; give the simulated drive a file of its own",
+        )
 
 
 def _check_whole_block_device(target: str, resolved: str, roots: _Roots) -> None:
@@ -308,9 +317,10 @@ def check_target(
     """Check every interlock rule for `target` and return what it is, or raise InterlockError.
 
     Rules, checked in this order (the first failure is raised): not-confirmed, not-registered,
-    outside-sandbox / not-whole-device, backs-root, backs-data-dir, mounted, swap, holder,
-    no-serial, serial-mismatch. A file target (a simulated drive) must be a regular file inside
-    the sandbox after resolving symlinks; the device rules (backs-*, mounted) do not apply to
+    outside-sandbox / not-whole-device / hard-link, backs-root, backs-data-dir, mounted, swap,
+    holder, no-serial, serial-mismatch. A file target (a simulated drive) must be a regular file
+    inside the sandbox after resolving symlinks, with no other name (a hard link); the device
+    rules (backs-*, mounted) do not apply to
     it, but it is refused while it is a swap file or the backing file of a loop device.
     """
     roots = _Roots(sysfs=sysfs, proc=proc, udev=udev)

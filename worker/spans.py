@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from backend.plans.base import human_bytes, parse_size
+from backend.plans.base import human_bytes, job_file_lines, parse_size
 
 
 def _sections(job_file: str) -> list[dict[str, str]]:
@@ -17,7 +17,7 @@ def _sections(job_file: str) -> list[dict[str, str]]:
     out: list[dict[str, str]] = []
     glob: dict[str, str] = {}
     current: dict[str, str] | None = None
-    for raw in job_file.splitlines():
+    for raw in job_file_lines(job_file):
         line = raw.strip()
         if not line or line.startswith((";", "#")):
             continue
@@ -52,7 +52,8 @@ def furthest_byte(step: dict[str, Any]) -> int:
     job_file = step.get("job_file")
     if not job_file:
         return 0
-    end = 0
+    # A trace replays at its own offsets, recorded by the api when the run was queued.
+    end = int((step.get("params") or {}).get("trace_end_bytes") or 0)
     for job in _sections(job_file):
         end = max(end, _bytes(job.get("offset")) + _bytes(job.get("size")))
     return end

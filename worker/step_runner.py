@@ -16,6 +16,7 @@ from typing import Any
 from backend.analysis import pts
 from backend.analysis.fio_results import direction_summary
 from backend.analysis.steady_state import is_steady, steady_state_report
+from backend.plans.base import job_file_lines, with_randseed_offset
 from worker.client import ApiClient, ApiError, ApiUnreachable, SampleOutbox
 from worker.devices import DeviceInfo
 from worker.fio.logs import collect_logs
@@ -185,7 +186,7 @@ def run_fio_step(sc: StepContext) -> StepReport:
 
 
 def log_prefix(job_file: str) -> str | None:
-    for line in job_file.splitlines():
+    for line in job_file_lines(job_file):
         if line.startswith("write_bw_log="):
             return line.split("=", 1)[1].strip()
     return None
@@ -359,17 +360,6 @@ def steady_state_metrics(values: list[float], report: dict[str, Any]) -> list[di
 
 def _round_progress(round_index: int, rounds: int, fraction: float | None) -> float:
     return (round_index + (fraction or 0.0)) / rounds
-
-
-def with_randseed_offset(job_file: str, k: int) -> str:
-    """Round k+1 of a steady-state loop runs with randseed + k, so rounds do not repeat the same
-    offsets (the job file stored with the run holds the first round's seed)."""
-    lines = []
-    for line in job_file.splitlines():
-        if line.startswith("randseed="):
-            line = f"randseed={int(line.split('=', 1)[1]) + k}"
-        lines.append(line)
-    return "\n".join(lines) + "\n"
 
 
 def run_purge_step(sc: StepContext) -> StepReport:

@@ -8,6 +8,7 @@ with every option spelled out, so any figure can be reproduced by hand with
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -76,6 +77,13 @@ def target_path_problem(path: str) -> str | None:
         char = bad.group(0)
         shown = repr(char) if char.isprintable() else f"control character {ord(char):#04x}"
         return f"it contains {shown}, which fio's job files cannot carry"
+    # Line and paragraph separators, C1 controls, invisible format characters: a program that
+    # reads the job file as Unicode lines (Python's splitlines) would cut the value in two,
+    # and what follows the cut would be read as an option of its own (exec_prerun=...).
+    odd = next((c for c in path if not c.isprintable() and c != " "), None)
+    if odd is not None:
+        name = unicodedata.name(odd, "a control character")
+        return f"it contains U+{ord(odd):04X} ({name.lower()}), which is not a printable character"
     if not path.startswith("/"):
         return "it is relative: give the absolute path (e.g. /dev/disk/by-id/...)"
     parts = path.split("/")[1:]
@@ -94,22 +102,53 @@ def fio_filename(path: str) -> str:
     return path.replace(":", "\\:")
 
 
+def job_file_lines(job_file: str) -> list[str]:
+    """A job file's lines as fio reads them: split at "\n" only (str.splitlines also splits at
+    U+2028, U+0085 and others, which fio takes as part of a value)."""
+    return job_file.split("\n")
+
+
 def retarget_job_file(job_file: str, path: str) -> str:
     """The job file with its target (`filename=` and a trace replay's `replay_redirect=`) set to
     `path`: the worker runs fio on exactly the path its interlock resolved and checked."""
     lines = []
-    for line in job_file.splitlines():
+    for line in job_file_lines(job_file):
         if line.startswith("filename="):
             line = f"filename={fio_filename(path)}"
         elif line.startswith("replay_redirect="):
             line = f"replay_redirect={path}"
         lines.append(line)
-    return "\n".join(lines) + ("\n" if job_file.endswith("\n") else "")
+    return "\n".join(lines)
+
+
+def with_randseed_offset(job_file: str, k: int) -> str:
+    """Round k+1 of a steady-state loop runs with randseed + k, so rounds do not repeat the same
+    offsets (the job file stored with the run holds the first round's seed)."""
+    lines = []
+    for line in job_file_lines(job_file):
+        if line.startswith("randseed="):
+            line = f"randseed={int(line.split('=', 1)[1]) + k}"
+        lines.append(line)
+    out = "\n".join(lines)
+    return out if out.endswith("\n") else out + "\n"
+
+
+def job_files_as_run(
+    name: str, kind: str, params: dict[str, Any], job_file: str
+) -> list[tuple[str, str]]:
+    """(name, job file) of what fio will be given for a step: its job file, and for a
+    steady-state loop that moves the seed every round, its last round's too (the seed fio is
+    given grows with the rounds, and fio refuses one past 2^63 - 1)."""
+    out = [(name, job_file)]
+    rounds = int(params.get("max_rounds") or 1)
+    if kind == "fio-rounds" and params.get("randseed_per_round") and rounds > 1:
+        out.append((f"{name} (round {rounds})", with_randseed_offset(job_file, rounds - 1)))
+    return out
 
 
 def job_file_target(job_file: str) -> str | None:
     """The path a job file's `filename=` names (unescaped), None without one."""
-    for line in job_file.splitlines():
+    for line in job_file_lines(job_file):
         if line.startswith("filename="):
             return line.split("=", 1)[1].replace("\\:", ":")
     return None

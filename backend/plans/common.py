@@ -32,9 +32,11 @@ PURGE_ESTIMATE_S = 10.0
 TRIM_ESTIMATE_S = 5.0
 # ASCII digits only: a pattern's \d also matches other scripts' digits ("４k"), which fio rejects.
 SIZE_PATTERN = r"^[0-9]{1,20}[kKmMgGtT]?$"
-# fio's randseed is an unsigned 64-bit number; steady-state rounds add their round number to
-# it, so leave room.
-RANDSEED_MAX = 2**63 - 1
+# fio reads randseed as a signed 64-bit number (fio 3.33 refuses 2^63), and steady-state loops
+# add their round's index to it (write saturation: up to max_s / round_s, 604800 rounds): the
+# parameter stops 2^32 below fio's limit, so no round's seed is one fio refuses.
+FIO_RANDSEED_MAX = 2**63 - 1
+RANDSEED_MAX = FIO_RANDSEED_MAX - 2**32
 
 Pattern = Literal["incompressible", "compressible"]
 SizeText = Annotated[str, Field(pattern=SIZE_PATTERN)]

@@ -38,9 +38,9 @@ class Rejected:
     message: str
 
 
-def _parse(fio_binary: str, files: list[Path], cwd: Path) -> subprocess.CompletedProcess[str]:
+def _fio(fio_binary: str, args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [fio_binary, "--parse-only", *(f.name for f in files)],
+        [fio_binary, *args],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -48,6 +48,10 @@ def _parse(fio_binary: str, files: list[Path], cwd: Path) -> subprocess.Complete
         timeout=TIMEOUT_S,
         check=False,
     )
+
+
+def _parse(fio_binary: str, files: list[Path], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return _fio(fio_binary, ["--parse-only", *(f.name for f in files)], cwd)
 
 
 def _message(done: subprocess.CompletedProcess[str]) -> str:
@@ -110,3 +114,42 @@ def _rejected(
 
 def fio_on_this_host() -> str | None:
     return shutil.which("fio")
+
+
+_engines_work: set[str] = set()
+
+
+def ioengines(job_file: str) -> set[str]:
+    """The ioengines a job file names."""
+    return {
+        line.split("=", 1)[1].strip()
+        for line in job_file.split("\n")
+        if line.startswith("ioengine=")
+    }
+
+
+def engine_problem(
+    engine: str, *, fio_binary: str = "fio", workdir: Path | None = None
+) -> str | None:
+    """Why fio cannot do I/O with `engine` here, or None. fio's parse accepts any engine it was
+    built with; whether the kernel lets it run is known only when it runs (io_uring is refused
+    by older kernels, by kernel.io_uring_disabled and by Docker's default seccomp profile).
+    So a small write and read of a scratch file in `workdir` (never the target), once per fio
+    binary and engine for the life of the process."""
+    key = f"{_key(fio_binary, []) or fio_binary}:{engine}"
+    with _lock:
+        if key in _engines_work:
+            return None
+    args = ["--name=probe", "--filename=probe.img", "--size=64k", "--bs=4k", "--rw=randrw"]
+    with tempfile.TemporaryDirectory(prefix="drivelab-engine-", dir=workdir) as tmp:
+        try:
+            done = _fio(
+                fio_binary, [*args, f"--ioengine={engine}", "--output-format=terse"], Path(tmp)
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"{fio_binary} did not run: {exc}"
+    if done.returncode != 0:
+        return _message(done)
+    with _lock:
+        _engines_work.add(key)
+    return None

@@ -73,7 +73,9 @@ class PtsWsat(Plan):
         element = random_element("0/100", "4k", active=active, tc=tc, qd=qd, seconds=params.round_s)
         max_rounds = max(WINDOW, math.ceil(params.max_s / params.round_s))
         cache, restore = write_cache_steps(params.profile)
-        stop_bytes = int(params.capacity_multiple * span)
+        # At least a byte: 0 is the worker's "no byte limit", and a multiple so small that it
+        # rounds to nothing must stop the loop after its first round, not run it for max_s.
+        stop_bytes = max(1, int(params.capacity_multiple * span))
         rounds = rounds_step(
             self.key,
             common,

@@ -23,7 +23,14 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from backend.plans.base import DriveContext, Plan, StepSpec, format_size, parse_size
+from backend.plans.base import (
+    DriveContext,
+    Plan,
+    StepSpec,
+    format_size,
+    human_bytes,
+    parse_size,
+)
 from backend.plans.common import (
     INCOMPRESSIBLE,
     FioParams,
@@ -136,7 +143,7 @@ def bssplit_sizes(bssplit: str) -> list[list[tuple[int, int]]]:
     ]
 
 
-def check_bssplit(bssplit: str, drive: DriveContext) -> None:
+def check_bssplit(bssplit: str, drive: DriveContext, span: int) -> None:
     parts = bssplit_sizes(bssplit)
     names = ("reads", "writes") if len(parts) == 2 else ("reads and writes",)
     for direction, entries in zip(names, parts, strict=True):
@@ -157,6 +164,15 @@ def check_bssplit(bssplit: str, drive: DriveContext) -> None:
                     "bssplit",
                     f"{bs} B is not a multiple of the drive's {drive.logical_sector} B logical "
                     "sector: direct I/O would fail",
+                )
+            if bs > span:
+                # fio refuses a job smaller than its smallest block when the job starts (not
+                # when it parses it): after the fill.
+                raise invalid(
+                    "bssplit",
+                    f"a block of {human_bytes(bs)} is larger than the span "
+                    f"({human_bytes(span)}): every block must fit in the span; choose a larger "
+                    "span or smaller blocks",
                 )
 
 
@@ -237,7 +253,7 @@ class TraceReplay(Plan):
                         field, f"applies to profile custom only: the {name} profile fixes it"
                     )
             profile = PROFILES[name]
-        check_bssplit(profile.bssplit, drive)
+        check_bssplit(profile.bssplit, drive, span)
         runtime = params.runtime_s or PROFILE_RUNTIME_S
         job = {
             "rw": "randrw",

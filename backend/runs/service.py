@@ -16,7 +16,14 @@ from backend.core.events import has_listeners, lab_channel, publish, run_channel
 from backend.drives.models import DriveModel, DriveSample
 from backend.drives.service import drive_label, get_drive, not_embargoed, under_embargo
 from backend.plans import fio_check
-from backend.plans.base import DriveContext, Plan, StepSpec, fio_args
+from backend.plans.base import (
+    DriveContext,
+    Plan,
+    StepSpec,
+    fio_args,
+    human_bytes,
+    job_files_as_run,
+)
 from backend.plans.catalog import compile_plan
 from backend.results.models import Result
 from backend.results.names import measure_name
@@ -35,6 +42,7 @@ from backend.runs.schemas import (
     StepFindings,
     StepOut,
 )
+from backend.traces.models import Trace
 from backend.traces.service import get_trace
 from backend.users.models import User
 
@@ -87,8 +95,38 @@ def compile_for_drive(
     plan, parsed, steps = compile_plan(plan_key, params, ctx)
     for spec in steps:
         if spec.params.get("trace_id"):
-            get_trace(session, int(spec.params["trace_id"]))
+            trace = get_trace(session, int(spec.params["trace_id"]))
+            check_trace_fits(trace, ctx)
+            # The worker checks it again against the size of the device it opens.
+            spec.params["trace_end_bytes"] = trace.end_bytes
     return plan, parsed, steps
+
+
+def check_trace_fits(trace: Trace, drive: DriveContext) -> None:
+    """A trace replays at its own offsets, whatever the span: refused when the drive is too
+    small for it or its lengths are not whole logical sectors of the drive (fio would fail
+    with ENOSPC or EINVAL after the fill had written the drive)."""
+    if trace.end_bytes is None or trace.align_bytes is None:
+        raise InvalidParams(
+            f"trace {trace.id} was uploaded before drivelab recorded how far a trace reaches, "
+            "and it cannot be read again: upload it again (POST /api/traces)",
+            field="params.trace_id",
+        )
+    if trace.end_bytes > drive.capacity_bytes:
+        raise InvalidParams(
+            f"trace {trace.id} reaches byte {trace.end_bytes} ({human_bytes(trace.end_bytes)}) "
+            f"but the drive holds {drive.capacity_bytes} bytes "
+            f"({human_bytes(drive.capacity_bytes)}): it was recorded on a larger device; "
+            "replay it on a drive at least that large",
+            field="params.trace_id",
+        )
+    if trace.align_bytes < drive.logical_sector:
+        raise InvalidParams(
+            f"trace {trace.id} has reads or writes of a multiple of {trace.align_bytes} bytes "
+            f"only, and the drive's logical sector is {drive.logical_sector} bytes: direct I/O "
+            "would fail; replay it on a drive with smaller sectors",
+            field="params.trace_id",
+        )
 
 
 def _check_with_fio(steps: list[StepSpec]) -> None:
@@ -97,7 +135,13 @@ def _check_with_fio(steps: list[StepSpec]) -> None:
     fio = fio_check.fio_on_this_host()
     if fio is None:
         return
-    bad = fio_check.rejected([(s.name, s.job_file) for s in steps if s.job_file], fio_binary=fio)
+    job_files = [
+        pair
+        for s in steps
+        if s.job_file
+        for pair in job_files_as_run(s.name, s.kind, s.params, s.job_file)
+    ]
+    bad = fio_check.rejected(job_files, fio_binary=fio)
     if bad:
         raise InvalidParams(
             f"fio rejects the job file of step {bad.step}: {bad.message}; correct the plan's "

@@ -3,7 +3,7 @@ database credentials). Authenticated with the bench's token."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
@@ -27,6 +27,54 @@ from backend.runs.schemas import (
 )
 
 router = APIRouter(prefix="/api/worker", tags=["worker"])
+
+M = TypeVar("M", bound=BaseModel)
+
+# The bodies a worker may send large (a long run's sample batches, fio's output and window
+# logs, a drive's SMART record): their routes take DRIVELAB_WORKER_MAX_BODY_BYTES
+# (backend.main.route_limits) and read the body only once the bench's token is checked.
+# FastAPI reads and parses a declared body before it runs the dependencies, so an anonymous
+# 60 MiB body of `[{},{},...]` had taken the api from 120 MB to 1.7 GB before its 401.
+RAW_BODIES: tuple[type[BaseModel], ...] = (SampleBatch, StepFinish, RoundIn, EnvironmentIn)
+# The paths of those routes, under /api/worker.
+LARGE_BODY_PATHS = (
+    r"/runs/[^/]+/samples",
+    r"/runs/[^/]+/steps/[^/]+/finish",
+    r"/runs/[^/]+/steps/[^/]+/rounds",
+    r"/runs/[^/]+/environment",
+)
+
+
+def body_schemas() -> dict[str, Any]:
+    """Component schemas of the bodies read raw (not declared as parameters, so FastAPI does
+    not list them), and what they refer to, for the OpenAPI document."""
+    out: dict[str, Any] = {}
+    for model in RAW_BODIES:
+        schema = TypeAdapter(model).json_schema(ref_template="#/components/schemas/{model}")
+        out.update(schema.pop("$defs", {}))
+        out[model.__name__] = schema
+    return out
+
+
+def raw_body(model: type[BaseModel]) -> dict[str, Any]:
+    """openapi_extra of a route that reads `model` itself (RAW_BODIES)."""
+    ref = {"$ref": f"#/components/schemas/{model.__name__}"}
+    return {"requestBody": {"required": True, "content": {"application/json": {"schema": ref}}}}
+
+
+async def read_body(request: Request, model: type[M]) -> M:
+    """The body, read now (the route's dependencies, the token among them, have passed) and
+    validated straight from its bytes by pydantic in a worker thread: FastAPI's own handling
+    (json.loads, then validation of the objects) costs twice the CPU, in the event loop."""
+    body = await request.body()
+
+    def validate() -> M:
+        try:
+            return model.model_validate_json(body)
+        except ValidationError as exc:
+            raise RequestValidationError(exc.errors(include_url=False)) from None
+
+    return await run_in_threadpool(validate)
 
 
 class Hello(BaseModel):
@@ -52,9 +100,10 @@ def claim(
     return svc.claim(session, state, bench, run_id, data.worker)
 
 
-@router.post("/runs/{run_id}/environment", status_code=204)
-def environment(run_id: int, data: EnvironmentIn, session: SessionDep, bench: BenchAuth) -> None:
-    svc.set_environment(session, bench, run_id, data.environment)
+@router.post("/runs/{run_id}/environment", status_code=204, openapi_extra=raw_body(EnvironmentIn))
+async def environment(run_id: int, request: Request, session: SessionDep, bench: BenchAuth) -> None:
+    data = await read_body(request, EnvironmentIn)
+    await run_in_threadpool(svc.set_environment, session, bench, run_id, data.environment)
 
 
 @router.post("/runs/{run_id}/heartbeat", response_model=Control)
@@ -76,67 +125,48 @@ def start_step(
     return svc.start_step(session, state, bench, run_id, step_id, data)
 
 
-def body_schemas() -> dict[str, Any]:
-    """Component schemas of the bodies read raw (not declared as parameters, so FastAPI does
-    not list them): SampleBatch and what it refers to, for the OpenAPI document."""
-    schema = TypeAdapter(SampleBatch).json_schema(ref_template="#/components/schemas/{model}")
-    defs = schema.pop("$defs", {})
-    return {"SampleBatch": schema, **defs}
-
-
-@router.post(
-    "/runs/{run_id}/samples",
-    response_model=Control,
-    openapi_extra={
-        "requestBody": {
-            "required": True,
-            "content": {
-                "application/json": {"schema": {"$ref": "#/components/schemas/SampleBatch"}}
-            },
-        }
-    },
-)
+@router.post("/runs/{run_id}/samples", response_model=Control, openapi_extra=raw_body(SampleBatch))
 async def samples(
     run_id: int, request: Request, session: SessionDep, state: StateDep, bench: BenchAuth
 ) -> Control:
-    """A batch of samples. The body is validated straight from its bytes by pydantic, in a
-    worker thread: FastAPI's own body handling (json.loads, then validation of the objects)
-    costs twice the CPU and runs in the event loop."""
-    body = await request.body()
-
-    def store() -> Control:
-        try:
-            data = SampleBatch.model_validate_json(body)
-        except ValidationError as exc:
-            raise RequestValidationError(exc.errors(include_url=False)) from None
-        return svc.store_samples(session, state, bench, run_id, data)
-
-    return await run_in_threadpool(store)
+    """A batch of samples."""
+    data = await read_body(request, SampleBatch)
+    return await run_in_threadpool(svc.store_samples, session, state, bench, run_id, data)
 
 
-@router.post("/runs/{run_id}/steps/{step_id}/finish", response_model=Control)
-def finish_step(
+@router.post(
+    "/runs/{run_id}/steps/{step_id}/finish",
+    response_model=Control,
+    openapi_extra=raw_body(StepFinish),
+)
+async def finish_step(
     run_id: int,
     step_id: int,
-    data: StepFinish,
+    request: Request,
     session: SessionDep,
     state: StateDep,
     bench: BenchAuth,
 ) -> Control:
-    return svc.finish_step(session, state, bench, run_id, step_id, data)
+    data = await read_body(request, StepFinish)
+    return await run_in_threadpool(svc.finish_step, session, state, bench, run_id, step_id, data)
 
 
-@router.post("/runs/{run_id}/steps/{step_id}/rounds", response_model=Control)
-def store_round(
+@router.post(
+    "/runs/{run_id}/steps/{step_id}/rounds",
+    response_model=Control,
+    openapi_extra=raw_body(RoundIn),
+)
+async def store_round(
     run_id: int,
     step_id: int,
-    data: RoundIn,
+    request: Request,
     session: SessionDep,
     state: StateDep,
     bench: BenchAuth,
 ) -> Control:
     """A round of a SNIA PTS rounds step: fio's final JSON of the round, kept verbatim."""
-    return svc.store_round(session, state, bench, run_id, step_id, data)
+    data = await read_body(request, RoundIn)
+    return await run_in_threadpool(svc.store_round, session, state, bench, run_id, step_id, data)
 
 
 @router.post("/runs/{run_id}/finish", status_code=204)

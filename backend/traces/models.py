@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import BigInteger, LargeBinary, String
+from sqlalchemy import BigInteger, Integer, LargeBinary, String
 from sqlalchemy.orm import Mapped, deferred, mapped_column
 
 from backend.core.db import Base, utcnow
@@ -22,5 +22,9 @@ class Trace(Base):
     read_bytes: Mapped[int] = mapped_column(BigInteger)
     write_bytes: Mapped[int] = mapped_column(BigInteger)
     sha256: Mapped[str] = mapped_column(String(64))
+    # The end of the furthest range it touches, and the alignment of its lengths
+    # (backend.traces.formats.TraceSummary); None for a trace the migration could not read.
+    end_bytes: Mapped[int | None] = mapped_column(BigInteger)
+    align_bytes: Mapped[int | None] = mapped_column(Integer)
     data: Mapped[bytes] = deferred(mapped_column(LargeBinary, nullable=False))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

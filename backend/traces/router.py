@@ -6,7 +6,7 @@ from datetime import datetime
 from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from backend.core.deps import BenchAuth, CurrentUser, Reviewer, SessionDep
 from backend.traces import service
@@ -23,6 +23,14 @@ class TraceOut(BaseModel):
     ios: int
     read_bytes: int
     write_bytes: int
+    end_bytes: int | None = Field(
+        description="The end of the furthest range the trace touches: a drive must hold this "
+        "many bytes to replay it (null: uploaded before this was recorded; upload it again)."
+    )
+    align_bytes: int | None = Field(
+        description="Every read and write length is a multiple of this (at most 4096): a "
+        "drive with a larger logical sector cannot replay the trace."
+    )
     sha256: str
     created_at: datetime
 
@@ -36,6 +44,8 @@ def trace_out(t: Trace) -> TraceOut:
         ios=t.ios,
         read_bytes=t.read_bytes,
         write_bytes=t.write_bytes,
+        end_bytes=t.end_bytes,
+        align_bytes=t.align_bytes,
         sha256=t.sha256,
         created_at=t.created_at,
     )

@@ -36,6 +36,8 @@ def add_trace(session: Session, name: str, data: bytes) -> Trace:
         ios=summary.ios,
         read_bytes=summary.read_bytes,
         write_bytes=summary.write_bytes,
+        end_bytes=summary.end_bytes,
+        align_bytes=summary.align_bytes,
         sha256=hashlib.sha256(data).hexdigest(),
         data=data,
     )

@@ -339,3 +339,27 @@ def test_price_table(stack: Stack, vendor: str) -> None:
         assert [row["model_id"] for row in classes["960/1000/1024 GB"]] == [e["id"]]
         r = c.get("/api/prices/table", params={"currency": "usd"})
         assert r.status_code == 422 and r.json()["field"] == "currency"
+
+
+def test_prices_too_large_for_the_column_are_refused_everywhere(stack: Stack, vendor: str) -> None:
+    """1e30 as a JSON number or as text, in a new price, a correction and a CSV row: 422 saying
+    it is too large (it was a 500: rounded to cents it has more digits than Decimal holds)."""
+    with stack.client() as c:
+        m = add_model(c, vendor, "Huge 1", 1000 * GB)
+        before = counts(c)
+        for value in (1e30, "1e30", 10**30, "10000000000.00"):
+            r = add_price(c, m["id"], price=value)
+            assert r.status_code == 422, (value, r.text)
+            assert "is too large: at most 9999999999.99" in r.json()["detail"], r.text
+        kept = add_price(c, m["id"], price="9999999999.99")
+        assert kept.status_code == 201, kept.text
+        for value in (1e30, "1e30"):
+            r = c.patch(f"/api/prices/{kept.json()['id']}", json={"price": value})
+            assert r.status_code == 422 and "is too large" in r.json()["detail"], r.text
+        row = f"{vendor},Huge 1,1000,Newegg,1e30,USD,2015-07-06,https://a.example/1\n"
+        r = import_csv(c, HEADER + row)
+        assert r.status_code == 422, r.text
+        assert "line 2: price '1e30' is too large" in r.json()["detail"]
+        assert counts(c) == (before[0] + 1, before[1])
+        prices = c.get("/api/prices", params={"model_id": m["id"]}).json()
+        assert [p["price"] for p in prices] == [9999999999.99]

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -85,18 +86,76 @@ def attempt(stack: Stack, target: str, serial: str, *, name: str) -> dict:
     return final
 
 
-def test_mounted_filesystem(stack: Stack, loop: str, tmp_path: Path) -> None:
-    subprocess.run(["mkfs.ext4", "-q", "-F", loop], check=True)
-    mnt = tmp_path / "mnt"
+def refused_while_mounted(stack: Stack, disk: str, filesystem: str, mnt: Path, *, name: str) -> str:
+    """Make a filesystem on `filesystem` (the disk or one of its partitions), mount it
+    read-only at `mnt` (so the checksum holds still) and try to run on `disk`: refused by the
+    mounted rule, nothing written. The run's error."""
+    subprocess.run(["mkfs.ext4", "-q", "-F", filesystem], check=True, capture_output=True)
     mnt.mkdir()
-    subprocess.run(["mount", "-o", "ro", loop, str(mnt)], check=True)
+    subprocess.run(["mount", "-o", "ro", filesystem, str(mnt)], check=True)
     try:
-        before = sha256(loop)
-        run = attempt(stack, loop, identify(loop).serial, name="mounted")
-        assert "(rule: mounted)" in run["error"] and str(mnt) in run["error"]
-        assert sha256(loop) == before
+        before = sha256(disk)
+        run = attempt(stack, disk, identify(disk).serial, name=name)
+        assert "(rule: mounted)" in run["error"], run["error"]
+        assert sha256(disk) == before
+        return run["error"]
     finally:
         subprocess.run(["umount", str(mnt)], check=False)
+
+
+def test_mounted_filesystem(stack: Stack, loop: str, tmp_path: Path) -> None:
+    mnt = tmp_path / "mnt"
+    error = refused_while_mounted(stack, loop, loop, mnt, name="mounted")
+    assert f"it is mounted at {mnt} " in error
+
+
+def test_mounted_where_the_path_holds_a_line_separator(
+    stack: Stack, loop: str, tmp_path: Path
+) -> None:
+    """/proc/self/mountinfo holds mount points as they are but for spaces, tabs, newlines and
+    backslashes: a USB stick labelled with U+2028 is mounted at such a path. Such a mount had
+    made every check fail (a ValueError, as a worker error); it is the rule that says so."""
+    mnt = tmp_path / "USB\u2028STICK\xa0LABEL"
+    error = refused_while_mounted(stack, loop, loop, mnt, name="mounted odd name")
+    assert f"it is mounted at {mnt} " in error
+
+
+def test_mounted_partition(stack: Stack, tmp_path: Path) -> None:
+    """The whole disk is registered, one of its partitions is mounted (read-only, so the
+    checksum holds still): writing the disk would write under the filesystem."""
+    needs_root()
+    if shutil.which("sfdisk") is None:
+        pytest.skip("sfdisk is not installed (apt-get install fdisk)")
+    backing = tmp_path / "partitioned.img"
+    with open(backing, "wb") as f:
+        f.truncate(64 * 1024 * 1024)
+    subprocess.run(
+        ["sfdisk", "-q", str(backing)],
+        input="label: dos\nstart=2048, type=83\n",
+        text=True,
+        check=True,
+        capture_output=True,
+    )
+    dev = subprocess.run(
+        ["losetup", "-f", "--show", "-P", str(backing)], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    mnt = tmp_path / "mnt"
+    partition = f"{dev}p1"
+    added = False
+    try:
+        if not Path("/sys/class/block", Path(partition).name).exists():
+            subprocess.run(["partx", "-a", dev], check=True, capture_output=True)
+            added = True
+        deadline = time.monotonic() + 5
+        while not Path(partition).exists():
+            assert time.monotonic() < deadline, f"{partition} did not appear"
+            time.sleep(0.05)
+        error = refused_while_mounted(stack, dev, partition, mnt, name="partition mounted")
+        assert f"its partition {Path(partition).name} is mounted at {mnt}" in error
+    finally:
+        if added:
+            subprocess.run(["partx", "-d", dev], check=False)
+        subprocess.run(["losetup", "-d", dev], check=False)
 
 
 def swap_used_kib(device: str) -> int:

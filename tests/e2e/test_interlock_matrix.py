@@ -1,15 +1,19 @@
 """The interlock tried as an attacker would, through the whole stack, on loop devices only.
 
 Each case registers a target, queues a plan and does what a careless or unlucky lab does
-(swaps the drive while the plan idles, names it with colons, registers a relative path, passes
-parameters fio rejects), then checks the checksum of every device that must stay untouched and
-the rule named in the run's error. test_interlock.py has the up-front cases (mounted, swap,
+(swaps the drive while the plan idles or between two rounds, names it with colons, registers a
+relative path, passes parameters fio rejects, uploads a trace recorded elsewhere, hard-links a
+file into the sandbox, runs a worker with another bench's token), then checks the checksum of
+every device that must stay untouched and the rule named in the run's error (or the 422 that
+refused it). test_interlock.py has the up-front cases (mounted, a mounted partition, swap,
 wrong serial, outside the sandbox, a symlink from the sandbox into /dev).
 """
 
 from __future__ import annotations
 
 import os
+import re
+import secrets
 import subprocess
 import time
 from collections.abc import Iterator
@@ -17,12 +21,16 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import httpx
+import psycopg
 import pytest
 
+from tests.bench.common import stack_database_url
 from tests.conftest import Stack, register_drive, wait_run
 from tests.faults.conftest import queue
 from tests.worker.conftest import Host, MiB, loop_backing_files, sha256_of
+from worker.client import ApiClient
 from worker.devices import identify
+from worker.executor import WorkerContext, execute_run
 
 pytestmark = pytest.mark.e2e
 
@@ -141,6 +149,44 @@ def test_a_by_id_link_repointed_during_the_idle_is_refused(stack: Stack, host: H
     assert sha256_of(victim_device) == victim_before
 
 
+def test_a_link_repointed_between_two_rounds_is_refused_before_the_next_round(
+    stack: Stack, host: Host
+) -> None:
+    """A PTS loop runs fio once per round, and each round is a write: the target is checked
+    before each. The link moves while round 1 runs (fio keeps the device it opened); the next
+    round is refused, and neither the victim nor anything after the loop is written."""
+    drive_device = host.attach(protected(host, "drive.img"))
+    victim_device = host.attach(protected(host, "victim.img"))
+    links = host.root / "by-id"
+    links.mkdir()
+    link = links / "nvme-drivelab_TEST_S6XXNX0R654321"
+    link.symlink_to(drive_device)
+    drive = register(stack, str(link), identify(drive_device).serial, "rounds")
+    victim_before = sha256_of(victim_device)
+    params = {"span": "8m", "round_s": 2, "max_rounds": 5, "measurement_s": 1}
+    with stack.client() as c:
+        run_id = queue(c, drive, "pts-steady-state", params)["id"]
+        step = wait_for_running_step(c, run_id, "fio-rounds")
+        deadline = time.monotonic() + 60
+        while not c.get(f"/api/runs/{run_id}/samples", params={"step_id": step["id"]}).json():
+            assert time.monotonic() < deadline, "round 1 wrote no samples"
+            time.sleep(0.05)
+        moved = links / "moved"
+        moved.symlink_to(victim_device)
+        moved.replace(link)
+        run = wait_run(c, run_id, timeout=120)
+    assert run["status"] == "failed", run
+    found = re.match(
+        rf"safety interlock: before \d\d-{step['name']}-r(\d+): refusing to write {link}: ",
+        run["error"],
+    )
+    assert found and int(found.group(1)) >= 2, run["error"]
+    assert "(rule: serial-mismatch)" in run["error"]
+    after = run["steps"][[s["id"] for s in run["steps"]].index(step["id"]) + 1 :]
+    assert after and all(s["started_at"] is None for s in after)
+    assert sha256_of(victim_device) == victim_before
+
+
 def test_the_held_drive_cannot_be_formatted_or_mounted_during_the_run(
     stack: Stack, host: Host
 ) -> None:
@@ -244,6 +290,7 @@ def test_a_by_path_link_with_colons_is_written_through_its_device(stack: Stack, 
         ("/srv/drives/${HOME}.img", "contains '$'"),
         ("/srv/drives/a\nb.img", "control character 0x0a"),
         (" /dev/loop1", "starts or ends with a blank"),
+        ("/srv/drives/a\u2028exec_prerun=touch x/b.img", "U+2028 (line separator)"),
     ],
 )
 def test_targets_fio_would_read_differently_are_refused_at_registration(
@@ -271,6 +318,47 @@ def test_targets_fio_would_read_differently_are_refused_at_registration(
         r = c.patch(f"/api/drives/{drive['id']}", json={"target_path": target})
         assert r.status_code == 422 and problem in r.json()["detail"], r.text
         assert c.get(f"/api/drives/{drive['id']}").json()["target_path"] == drive["target_path"]
+
+
+def test_a_line_separator_stored_in_a_target_name_never_reaches_fio(
+    stack: Stack, tmp_path: Path
+) -> None:
+    """A name registered before U+2028 was refused: the worker's copy of the job file had cut
+    the filename= line at it (splitlines), and what followed became an option of its own, here
+    exec_prerun, a command fio runs as the worker's user. Only the api's comparison of the job
+    file at the step's start stopped it (a "worker error"). The interlock now refuses the name
+    (rule target-name) before anything runs, and the command never does."""
+    ran = tmp_path / "ran"
+    ran.mkdir()
+    sandbox = stack.data_dir / "targets"
+    decoy = stack.add_drive(sandbox / f"decoy-{secrets.token_hex(3)}.img", "decoy", size=16 * MiB)
+    evil = sandbox / f"d\u2028exec_prerun=touch {ran}" / "drive.img"
+    evil.parent.mkdir(parents=True)
+    with open(evil, "wb") as f:
+        f.truncate(16 * MiB)
+    with psycopg.connect(stack_database_url(stack)) as conn:
+        conn.execute(
+            "UPDATE drive_samples SET target_path = %s, serial = %s WHERE id = %s",
+            (str(evil), identify(evil).serial, decoy["id"]),
+        )
+    try:
+        with stack.client() as c:
+            drive = c.get(f"/api/drives/{decoy['id']}").json()
+            assert drive["target_path"] == str(evil)
+            run = wait_run(c, queue(c, drive, "four-corners", FOUR_CORNERS)["id"], timeout=60)
+        assert run["status"] == "failed", run
+        assert "(rule: target-name)" in run["error"], run["error"]
+        assert "U+2028 (line separator)" in run["error"]
+        assert all(s["started_at"] is None for s in run["steps"])
+        assert list(ran.iterdir()) == []  # the command never ran
+        assert os.stat(evil).st_blocks == 0  # nothing was written
+    finally:
+        with psycopg.connect(stack_database_url(stack)) as conn:
+            conn.execute(
+                "UPDATE drive_samples SET target_path = %s, serial = %s WHERE id = %s",
+                (decoy["target_path"], decoy["serial"], decoy["id"]),
+            )
+        evil.unlink()
 
 
 def test_another_drive_at_a_registered_path_does_not_take_over_its_history(
@@ -308,16 +396,20 @@ CUSTOM = {"profile": "custom", "rwmixread": 50, "percentage_random": 50, "iodept
 
 
 @pytest.mark.parametrize(
-    ("params", "field"),
+    ("plan", "params", "field"),
     [
-        ({**CUSTOM, "bssplit": "４k/100"}, "bssplit"),
-        ({**CUSTOM, "bssplit": "99999999999999999999k/100"}, "bssplit"),
-        ({"profile": "light", "randseed": 10**30}, "randseed"),
-        ({"profile": "light", "span": "８m"}, "span"),
+        ("trace-replay", {**CUSTOM, "bssplit": "４k/100"}, "bssplit"),
+        ("trace-replay", {**CUSTOM, "bssplit": "99999999999999999999k/100"}, "bssplit"),
+        ("trace-replay", {"profile": "light", "randseed": 10**30}, "randseed"),
+        ("trace-replay", {"profile": "light", "span": "８m"}, "span"),
+        # fio refuses a job smaller than its blocks only when it starts: after the fill.
+        ("trace-replay", {**CUSTOM, "bssplit": "4k/50,16m/100"}, "bssplit"),
+        # Each round's seed is one more: round 2 of this seed is one fio refuses.
+        ("pts-wsat", {"randseed": 2**63 - 1, "round_s": 1, "max_s": 5}, "randseed"),
     ],
 )
 def test_parameters_fio_rejects_are_refused_before_anything_is_queued(
-    stack: Stack, host: Host, params: dict, field: str
+    stack: Stack, host: Host, plan: str, params: dict, field: str
 ) -> None:
     device = host.attach(protected(host, "drive.img"))
     drive = register(stack, device, identify(device).serial, f"params {field}")
@@ -326,13 +418,182 @@ def test_parameters_fio_rejects_are_refused_before_anything_is_queued(
         r = c.post(
             "/api/runs",
             json={
-                "plan": "trace-replay",
+                "plan": plan,
                 "drive_id": drive["id"],
-                "params": {"span": "8m", "runtime_s": 1, **params},
+                "params": {
+                    "span": "8m",
+                    **({"runtime_s": 1} if plan == "trace-replay" else {}),
+                    **params,
+                },
                 "confirm_serial": drive["serial"],
             },
         )
         assert r.status_code == 422, r.text
         assert field in r.json()["detail"]
         assert c.get(f"/api/drives/{drive['id']}").json()["active_run_id"] is None
+    assert sha256_of(device) == before
+
+
+# --- uploaded traces -----------------------------------------------------------------------
+
+
+def iolog(*lines: str) -> bytes:
+    return ("\n".join(["fio version 2 iolog", *lines, ""])).encode()
+
+
+def upload(c: httpx.Client, data: bytes) -> httpx.Response:
+    return c.post(
+        "/api/traces",
+        params={"name": f"matrix-{secrets.token_hex(3)}"},
+        content=data,
+        headers={"content-type": "application/octet-stream"},
+    )
+
+
+def test_a_trace_the_drive_cannot_hold_is_refused_before_anything_is_queued(
+    stack: Stack, host: Host
+) -> None:
+    """A trace recorded on a larger device writes past the end of this one: fio had failed
+    with ENOSPC after the fill. Lengths that are not whole sectors fail direct I/O (EINVAL):
+    such a trace is refused when it is uploaded."""
+    device = host.attach(protected(host, "drive.img"))
+    drive = register(stack, device, identify(device).serial, "trace too far")
+    before = sha256_of(device)
+    with stack.client() as c:
+        odd = upload(c, iolog("/x add", "/x open", "/x write 0 4096", "/x write 8192 100"))
+        assert odd.status_code == 422, odd.text
+        assert "100 bytes is not a whole number of 512-byte sectors" in odd.json()["detail"]
+        far = upload(c, iolog("/x add", "/x open", "/x write 0 4096", f"/x write {32 * MiB} 4096"))
+        assert far.status_code == 201, far.text
+        trace = far.json()
+        assert (trace["end_bytes"], trace["align_bytes"]) == (32 * MiB + 4096, 4096)
+        r = c.post(
+            "/api/runs",
+            json={
+                "plan": "trace-replay",
+                "drive_id": drive["id"],
+                "params": {"trace_id": trace["id"], "span": "8m"},
+                "confirm_serial": drive["serial"],
+            },
+        )
+        assert r.status_code == 422, r.text
+        assert r.json()["field"] == "params.trace_id"
+        assert f"reaches byte {32 * MiB + 4096}" in r.json()["detail"]
+        assert f"the drive holds {16 * MiB} bytes" in r.json()["detail"]
+        assert c.get(f"/api/drives/{drive['id']}").json()["active_run_id"] is None
+    assert sha256_of(device) == before
+
+
+def test_a_trace_naming_another_file_writes_only_the_registered_drive(
+    stack: Stack, host: Host
+) -> None:
+    """An iolog names the files it was recorded on: here a device that must not be written.
+    fio is given the checked target as replay_redirect, and writes nothing else."""
+    victim = host.attach(protected(host, "victim.img"))
+    drive_file = protected(host, "drive.img")
+    device = host.attach(drive_file)
+    drive = register(stack, device, identify(device).serial, "trace names another")
+    victim_before, drive_before = sha256_of(victim), sha256_of(drive_file)
+    writes = [f"{victim} write {i * 64 * 1024} 65536" for i in range(16)]
+    with stack.client() as c:
+        up = upload(c, iolog(f"{victim} add", f"{victim} open", *writes, f"{victim} close"))
+        assert up.status_code == 201, up.text
+        run = wait_run(
+            c,
+            queue(c, drive, "trace-replay", {"trace_id": up.json()["id"], "prefill": False})["id"],
+            timeout=120,
+        )
+        jobs = job_files(c, run["id"])
+    assert run["status"] == "done", run
+    assert jobs and f"replay_redirect={device}\n" in jobs[-1]
+    assert sha256_of(victim) == victim_before
+    assert sha256_of(drive_file) != drive_before
+
+
+# --- the sandbox ---------------------------------------------------------------------------
+
+
+def test_a_sandbox_file_hard_linked_to_a_file_outside_is_refused(
+    stack: Stack, tmp_path: Path
+) -> None:
+    """A hard link in the sandbox resolves to itself and carries the outside file's inode,
+    hence its serial: the link count is what tells."""
+    outside = tmp_path / "database-file"
+    with open(outside, "wb") as f:
+        f.write(os.urandom(MiB))
+        f.truncate(16 * MiB)
+    link = stack.data_dir / "targets" / f"linked-{secrets.token_hex(3)}.img"
+    os.link(outside, link)
+    before = sha256_of(outside)
+    try:
+        drive = stack.add_drive(link, f"interlock matrix {link.name}")
+        with stack.client() as c:
+            run = wait_run(c, queue(c, drive, "four-corners", FOUR_CORNERS)["id"], timeout=60)
+        assert run["status"] == "failed", run
+        assert run["error"].startswith("safety interlock: refusing to write"), run["error"]
+        assert "(rule: hard-link)" in run["error"] and "2 names (hard links)" in run["error"]
+        assert all(s["started_at"] is None for s in run["steps"])
+        assert sha256_of(outside) == before
+    finally:
+        link.unlink()
+
+
+# --- another bench ---------------------------------------------------------------------------
+
+
+def new_bench(stack: Stack, name: str) -> str:
+    """Add a bench; its worker token."""
+    out = stack.cli("benches", "add", name).stdout
+    token = next((w.split("=", 1)[1] for w in out.split() if w.startswith("DRIVELAB_TOKEN=")), None)
+    assert token, out
+    return token
+
+
+def test_a_worker_with_another_benchs_token_is_refused_the_run(
+    stack: Stack, host: Host, tmp_path: Path
+) -> None:
+    """Benches share the broker, so a worker may be handed another bench's task: the api
+    refuses it the run (claim, and every later call), and nothing is written."""
+    tag = secrets.token_hex(3)
+    owner, other = f"owner-{tag}", f"other-{tag}"
+    new_bench(stack, owner)  # no worker runs for it: its run stays queued
+    other_token = new_bench(stack, other)
+    device = host.attach(protected(host, "drive.img"))
+    serial = identify(device).serial
+    with stack.client() as c:
+        r = register_drive(
+            c,
+            {
+                "bench": owner,
+                "target_path": device,
+                "serial": serial,
+                "vendor": "drivelab",
+                "model": f"interlock matrix {owner}",
+                "capacity_bytes": 16 * MiB,
+            },
+        )
+        assert r.status_code == 201, r.text
+        run_id = queue(c, r.json(), "four-corners", FOUR_CORNERS)["id"]
+    before = sha256_of(device)
+    work = tmp_path / "other-bench"
+    client = ApiClient(stack.api_url, other_token, retry_for_s=5)
+    try:
+        ctx = WorkerContext(client=client, bench=other, data_dir=work, sandbox=work / "targets")
+        assert execute_run(ctx, run_id) == "skipped"
+    finally:
+        client.close()
+    with stack.client(token=other_token) as w:
+        for path, body in (
+            (f"/api/worker/runs/{run_id}/claim", {"worker": "x"}),
+            (f"/api/worker/runs/{run_id}/heartbeat", {"progress": 0.5}),
+            (f"/api/worker/runs/{run_id}/finish", {"status": "done", "error": None}),
+        ):
+            r = w.post(path, json=body)
+            assert r.status_code == 403, (path, r.text)
+            assert f"belongs to bench {owner}, not {other}" in r.json()["detail"]
+    with stack.client() as c:
+        run = c.get(f"/api/runs/{run_id}").json()
+        assert run["status"] == "queued" and run["error"] is None, run
+        assert all(s["started_at"] is None for s in run["steps"])
+        assert c.post(f"/api/runs/{run_id}/cancel").status_code == 200
     assert sha256_of(device) == before

@@ -130,6 +130,34 @@ def test_mountinfo_decodes_mount_points_with_spaces(host: Any, tmp_path: Path) -
     assert devices.mount_of(mount_point / "sub" / "dir") == mine[0]
 
 
+def test_mountinfo_and_swaps_are_cut_where_the_kernel_cuts_them(tmp_path: Path) -> None:
+    """Lines end at "\\n" and fields at one space: a mount point may hold U+2028 (which
+    splitlines cuts at) or U+00A0 (which split() cuts at). One such mount anywhere on the host
+    had made every check fail with "ValueError: '-' is not in list"."""
+    proc = tmp_path / "proc"
+    (proc / "self").mkdir(parents=True)
+    lines = [
+        "22 1 253:1 / / rw,relatime shared:1 - ext4 /dev/vda rw",
+        "40 22 7:3 / /media/USB\u2028STICK rw shared:2 - vfat /dev/loop3 rw",
+        "41 22 7:4 / /srv/lab\xa0data rw shared:3 - ext4 /dev/loop4 rw",
+        "42 22 7:5 / /srv/lab\\040data rw shared:4 - ext4 /dev/loop5 rw",
+    ]
+    (proc / "self" / "mountinfo").write_text("\n".join(lines) + "\n")
+    mounts = devices.mountinfo(proc)
+    assert [(m.devno, m.mount_point, m.source) for m in mounts[1:]] == [
+        ((7, 3), "/media/USB\u2028STICK", "/dev/loop3"),
+        ((7, 4), "/srv/lab\xa0data", "/dev/loop4"),
+        ((7, 5), "/srv/lab data", "/dev/loop5"),
+    ]
+    assert devices.mount_of("/srv/lab\xa0data/x", proc) == mounts[2]
+    (proc / "swaps").write_text(
+        "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+        "/swap\u2028file                            file\t\t1024\t\t0\t\t-2\n"
+        "/dev/loop6\t\t\t\t\tpartition\t1024\t\t0\t\t-3\n"
+    )
+    assert devices.swaps(proc) == ["/swap\u2028file", "/dev/loop6"]
+
+
 def test_swaps_lists_an_active_swap_device(host: Any) -> None:
     device = host.attach(host.sparse_file("swap.img"))
     host.swapon(device)

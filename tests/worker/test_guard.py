@@ -14,9 +14,18 @@ from typing import Any
 import pytest
 
 from tests.worker.conftest import MiB, sha256_of
+from worker.client import ApiClient
 from worker.devices import identify
+from worker.executor import (
+    WRITING_KINDS,
+    WorkerContext,
+    _execute_step,
+    _fio_refusal,
+    _RunControl,
+)
 from worker.guard import HeldTarget
 from worker.safety import InterlockError
+from worker.step_runner import RUNNERS
 
 Guard = Callable[..., AbstractContextManager[None]]
 
@@ -208,3 +217,79 @@ def test_discard_goes_through_the_held_descriptor(
     assert data[MiB : 3 * MiB] == bytes(2 * MiB)
     assert data[3 * MiB :] == b"\xa5" * MiB
     assert sha256_of(file) == sha256_of(device)
+
+
+@pytest.mark.parametrize("kind", sorted(set(RUNNERS) - {"idle"}))
+def test_every_writing_step_checks_the_target_before_it_starts(
+    kind: str, host: Any, hold: Callable[..., HeldTarget], tmp_path: Path
+) -> None:
+    """The executor checks before every step that may write (every kind but idle, whose end is
+    checked): with the by-id
+    link now leading to another drive, the step fails naming the rule before it is started
+    (the api is never told of it: this worker's client points nowhere) and neither drive
+    is written."""
+    drive, victim = (
+        host.sparse_file("drive.img", 16 * MiB),
+        host.sparse_file("victim.img", 16 * MiB),
+    )
+    for f in (drive, victim):
+        with open(f, "r+b") as out:
+            out.write(os.urandom(MiB))
+    drive_device, victim_device = host.attach(drive), host.attach(victim)
+    link = tmp_path / "nvme-drivelab_TEST_S6XXNX0R123456"
+    link.symlink_to(drive_device)
+    target = hold(link)
+    moved = tmp_path / "moved"
+    moved.symlink_to(victim_device)
+    moved.replace(link)
+    before = (sha256_of(drive), sha256_of(victim))
+    job = "[global]\nfilename=/x\nsize=1m\n\n[write]\nrw=write\n"
+    step = {
+        "id": 1,
+        "idx": 0,
+        "name": f"a-{kind}",
+        "kind": kind,
+        "status": "pending",
+        "params": {"offset": 0, "length": MiB, "max_rounds": 5, "enabled": False},
+        "job_file": job if kind.startswith("fio") else None,
+    }
+    client = ApiClient("http://127.0.0.1:9", None, retry_for_s=0)
+    ctx = WorkerContext(client=client, bench="t", data_dir=tmp_path, sandbox=tmp_path / "sb")
+    try:
+        status, error = _execute_step(ctx, 1, step, target, tmp_path, _RunControl())
+    finally:
+        client.close()
+    assert status == "failed"
+    assert error is not None and error.startswith(
+        f"safety interlock: before step a-{kind}: refusing to write {link}: "
+    ), error
+    assert "(rule: serial-mismatch)" in error
+    assert (sha256_of(drive), sha256_of(victim)) == before
+    assert kind in WRITING_KINDS
+
+
+def test_a_run_whose_ioengine_cannot_run_here_is_refused_before_the_first_write(
+    dirs: tuple[Path, Path], hold: Callable[..., HeldTarget], tmp_path: Path
+) -> None:
+    """A purge and a fill would otherwise run before fio fails on the ioengine."""
+    sim = dirs[0] / "sim.img"
+    with open(sim, "wb") as f:
+        f.write(os.urandom(MiB))
+    before = sha256_of(sim)
+    target = hold(sim)
+    job = "[global]\nfilename=/x\nioengine=nbd\nsize=64k\n\n[fill]\nrw=write\n"
+    steps = [
+        {"name": "purge", "kind": "purge", "status": "pending", "params": {}, "job_file": None},
+        {"name": "fill", "kind": "fio", "status": "pending", "params": {}, "job_file": job},
+    ]
+    client = ApiClient("http://127.0.0.1:9", None, retry_for_s=0)
+    ctx = WorkerContext(client=client, bench="t", data_dir=tmp_path, sandbox=dirs[0])
+    try:
+        refusal = _fio_refusal(ctx, {"steps": steps}, target, tmp_path / "run")
+    finally:
+        client.close()
+    assert refusal is not None and refusal.startswith(
+        "fio cannot do I/O with ioengine nbd on this bench (fio: nbd: uri parameter"
+    ), refusal
+    assert refusal.endswith("nothing was written")
+    assert sha256_of(sim) == before

@@ -207,6 +207,19 @@ def test_sandbox_symlink_to_outside_file_is_refused(interlock: Interlock, tmp_pa
     assert str(outside) in error.message
 
 
+def test_sandbox_hard_link_to_outside_file_is_refused(interlock: Interlock, tmp_path: Path) -> None:
+    """A hard link resolves to itself, inside the sandbox, and has the outside file's inode, so
+    its serial too: only its link count tells that its blocks are another file's."""
+    outside = tmp_path / "outside.img"
+    outside.write_bytes(os.urandom(4096))
+    link = interlock.sandbox / "linked.img"
+    os.link(outside, link)
+    error = interlock.refuses("hard-link", link, expected_serial("SIM", outside), watch=[outside])
+    assert "2 names (hard links)" in error.message
+    link.unlink()  # one name again: a file of its own
+    assert interlock.check(outside.rename(link), expected_serial("SIM", link)).path == str(link)
+
+
 def test_sandbox_symlink_to_loop_device_is_refused(interlock: Interlock, drive: Drive) -> None:
     link = interlock.sandbox / "sim.img"
     link.symlink_to(drive.device)

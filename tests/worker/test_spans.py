@@ -51,3 +51,15 @@ def test_offsets_count_and_done_steps_are_skipped() -> None:
     # Percentages are resolved by fio against the real size; an unknown size checks nothing.
     assert furthest_byte({"name": "p", "kind": "fio", "job_file": "[j]\nsize=100%\n"}) == 0
     assert span_refusal([step], 0, "t") is None
+
+
+def test_a_trace_replay_reaches_as_far_as_its_trace() -> None:
+    """A replay's job file names no size: how far it writes is the trace's, which the api
+    records with the step; a device smaller than that is refused before the fill."""
+    job = "[global]\nfilename=/dev/loop7\n[trace-3]\nread_iolog=trace-3.iolog\n"
+    step = {"name": "trace-3", "kind": "fio", "job_file": job, "params": {"trace_end_bytes": GiB}}
+    assert furthest_byte(step) == GiB
+    why = span_refusal([step], GiB - 4096, "/dev/loop7")
+    assert why is not None and "step trace-3 would reach byte 1073741824" in why
+    assert span_refusal([step], GiB, "/dev/loop7") is None
+    assert furthest_byte({**step, "params": {}}) == 0

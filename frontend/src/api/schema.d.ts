@@ -1438,9 +1438,7 @@ export interface paths {
         put?: never;
         /**
          * Samples
-         * @description A batch of samples. The body is validated straight from its bytes by pydantic, in a
-         *     worker thread: FastAPI's own body handling (json.loads, then validation of the objects)
-         *     costs twice the CPU and runs in the event loop.
+         * @description A batch of samples.
          */
         post: operations["samples_api_worker_runs__run_id__samples_post"];
         delete?: never;
@@ -3559,17 +3557,24 @@ export interface components {
         };
         /** StepFinish */
         StepFinish: {
-            /** Error */
-            error?: string | null;
-            /** Fingerprint */
-            fingerprint?: {
+            /**
+             * Error
+             * @default null
+             */
+            error: string | null;
+            /**
+             * Fingerprint
+             * @default null
+             */
+            fingerprint: {
                 [key: string]: unknown;
             } | null;
             /**
              * Logs
              * @description fio's window logs, or a purge/TRIM/steady-state record.
+             * @default null
              */
-            logs?: {
+            logs: {
                 [key: string]: unknown;
             } | null;
             /**
@@ -3580,15 +3585,19 @@ export interface components {
             /**
              * Output
              * @description fio's final JSON, verbatim.
+             * @default null
              */
-            output?: string | null;
+            output: string | null;
             /**
              * Status
              * @enum {string}
              */
             status: "done" | "failed" | "cancelled" | "skipped";
-            /** Stderr */
-            stderr?: string | null;
+            /**
+             * Stderr
+             * @default null
+             */
+            stderr: string | null;
         };
         /** StepLatencyOut */
         StepLatencyOut: {
@@ -3866,10 +3875,20 @@ export interface components {
         /** TraceOut */
         TraceOut: {
             /**
+             * Align Bytes
+             * @description Every read and write length is a multiple of this (at most 4096): a drive with a larger logical sector cannot replay the trace.
+             */
+            align_bytes: number | null;
+            /**
              * Created At
              * Format: date-time
              */
             created_at: string;
+            /**
+             * End Bytes
+             * @description The end of the furthest range the trace touches: a drive must hold this many bytes to replay it (null: uploaded before this was recorded; upload it again).
+             */
+            end_bytes: number | null;
             /** Format */
             format: string;
             /** Id */

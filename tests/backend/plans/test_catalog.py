@@ -8,8 +8,10 @@ from typing import Any
 import pytest
 
 from backend.core.errors import InvalidParams
-from backend.plans.base import DriveContext, StepSpec, parse_size
+from backend.plans import fio_check
+from backend.plans.base import DriveContext, StepSpec, job_files_as_run, parse_size
 from backend.plans.catalog import PLANS, compile_plan
+from backend.plans.common import FIO_RANDSEED_MAX
 from tests.backend.plans.jobfiles import SMALL, TB2, TB2_4KN, sections
 
 KEYS = [
@@ -195,3 +197,35 @@ def test_randseed_and_ioengine_are_recorded(key: str) -> None:
     fio = [s for s in steps if s.job_file]
     assert fio and all(sections(s.job_file or "")["global"]["ioengine"] == "io_uring" for s in fio)
     assert sections(fio[0].job_file or "")["global"]["randseed"] == "7"
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_the_largest_randseed_accepted_is_one_fio_takes_in_every_round(key: str) -> None:
+    """Steady-state loops add their round's index to the seed: at the schema's maximum, the
+    job files fio is given, the last round's included, all parse (real fio). A seed past
+    fio's 2^63 - 1 had been queued, and refused by fio at round 2, after the purge."""
+    highest = PLANS[key].params_schema()["properties"]["randseed"]["maximum"]
+    for params in (SHORT[key], {**SHORT[key], "max_s": 604800}):
+        if key != "pts-wsat" and "max_s" in params:
+            continue
+        _p, _stored, steps = compile_plan(key, {**params, "randseed": highest}, SMALL)
+        files = [
+            pair
+            for s in steps
+            if s.job_file
+            for pair in job_files_as_run(s.name, s.kind, s.params, s.job_file)
+        ]
+        rounds = [s for s in steps if s.kind == "fio-rounds" and s.params.get("randseed_per_round")]
+        assert len(files) == len([s for s in steps if s.job_file]) + len(rounds)
+        assert fio_check.rejected(files) is None
+    with pytest.raises(InvalidParams) as exc:
+        compile_plan(key, {**SHORT[key], "randseed": highest + 1}, SMALL)
+    assert "randseed" in exc.value.message
+
+
+def test_fio_refuses_a_seed_past_2_63() -> None:
+    """The limit the schema leaves room under (fio 3.33)."""
+    job = "[global]\nfilename=/dev/null\nsize=1m\nrandseed={}\n[r]\nrw=randread\n"
+    assert fio_check.rejected([("a", job.format(FIO_RANDSEED_MAX))]) is None
+    found = fio_check.rejected([("a", job.format(FIO_RANDSEED_MAX + 1))])
+    assert found is not None and "randseed" in found.message

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from backend.core.errors import InvalidParams
-from backend.plans.base import retarget_job_file
+from backend.plans.base import job_files_as_run, retarget_job_file
 from backend.plans.catalog import compile_plan
+from backend.plans.common import RANDSEED_MAX
 from tests.backend.plans.jobfiles import SMALL, TB2, TB2_4KN, by_name, global_opts, sections
 
 PTS = ["pts-iops", "pts-throughput", "pts-latency", "pts-wsat", "pts-hir", "pts-xsr"]
@@ -147,6 +148,9 @@ def test_wsat_starts_from_purged_and_stops_at_4x_the_capacity() -> None:
     assert (job["rw"], job["bs"], job["runtime"]) == ("randwrite", "4k", "60")
     short = compile_plan("pts-wsat", {"span": "32m", "round_s": 1, "max_s": 20}, SMALL)[2][2]
     assert short.params["max_rounds"] == 20 and short.params["stop_write_bytes"] == 128 * MiB
+    # A multiple that rounds to no byte stops after the first round: 0 would mean no limit.
+    tiny = compile_plan("pts-wsat", {"span": "32m", "capacity_multiple": 1e-300}, SMALL)[2][2]
+    assert tiny.params["stop_write_bytes"] == 1
 
 
 def test_hir_sets_follow_the_baseline_each_with_its_return_to_baseline() -> None:
@@ -193,7 +197,7 @@ def test_fio_accepts_every_job_file_at_the_parameters_limits(tmp_path: Path) -> 
         {},
         {"profile": "client"},
         {"threads": 64, "iodepth": 256, "element_s": 600, "active_range_pct": 1},
-        {"threads": 1, "iodepth": 1, "element_s": 1, "randseed": 2**63 - 1},
+        {"threads": 1, "iodepth": 1, "element_s": 1, "randseed": RANDSEED_MAX},
     ]
     files = []
     for key in PTS:
@@ -204,9 +208,14 @@ def test_fio_accepts_every_job_file_at_the_parameters_limits(tmp_path: Path) -> 
                 params["round_s"] = variant["element_s"]
             _p, _stored, steps = compile_plan(key, params, TB2)
             for step in steps:
-                if step.job_file:
+                if not step.job_file:
+                    continue
+                # The last round's too: each round's seed is one more than the last's.
+                for _name, job in job_files_as_run(
+                    step.name, step.kind, step.params, step.job_file
+                ):
                     path = tmp_path / f"{len(files):04d}.fio"
-                    path.write_text(retarget_job_file(step.job_file, str(target)))
+                    path.write_text(retarget_job_file(job, str(target)))
                     files.append(path.name)
     done = subprocess.run(
         ["fio", "--parse-only", *files], cwd=tmp_path, capture_output=True, text=True, timeout=120

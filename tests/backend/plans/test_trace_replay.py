@@ -1,8 +1,13 @@
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from backend.core.errors import InvalidParams
+from backend.plans import fio_check
+from backend.plans.base import retarget_job_file
 from backend.plans.catalog import compile_plan
 from tests.backend.plans.jobfiles import SMALL, TB2, TB2_4KN, job
 
@@ -100,3 +105,33 @@ def test_randseed_is_kept_to_fios_range() -> None:
     with pytest.raises(InvalidParams) as exc:
         compile_plan("trace-replay", {"profile": "light", "randseed": 2**64}, TB2)
     assert "randseed" in str(exc.value.field)
+
+
+def test_a_block_larger_than_the_span_is_refused_and_the_largest_that_fits_runs(
+    tmp_path: Path,
+) -> None:
+    """fio checks the job's size against its smallest block when the job starts, not when it
+    parses it: 8m blocks over a 1 MiB span had been queued, filled and then refused by fio."""
+    with pytest.raises(InvalidParams) as exc:
+        compile_plan("trace-replay", {**CUSTOM, "bssplit": "4k/50:8m/50", "span": "1m"}, SMALL)
+    assert exc.value.field == "params.bssplit"
+    assert "8.0 MiB is larger than the span (1.0 MiB)" in exc.value.message
+    params = {**CUSTOM, "bssplit": "4k/50:1m/50", "span": "1m", "runtime_s": 1, "prefill": False}
+    _p, _params, (step,) = compile_plan("trace-replay", params, SMALL)
+    target = tmp_path / "drive.img"
+    with open(target, "wb") as f:
+        f.truncate(1 << 20)
+    (tmp_path / "j.fio").write_text(retarget_job_file(step.job_file or "", str(target)))
+    done = subprocess.run(
+        ["fio", "--output-format=terse", "j.fio"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "8m" not in (step.job_file or "")
+    # ...while fio itself refuses the larger block only when it runs.
+    job = (tmp_path / "j.fio").read_text().replace("4k/50:1m/50", "8m/100")
+    (tmp_path / "j.fio").write_text(job)
+    assert fio_check.rejected([("profile-custom", job)]) is None
+    done = subprocess.run(
+        ["fio", "--output-format=terse", "j.fio"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.returncode != 0 and "size too small" in done.stderr, done.stderr

@@ -99,9 +99,12 @@ def test_columns_in_any_order_and_a_short_row() -> None:
         ("1,099.00", "without a currency sign"),
         ("NaN", "not a number"),
         ("", "not a number"),
+        ("1e30", "too large: at most 9999999999.99"),
+        (1e30, "too large"),
+        ("10000000000", "too large"),
     ],
 )
-def test_bad_prices(value: str, message: str) -> None:
+def test_bad_prices(value: object, message: str) -> None:
     with pytest.raises(ValueError, match=message.replace("$", r"\$")):
         schemas.check_price(value)
 

@@ -26,8 +26,9 @@ def test_iolog_v2() -> None:
     assert (s.format, s.ios, s.read_bytes, s.write_bytes) == ("iolog-v2", 2, 4096, 65536)
 
 
-def blk_record(action: int, nbytes: int, pdu: bytes = b"") -> bytes:
-    return BLK_HEADER.pack(BLK_MAGIC | 7, 1, 0, 0, nbytes, action, 1, 0, 0, 0, len(pdu)) + pdu
+def blk_record(action: int, nbytes: int, pdu: bytes = b"", sector: int = 0) -> bytes:
+    header = BLK_HEADER.pack(BLK_MAGIC | 7, 1, 0, sector, nbytes, action, 1, 0, 0, 0, len(pdu))
+    return header + pdu
 
 
 def test_blktrace_counts_queued_reads_and_writes() -> None:
@@ -56,3 +57,32 @@ def test_blktrace_counts_queued_reads_and_writes() -> None:
 def test_rejects_what_is_not_a_trace(data: bytes, words: str) -> None:
     with pytest.raises(TraceFormatError, match=words):
         summarise(data)
+
+
+def test_the_extent_and_the_alignment_of_lengths_are_recorded() -> None:
+    s = summarise((TRACES / "mixed-v3.iolog").read_bytes())
+    assert (s.end_bytes, s.align_bytes) == (33378304, 4096)
+    text = (
+        b"fio version 2 iolog\n/dev/x add\n/dev/x read 1048576 1536\n"
+        b"/dev/x trim 8388608 4096\n/dev/x write 0 8192\n"
+    )
+    s = summarise(text)
+    assert (s.end_bytes, s.align_bytes) == (8388608 + 4096, 512)
+    sector = 2048
+    data = blk_record(1 | (1 << 17), 4096, sector=sector) + blk_record(1 | (1 << 16), 1024)
+    s = summarise(data)
+    assert (s.end_bytes, s.align_bytes) == (sector * 512 + 4096, 1024)
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        (b"/dev/x write -4096 4096", "offsets start at 0"),
+        (b"/dev/x read 0 0", "lengths at 1"),
+        (b"/dev/x write 0 100", "100 bytes is not a whole number of 512-byte sectors"),
+    ],
+)
+def test_ranges_direct_io_cannot_replay_are_refused(line: bytes, words: str) -> None:
+    """fio replays these with direct I/O and fails on them (EINVAL) after the fill."""
+    with pytest.raises(TraceFormatError, match=words):
+        summarise(b"fio version 2 iolog\n/dev/x add\n/dev/x write 0 4096\n" + line + b"\n")
