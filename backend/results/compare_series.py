@@ -240,11 +240,14 @@ def _step_series(
     transfer: dict[int, dict[str, float]],
     drawn: dict[int, tuple[dict[str, Any], dict[str, Any]]],
 ) -> dict[str, Any] | None:
+    # Every field of schemas.StepSeries, as the api serialises the dict as it is.
     base = {
         "step_id": step.id,
         "step": step.name,
         "label": str(step.params.get("label") or step.name),
         "role": step.params.get("role"),
+        "stalls": None,
+        "step_downs": None,
     }
     if kind == "time":
         pts, total, down = timed[step.id]
@@ -256,7 +259,10 @@ def _step_series(
         if not curve:
             return None
         pts, total, down = _downsampled(curve["position_pct"], curve["mbps"], points)
-        step_downs = analysis.get("step_downs") or []
+        step_downs = [
+            {k: d[k] for k in ("at_pct", "at_gb", "from_mbps", "to_mbps")}
+            for d in analysis.get("step_downs") or []
+        ]
         return {**base, "unit": "MB/s", "x": "position_pct", "total_points": total,
                 "downsampled": down, "points": pts, "step_downs": step_downs}  # fmt: skip
     if kind == "stalls":
@@ -271,7 +277,10 @@ def _step_series(
         xs, ys = got
         ys = [y * 1e-6 for y in ys]
         pts, total, down = _downsampled(xs, ys, points)
-        stalls = (analysis.get("stalls") or {}).get("stalls") or []
+        stalls = [
+            {"start_s": s["start_s"], "duration_s": s["duration_s"]}
+            for s in (analysis.get("stalls") or {}).get("stalls") or []
+        ]
         return {**base, "unit": "MB/s", "x": "t_s", "total_points": total, "downsampled": down,
                 "points": pts, "stalls": stalls}  # fmt: skip
     value = transfer.get(step.id, {}).get(f"{_direction(step)}_mbps")
