@@ -7,6 +7,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import lru_cache
 
+import pydantic_core
 from sqlalchemy import DateTime, MetaData, create_engine
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
@@ -47,9 +48,15 @@ REQUEST_SLOTS = 30
 
 
 def make_engine(url: str) -> Engine:
-    # pool_pre_ping lets the api recover by itself when PostgreSQL restarts.
+    # pool_pre_ping lets the api recover by itself when PostgreSQL restarts. JSONB is decoded
+    # by pydantic's JSON parser: the same values as the standard library's, in half the time
+    # (steps' window logs are tens of thousands of numbers).
     return create_engine(
-        sqlalchemy_url(url), pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW
+        sqlalchemy_url(url),
+        pool_pre_ping=True,
+        pool_size=POOL_SIZE,
+        max_overflow=POOL_OVERFLOW,
+        json_deserializer=pydantic_core.from_json,
     )
 
 
