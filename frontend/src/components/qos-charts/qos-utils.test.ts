@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decades, formatLatency, qdTicks, qosCsv, qosValue } from "./qos-utils";
+import { decades, formatLatency, qdTicks, qosCsv, qosValue, testWords } from "./qos-utils";
 
 const q = {
   ios: 10_000,
@@ -33,5 +33,17 @@ describe("qos utils", () => {
     const last = text.trim().split("\n").pop()!;
     expect(last.startsWith("4K QD1,read,10000,120.5,100,800,")).toBe(true);
     expect(last.endsWith(",,9000")).toBe(true);
+  });
+});
+
+describe("testWords", () => {
+  it("names plans and tests by their keys, not by a variant's", () => {
+    const w = testWords([
+      { metric: "four-corners:randread-4k-qd3:read_iops", names: { plan: "Four corners", test: "4K random read QD3" } },
+      { metric: "four-corners:randread-4k-qd3@op25:read_iops", names: { plan: "Four corners", test: "4K random read QD3, 25% OP" } },
+    ]);
+    expect(w.plans.get("four-corners")).toBe("Four corners");
+    expect(w.tests.get("four-corners:randread-4k-qd3")).toBe("4K random read QD3");
+    expect(w.tests.size).toBe(1);
   });
 });
