@@ -463,57 +463,19 @@ def cmd_api(args: argparse.Namespace) -> None:
 def cmd_benches_add(args: argparse.Namespace) -> None:
     with api_client(args) as client:
         out = call(client, "POST", "/api/benches", {"name": args.name})
-        api_url = lab_address(os.environ.get("DRIVELAB_PUBLIC_URL") or str(client.base_url))
-    broker = args.broker or worker_broker_url(api_url, os.environ.get("DRIVELAB_REDIS_URL"))
+    worker = out["worker"]
+    lines = worker["lines"]
+    if args.broker:
+        broker = "export DRIVELAB_BROKER_URL="
+        lines = [f"{broker}{args.broker}" if ln.startswith(broker) else ln for ln in lines]
     print(f"bench {out['name']} registered. Its worker token (shown once):\n{out['token']}")
     print(
-        "\nOn the lab machine, start its worker with these lines (the token goes in the "
-        "environment: on a command line `ps` would show it to everyone on the machine):\n"
-        f"  export DRIVELAB_API_URL={api_url}\n"
-        f"  export DRIVELAB_BROKER_URL={broker}\n"
-        f"  export DRIVELAB_TOKEN={out['token']}\n"
-        f"  drivelab worker --bench {out['name']}"
+        "\nStart its worker with these lines (the token goes in the environment: on a command "
+        "line `ps` would show it to everyone on the machine):"
     )
-    notes = []
-    if "labserver" in api_url or "labserver" in broker:
-        notes.append("labserver: this server's name or address on the lab network")
-    if "REDIS_PASSWORD" in broker:
-        notes.append(
-            "REDIS_PASSWORD: the broker's password (DRIVELAB_REDIS_PASSWORD of the server's "
-            "docker-compose)"
-        )
-    notes.append("rediss:// instead of redis:// when the broker speaks TLS")
-    print("(" + "; ".join(notes) + ")")
-
-
-def lab_address(url: str) -> str:
-    """`url` as a lab machine reaches it: a loopback host becomes `labserver`."""
-    from urllib.parse import urlsplit
-
-    from backend.core.settings import is_loopback
-
-    parts = urlsplit(url.rstrip("/"))
-    host = parts.hostname or ""
-    if not is_loopback(host):
-        return parts.geturl()
-    port = f":{parts.port}" if parts.port else ""
-    return parts._replace(netloc=f"labserver{port}").geturl()
-
-
-def worker_broker_url(api_url: str, server_redis_url: str | None) -> str:
-    """The broker URL a lab machine uses: the api's host, Redis's port, and the password the
-    server's own Redis URL carries (a placeholder when the CLI does not know it)."""
-    from urllib.parse import urlsplit
-
-    host = urlsplit(api_url).hostname or "labserver"
-    password, scheme, port, db = "REDIS_PASSWORD", "redis", 6379, "0"
-    if server_redis_url:
-        redis_url = urlsplit(server_redis_url)
-        password = redis_url.password or password
-        scheme = redis_url.scheme or scheme
-        port = redis_url.port or port
-        db = redis_url.path.lstrip("/") or db
-    return f"{scheme}://:{password}@{host}:{port}/{db}"
+    print("\n".join(f"  {ln}" for ln in lines))
+    if worker["notes"]:
+        print("(" + "; ".join(worker["notes"]) + ")")
 
 
 def cmd_login_link(args: argparse.Namespace) -> None:
@@ -749,8 +711,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--api", help="api URL")
     p.add_argument(
         "--broker",
-        help="the broker URL to print for the worker (default: redis://:PASSWORD@ the api's "
-        "host :6379/0, the password from DRIVELAB_REDIS_URL when set)",
+        help="the broker URL to print for the worker (default: the api's own broker, as the "
+        "worker's machine reaches it)",
     )
     p.set_defaults(func=cmd_benches_add)
 

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.conftest import ROOT, Stack, run_cli, start_stack, stop_stack, wait_run
+from tests.conftest import ROOT, Stack, register_drive, run_cli, start_stack, stop_stack, wait_run
 
 pytestmark = pytest.mark.e2e
 
@@ -33,6 +36,7 @@ def test_embedded_up_runs_a_plan_stops_cleanly_and_keeps_its_data(tmp_path: Path
         assert (data_dir / "postgres").is_dir() and (data_dir / "redis").is_dir()
         creds = data_dir / "credentials.json"
         assert creds.stat().st_mode & 0o077 == 0
+        redis_port = int((data_dir / "redis" / "port").read_text())
         # Start-up says what a user needs, and keeps the servers' own output for -v.
         printed = stack.log.read_text()
         assert f"drivelab is running at {stack.api_url}" in printed
@@ -75,6 +79,11 @@ def test_embedded_up_runs_a_plan_stops_cleanly_and_keeps_its_data(tmp_path: Path
 
     again = start_stack(data_dir, {}, sim_size="256m")
     try:
+        # The embedded Redis on the same port: a bench's printed broker URL still works.
+        assert int((data_dir / "redis" / "port").read_text()) == redis_port
+        with socket.create_connection(("127.0.0.1", redis_port), timeout=5) as conn:
+            conn.sendall(b"PING\r\n")
+            assert conn.recv(100).startswith(b"-NOAUTH"), "not the password-protected Redis"
         with again.client() as c:
             runs = c.get("/api/runs").json()
         assert [r["id"] for r in runs] == [run["id"]] and runs[0]["status"] == "done"
@@ -119,6 +128,82 @@ def test_cli_help_and_listing(stack: Stack, sim_drive: dict) -> None:
     assert link.startswith(f"{stack.api_url}/login?once=")
     r = httpx.post(f"{stack.api_url}/api/auth/once", json={"token": link.split("once=")[1]})
     assert r.status_code == 200 and r.json()["role"] == "admin"
+
+
+def test_a_second_bench_runs_from_the_command_benches_add_prints(
+    stack: Stack, tmp_path: Path
+) -> None:
+    """`drivelab benches add` against the running installation prints a command that works as
+    printed: a worker started with exactly those lines comes online on the embedded broker and
+    runs a plan on a drive of its own."""
+    bench = f"second-{secrets.token_hex(3)}"
+    out = stack.cli("benches", "add", bench).stdout
+    lines = [ln.strip() for ln in out.splitlines()]
+    exports = dict(
+        ln.removeprefix("export ").split("=", 1) for ln in lines if ln.startswith("export ")
+    )
+    assert list(exports) == ["DRIVELAB_API_URL", "DRIVELAB_BROKER_URL", "DRIVELAB_TOKEN"], out
+    assert lines[1] == exports["DRIVELAB_TOKEN"]  # the token, shown once
+    assert f"drivelab worker --bench {bench}" in lines
+    # Nothing left to fill in: the api's own address and broker, with its password and port.
+    for placeholder in ("labserver", "REDIS_PASSWORD", "PASSWORD@", ":6379/"):
+        assert placeholder not in out, (placeholder, out)
+    assert exports["DRIVELAB_API_URL"] == stack.api_url
+    assert exports["DRIVELAB_BROKER_URL"].startswith("redis://:")
+    assert "embedded Redis" in out and "listens on 127.0.0.1 only" in out
+
+    # The worker as a newcomer starts it: no DRIVELAB_ setting but the printed ones (and a
+    # data directory of its own, so that the test leaves nothing in the home directory).
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DRIVELAB_")}
+    env.update(exports, DRIVELAB_DATA_DIR=str(tmp_path / bench))
+    log = tmp_path / "worker.log"
+    with open(log, "wb") as logf:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "backend.cli", "worker", "--bench", bench],
+            cwd=ROOT, env=env, stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    try:
+        with stack.client() as c:
+            deadline = time.monotonic() + 120
+            while not any(b["name"] == bench and b["online"] for b in c.get("/api/benches").json()):
+                assert worker.poll() is None, log.read_text()
+                assert time.monotonic() < deadline, log.read_text()
+                time.sleep(0.5)
+            target = tmp_path / bench / "targets" / "second.img"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open(target, "wb") as f:
+                f.truncate(128 * 1024**2)
+            from worker.devices import identify
+
+            info = identify(target)
+            r = register_drive(
+                c,
+                {
+                    "bench": bench, "target_path": str(target), "serial": info.serial,
+                    "vendor": "drivelab", "model": f"Second bench {bench}",
+                    "capacity_bytes": info.size_bytes, "interface": "file", "simulated": True,
+                },
+            )  # fmt: skip
+            assert r.status_code == 201, r.text
+            drive = r.json()
+        run = json.loads(
+            stack.cli(
+                "run", "four-corners", "--drive", str(drive["id"]), "--param", "span=32m",
+                "--param", "runtime_s=1", "--param", "seq_runtime_s=1",
+                "--param", 'patterns=["incompressible"]', "--param", "prewrite=false",
+                "--confirm-serial", drive["serial"], "--wait", "--json",
+            ).stdout
+        )  # fmt: skip
+        assert run["status"] == "done", (run, log.read_text())
+        # Only this bench's queue gets the run of its drive (a file in its own sandbox).
+        assert f"bench {bench}: consuming queue" in log.read_text()
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(30)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()
 
 
 def test_up_refuses_to_serve_beyond_loopback_without_a_secret(tmp_path: Path) -> None:

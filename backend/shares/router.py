@@ -12,7 +12,7 @@ from backend.prices.service import price_table
 from backend.pts.compare import compare_pts
 from backend.pts.schemas import PtsComparison
 from backend.results import compare_series as cser
-from backend.results.schemas import CompareSeries, Comparison, ValueComparison
+from backend.results.schemas import CompareLatency, CompareSeries, Comparison, ValueComparison
 from backend.results.series import DEFAULT_POINTS
 from backend.shares import service
 from backend.shares.models import Share
@@ -113,6 +113,28 @@ def read_share_pts(token: str, session: SessionDep) -> Any:
     signing in."""
     _share, drives, under_review = service.live_share(session, token)
     return compare_pts(session, drives, under_review, hide_embargoed=True)
+
+
+@router.get("/{token}/latency", response_model=CompareLatency)
+def read_share_latency(
+    token: str,
+    session: SessionDep,
+    plan: str = Query(..., description="plan key, e.g. qd-sweep"),
+    step: str = Query(..., description="step name, e.g. randread-4k-qd32"),
+) -> Any:
+    """Latency QoS of one test for the shared comparison's drives (as GET
+    /api/compare/latency), without signing in."""
+    return service.shared_latency(session, token, plan, step)
+
+
+@router.get("/{token}/latency/steps", response_model=list[str])
+def read_share_latency_steps(
+    token: str,
+    session: SessionDep,
+    plan: str = Query(..., description="plan key, e.g. qd-sweep"),
+) -> Any:
+    """The steps with a latency histogram in the shared drives' latest runs of the plan."""
+    return service.shared_latency_steps(session, token, plan)
 
 
 @router.get("/{token}/prices", response_model=price_schemas.PriceTable)

@@ -16,6 +16,7 @@ from backend.core.security import hash_token, new_secret
 from backend.drives.service import drive_label, visible_drive_ids
 from backend.results.compare import _drives, compare, compare_json, per_dollar
 from backend.results.compare_series import compare_series
+from backend.results.qos import compare_latency, step_names
 from backend.shares.models import Share
 from backend.shares.schemas import ShareCreate
 from backend.users.models import User
@@ -136,3 +137,17 @@ def shared_value(session: Session, token: str, metric: str, currency: str) -> di
     if not drives:
         return {"metric": metric, "unit": "", "rows": [], "unpriced": []}
     return per_dollar(session, drives, metric, currency, hide_embargoed=True)
+
+
+def shared_latency(session: Session, token: str, plan: str, step: str) -> dict[str, Any]:
+    """One test's latency QoS for the shared comparison's drives (as GET /api/compare/latency)."""
+    _share, drives, under_review = live_share(session, token)
+    if not drives:
+        return {"plan": plan, "step": step, "drives": [], "missing": [], "warnings": []}
+    return compare_latency(session, drives, plan, step, under_review, hide_embargoed=True)
+
+
+def shared_latency_steps(session: Session, token: str, plan: str) -> list[str]:
+    """The steps with a latency histogram in the shared drives' latest runs of `plan`."""
+    _share, drives, _review = live_share(session, token)
+    return step_names(session, drives, plan) if drives else []

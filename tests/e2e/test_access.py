@@ -222,6 +222,15 @@ MATRIX: dict[tuple[str, str], Case] = {
         PUBLIC, 200, path={"token": "{share_token}"}, query={"metric": METRIC}
     ),
     ("GET", "/api/shares/{token}/prices"): Case(PUBLIC, 200, path={"token": "{share_token}"}),
+    ("GET", "/api/shares/{token}/latency"): Case(
+        PUBLIC,
+        200,
+        path={"token": "{share_token}"},
+        query={"plan": "four-corners", "step": "no-such-step"},
+    ),
+    ("GET", "/api/shares/{token}/latency/steps"): Case(
+        PUBLIC, 200, path={"token": "{share_token}"}, query={"plan": "four-corners"}
+    ),
     ("DELETE", "/api/shares/{token}"): Case(REVIEWER, 204, path={"token": "{spare_share}"}),
     # the worker api: bench tokens only, and only for runs of the bench's own drives
     ("POST", "/api/worker/hello"): Case(ANY_BENCH, 422, body={}),

@@ -238,6 +238,28 @@ def test_admin_users_tokens_and_audit(browser, stack: Stack) -> None:  # type: i
                 assert added["serial"] == device["serial"] and added["short_name"] == "Picked"
                 assert added["model"]["capacity_bytes"] == device["size_bytes"]
                 assert added["simulated"]
+
+        # 8. A second bench added on the page: its worker command, token included, complete
+        # against this installation (tests/test_up.py runs such a command).
+        name = f"page-{secrets.token_hex(3)}"
+        adding = page.get_by_role("form", name="Add a bench")
+        adding.get_by_label("Bench name").fill(name)
+        adding.get_by_role("button", name="Add a bench").click()
+        command = page.get_by_test_id("worker-command")
+        expect(command).to_contain_text(f"drivelab worker --bench {name}")
+        lines = command.inner_text().splitlines()
+        assert lines[0] == f"export DRIVELAB_API_URL={stack.api_url}", lines
+        assert re.fullmatch(r"export DRIVELAB_BROKER_URL=redis://:\w+@127\.0\.0\.1:\d+/0", lines[1])
+        token = lines[2].removeprefix("export DRIVELAB_TOKEN=")
+        assert token != lines[2]
+        with stack.client(token=token) as worker:
+            hello = worker.post("/api/worker/hello", json={"host_info": {}})
+            assert hello.status_code == 200 and hello.json()["name"] == name, hello.text
+        expect(page.get_by_role("status", name=f"Worker command of {name}")).to_contain_text(
+            "listens on 127.0.0.1 only"
+        )
+        expect(page.locator(f"[data-bench={name}]")).to_be_visible()
+        shot(page, "admin-benches")
         assert not problems, problems
     finally:
         context.close()

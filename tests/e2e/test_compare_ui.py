@@ -100,14 +100,64 @@ def check_labels_whole(svg: bytes, names: set[str]) -> None:
     assert "…" not in "".join(root.itertext())
     labels = [el for el in root.iter() if el.get("data-label")]
     for el in labels:
-        shown = " ".join(t.strip() for t in el.itertext() if t.strip() != "(not ranked)")
-        assert shown == el.get("data-label"), (shown, el.get("data-label"))
+        shown = " ".join(t.strip() for t in el.itertext() if t.strip())
+        label = el.get("data-label")
+        assert shown.removesuffix(" (not ranked)") == label, (shown, label)
         assert any(n in str(el.get("data-label")) for n in names), (el.get("data-label"), names)
 
 
 def mbps(value: float) -> str:
     """MB/s as the HD Tach chart's step-down marks write them: 24→12, 40.8→20.1, 412."""
     return f"{value:.0f}" if value >= 100 else f"{round(value, 1):g}"
+
+
+def texts_outside(page, svg: bytes) -> list[str]:  # type: ignore[no-untyped-def]
+    """The texts of an exported SVG that do not lie whole inside the image (or inside the
+    chart body's own clipping box), as Chromium draws the file: cut labels, a legend or a
+    title running off the edge."""
+    page.set_content(f"<html><body style='margin:0'>{svg.decode()}</body></html>")
+    return list(
+        page.evaluate(
+            """() => [...document.querySelectorAll('text')].filter(t => {
+                const r = t.getBoundingClientRect();
+                if (!t.textContent.trim() || r.width === 0) return false;
+                const box = t.closest('svg').getBoundingClientRect();
+                const outer = document.querySelector('svg').getBoundingClientRect();
+                return [box, outer].some(b => r.left < b.left - 1 || r.right > b.right + 1
+                                            || r.top < b.top - 1 || r.bottom > b.bottom + 1);
+            }).map(t => t.textContent.trim())"""
+        )
+    )
+
+
+# A number on an axis: digits with an optional thousands separator and decimals, an optional
+# K or M, an optional unit.
+TICK = re.compile(r"^(?P<num>\d{1,3}(?:,\d{3})*|\d+)(?:\.(?P<dec>\d+))?(?P<suffix>[KM]?)\b")
+
+
+def mixed_axes(page, charts: str) -> list[tuple[str, list[str]]]:  # type: ignore[no-untyped-def]
+    """The axes of the charts matching `charts` whose tick labels are not in one number
+    format: different decimals, or thousands separators beside K/M (8,000 / 22k / 10K)."""
+    axes = page.evaluate(
+        """(sel) => [...document.querySelectorAll(sel)].flatMap(chart =>
+            [...chart.querySelectorAll('.recharts-xAxis, .recharts-yAxis')].map(axis => [
+              chart.getAttribute('data-chart'),
+              [...axis.querySelectorAll('.recharts-cartesian-axis-tick-value')]
+                .map(t => t.textContent.trim())]))""",
+        charts,
+    )
+    mixed = []
+    for chart, ticks in axes:
+        parsed = [TICK.match(t) for t in ticks if t not in ("", "0")]
+        if not parsed:
+            continue
+        assert all(parsed), (chart, ticks)
+        decimals = {len(m["dec"] or "") for m in parsed if m}
+        commas = any("," in m["num"] for m in parsed if m)
+        suffixes = {m["suffix"] for m in parsed if m} - {""}
+        if len(decimals) > 1 or (commas and suffixes):
+            mixed.append((chart, ticks))
+    return mixed
 
 
 def download(page, button) -> tuple[str, bytes]:  # type: ignore[no-untyped-def]
@@ -201,6 +251,52 @@ def test_compare_page_charts_and_exports(  # type: ignore[no-untyped-def]
         price = page.locator("[data-chart=price-table]")
         expect(price.locator("table").first).to_be_visible()
         expect(price.get_by_test_id("unpriced")).to_contain_text("Simulated drive A")
+        expect(page.locator("[data-chart=hdtach] .recharts-reference-line").first).to_be_attached()
+
+        # Bar labels whole on screen: inside their chart, never past its left edge.
+        cut = page.evaluate(
+            """() => [...document.querySelectorAll('[data-chart^="bars-"] [data-label]')]
+                .filter(g => g.getBBox().x < 0).map(g => g.getAttribute('data-label'))"""
+        )
+        assert cut == []
+        # Legends: paired bars say which is which; read passes are dashed, write passes not.
+        paired = page.locator(
+            '[data-chart="bars-four-corners-randwrite-4k-qd3-incompressible-write-iops"]'
+        )
+        legend = paired.get_by_role("list", name="Legend")
+        expect(legend).to_contain_text("incompressible data (solid)")
+        expect(legend).to_contain_text("compressible data (light)")
+        hdtach = page.locator("[data-chart=hdtach]").get_by_role("list", name="Legend")
+        reads = hdtach.locator("li", has_text="read pass")
+        writes = hdtach.locator("li", has_text="write pass")
+        expect(reads).to_have_count(3)
+        expect(writes).to_have_count(3)
+        expect(reads.locator(".chart-frame__swatch--dashed")).to_have_count(3)
+        expect(writes.locator(".chart-frame__swatch--dashed")).to_have_count(0)
+        # One number format per axis, in every chart of the article.
+        article = '[data-chart^="bars-"], [data-chart=hdtach], [data-chart=consistency], '
+        article += "[data-chart=transfer], [data-chart=stalls]"
+        assert mixed_axes(page, article) == []
+
+        # Metrics in words: "Add a metric" by plan and test, no raw keys; an added metric is
+        # a chart of its own, kept in the address for the Report.
+        add = page.get_by_label("Add a metric")
+        groups = add.locator("optgroup").evaluate_all("gs => gs.map(g => g.label)")
+        assert "Four corners" in groups and "Performance consistency" in groups, groups
+        options = add.locator("option").all_inner_texts()
+        assert len(options) > 50
+        assert not [o for o in options if re.search(r"\w+:\w|_\w+_", o)], options
+        p99 = "four-corners:randread-4k-qd3:read_lat_p99_us"
+        add.select_option(p99)
+        added = page.locator('[data-chart="bars-four-corners-randread-4k-qd3-read-lat-p99-us"]')
+        expect(added).to_contain_text("4K random read QD3: 99th percentile latency")
+        expect(page).to_have_url(re.compile(rf"&metrics={p99}$"))
+        page.get_by_role("link", name="Report").click()
+        expect(
+            page.locator('[data-chart="bars-four-corners-randread-4k-qd3-read-lat-p99-us"]')
+        ).to_be_visible()
+        page.go_back()
+        expect(added).to_be_visible()
 
         # Linear scale, zoomed, top 40K.
         scatter.get_by_label("Scale", exact=True).select_option("linear")
@@ -258,10 +354,18 @@ def test_compare_page_charts_and_exports(  # type: ignore[no-untyped-def]
             assert "compare-consistency-linear.csv" in names
             # Every chart: its labels whole and the simulated mark (every drive here is).
             drive_names = {f"Simulated drive {x}" for x in "ABC"}
-            for svg_name in (n for n in names if n.endswith(".svg")):
-                svg = z.read(svg_name)
+            svgs = {n: z.read(n) for n in names if n.endswith(".svg")}
+            for svg_name, svg in svgs.items():
                 assert "Simulated drive" in svg_texts(svg).get("simulated", ""), svg_name
                 check_labels_whole(svg, drive_names)
+            # The HD Tach legend's read passes dashed in the file too.
+            root = ET.fromstring(svgs["compare-hdtach-all.svg"])
+            assert len(root.findall(f"{SVG_NS}line[@stroke-dasharray]")) == 3
+        # Every text of every exported chart inside the image, as Chromium draws it.
+        viewer = context.new_page()
+        for svg_name, svg in svgs.items():
+            assert texts_outside(viewer, svg) == [], svg_name
+        viewer.close()
         assert errors == []
     finally:
         context.close()
@@ -408,13 +512,23 @@ def test_conditions_that_differ_are_flagged_everywhere(  # type: ignore[no-untyp
         expect(public.get_by_test_id("simulated-mark").first).to_contain_text("Rev 512")
         shared_chart = public.locator('[data-chart="bars-four-corners-randread-4k-qd3-read-iops"]')
         expect(shared_chart).to_contain_text("measured with different span: ")
-        for section in ("hdtach", "consistency", "transfer", "stalls", "prices"):
-            expect(public.locator(f'[data-section="{section}"]')).to_be_visible()
+        for section in ("hdtach", "consistency", "transfer", "stalls", "qos", "prices"):
+            expect(public.locator(f'section[data-section="{section}"]')).to_be_visible()
+        expect(
+            public.locator("[data-chart=compare-qos-exceedance] .recharts-line-curve").first
+        ).to_be_attached()
+        expect(public.get_by_label("QoS test")).to_contain_text("4K random read QD3")
+        plans = public.get_by_label("QoS plan").locator("option").all_inner_texts()
+        assert plans[:2] == ["Queue-depth sweep", "Four corners"], plans
         expect(public.locator("[data-chart=hdtach] .recharts-line-curve").first).to_be_attached()
         expect(public.locator("[data-chart=consistency] path[d*='h0']").first).to_be_attached()
         expect(public.locator("[data-chart=price-table] table").first).to_be_visible()
         expect(public.get_by_role("button", name="Publish read-only link")).to_have_count(0)
         expect(public.locator(".all-results")).to_contain_text("Four corners")
+        # Every result, a column per drive, named in words: the raw keys stay in the api.
+        public.locator(".all-results summary").click()
+        expect(public.locator(".all-results th", has_text="Rev 512").first).to_be_visible()
+        assert "four-corners:" not in (public.locator(".all-results").text_content() or "")
         docs_copy(shot(public, "shared"))
         assert errors == []
     finally:
@@ -442,8 +556,13 @@ def test_side_by_side_names_variants_and_colours_only_performance(  # type: igno
         assert "4K random write QD3, incompressible: IOPS" in names
         runtime = table.locator('tr[data-metric="four-corners:randread-4k-qd3:read_runtime_s"]')
         expect(runtime.locator("td").last).to_have_class(re.compile("pair-diff--info"))
+        # Over another span: the difference shown, neither better nor worse.
         iops = table.locator(f'tr[data-metric="{READ_IOPS}"]')
-        expect(iops.locator("td").last).to_have_class(re.compile("pair-diff--(better|worse|same)"))
+        expect(iops.locator("td").last).to_have_class(re.compile("pair-diff--apart"))
+        expect(iops.locator("td").last).to_contain_text("not ranked")
+        expect(iops.locator("td").last).to_have_attribute(
+            "title", "not ranked: span 256 MiB vs 32 MiB"
+        )
         expect(iops.get_by_test_id("pair-differs")).to_contain_text("span 256 MiB vs 32 MiB")
         expect(page.get_by_role("list", name="Warnings for Four corners")).to_contain_text(
             "measured with different span"
@@ -485,12 +604,13 @@ def test_the_report_prints_to_pdf(  # type: ignore[no-untyped-def]
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(report_png))
         docs_copy(report_png)
-        pdf = tmp_path / "report.pdf"
+        pdf = SCREENSHOTS / "report.pdf"  # kept with the screenshots, to look at
         page.pdf(path=str(pdf), format="A4", print_background=True)
         reader = PdfReader(str(pdf))
         pages = [p.extract_text() or "" for p in reader.pages]
         assert len(pages) >= 4, len(pages)
-        assert all(text.strip() for text in pages), "a blank page"
+        blank = [i + 1 for i, text in enumerate(pages) if not text.strip()]
+        assert blank == [], f"blank pages {blank} of {len(pages)} in {pdf}"
         # lines wrap anywhere in a PDF, and "fi" may be a ligature
         text = " ".join(unicodedata.normalize("NFKC", "\n".join(pages)).split())
         for heading in (
@@ -509,6 +629,10 @@ def test_the_report_prints_to_pdf(  # type: ignore[no-untyped-def]
             assert heading in text, heading
         for chrome in ("Sign out", "Print or save as PDF", "Download chart pack", "SVGPNGCSV"):
             assert chrome not in text, chrome
+        # No table cut at the page's edge (the QoS table's last columns), no raw keys.
+        for column in ("P99.999", "MAX", "Latency exceedance"):
+            assert column in text, column
+        assert "four-corners:" not in text
         # The per-drive report: one drive, its own charts.
         page.goto(f"/report?drives={reviewed['id']}")
         expect(page.get_by_role("heading", level=1)).to_have_text("Drive report: Rev 512")

@@ -232,7 +232,8 @@ export interface paths {
         put?: never;
         /**
          * Add Bench
-         * @description Register a bench and issue its worker token (admins only).
+         * @description Register a bench and issue its worker token (admins only), with the command that
+         *     starts its worker against this installation.
          */
         post: operations["add_bench_api_benches_post"];
         delete?: never;
@@ -1154,6 +1155,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/shares/{token}/latency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Share Latency
+         * @description Latency QoS of one test for the shared comparison's drives (as GET
+         *     /api/compare/latency), without signing in.
+         */
+        get: operations["read_share_latency_api_shares__token__latency_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/shares/{token}/latency/steps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Share Latency Steps
+         * @description The steps with a latency histogram in the shared drives' latest runs of the plan.
+         */
+        get: operations["read_share_latency_steps_api_shares__token__latency_steps_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/shares/{token}/prices": {
         parameters: {
             query?: never;
@@ -1605,9 +1647,11 @@ export interface components {
             name: string;
             /**
              * Token
-             * @description Shown once: give it to the worker (--token).
+             * @description Shown once: give it to the worker (DRIVELAB_TOKEN).
              */
             token: string;
+            /** @description The complete worker command for this installation, token included. */
+            worker: components["schemas"]["WorkerCommand"];
         };
         /** CapacityClassOut */
         CapacityClassOut: {
@@ -2602,6 +2646,11 @@ export interface components {
              * @description Only performance metrics are better or worse.
              */
             performance: boolean;
+            /**
+             * Set Apart
+             * @description Why A and B are not ranked (neither better nor worse): a span or block size that differs, e.g. 'span 1 GiB vs 32 MiB'. None when they are.
+             */
+            set_apart?: string | null;
             /** Unit */
             unit: string;
             /** Warnings */
@@ -4079,6 +4128,29 @@ export interface components {
             spread_pct: number | null;
             /** Stddev */
             stddev: number | null;
+        };
+        /** WorkerCommand */
+        WorkerCommand: {
+            /**
+             * Api Url
+             * @description The api as the worker reaches it.
+             */
+            api_url: string;
+            /**
+             * Broker Url
+             * @description The broker as the worker reaches it, with its password.
+             */
+            broker_url: string;
+            /**
+             * Lines
+             * @description Shell lines that start the worker: exports, then `drivelab worker`.
+             */
+            lines: string[];
+            /**
+             * Notes
+             * @description Placeholders to fill in; where the command works.
+             */
+            notes: string[];
         };
         /** WorkerDrive */
         WorkerDrive: {
@@ -8951,6 +9023,148 @@ export interface operations {
             };
             /** @description Conflicts with what is stored, or with the state of a run or drive. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description The database or the broker is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    read_share_latency_api_shares__token__latency_get: {
+        parameters: {
+            query: {
+                /** @description plan key, e.g. qd-sweep */
+                plan: string;
+                /** @description step name, e.g. randread-4k-qd32 */
+                step: string;
+            };
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompareLatency"];
+                };
+            };
+            /** @description Not signed in, or the token is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (role, bench, CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Something the request names does not exist (or is not visible to you). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description The database or the broker is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    read_share_latency_steps_api_shares__token__latency_steps_get: {
+        parameters: {
+            query: {
+                /** @description plan key, e.g. qd-sweep */
+                plan: string;
+            };
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string[];
+                };
+            };
+            /** @description Not signed in, or the token is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (role, bench, CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Something the request names does not exist (or is not visible to you). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

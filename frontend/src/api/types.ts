@@ -97,6 +97,7 @@ export interface ApiErrorBody {
 // --- Lab, queue, run and catalog pages ----------------------------------------------------
 
 export type Bench = Schemas["BenchSummary"];
+export type BenchToken = Schemas["BenchToken"];
 export type PlanEstimate = Schemas["PlanEstimate"];
 export type StepEstimate = Schemas["StepEstimate"];
 export type RunCreate = Schemas["RunCreate"];

@@ -82,6 +82,24 @@ describe("layout", () => {
     const taller = svgLayout({ title: "t", legend: items }, 300, 100).height;
     expect(taller).toBeGreaterThan(svgLayout({ title: "t" }, 300, 100).height);
   });
+
+  it("wraps a legend label wider than the image, whole", () => {
+    const long =
+      "drivelab Simulated drive A 0.268 GB, full-span sequential write pass, 128K QD1 (steps down at 30.2% (64.1→42.4 MB/s), 70.2% (42.4→20.8 MB/s))";
+    const items = [
+      { label: long, color: "#000" },
+      { label: "short one", color: "#111" },
+    ];
+    const { rows, positions, lines } = legendRows(items, 626);
+    expect(lines[0]!.length).toBeGreaterThan(1);
+    expect(lines[0]!.join(" ")).toBe(long);
+    expect(lines[0]!.every((l) => 10 + 4 + l.length * 11 * 0.58 <= 626)).toBe(true);
+    expect(positions).toEqual([[0, 0], [0, lines[0]!.length]]);
+    expect(rows).toBe(lines[0]!.length + 1);
+    const svg = buildSvgDocument({ title: "t", legend: items }, "", 626, 50);
+    parseTags(svg);
+    expect(svg).toContain("(42.4→20.8 MB/s))</tspan>");
+  });
 });
 
 describe("wrapText", () => {

@@ -97,25 +97,33 @@ export function wrapText(text: string, width: number, size: number, bold = false
   return lines;
 }
 
-/** Legend items laid out in rows that fit `width`: [x, row] per item and the row count. */
+/** Legend items laid out in rows that fit `width`: [x, row] per item, each item's label in
+ * lines (a label wider than the row is wrapped, never run off the image) and the rows used. */
 export function legendRows(
   items: LegendItem[],
   width: number,
   size = TEXT_SIZE,
-): { positions: [number, number][]; rows: number } {
+): { positions: [number, number][]; lines: string[][]; rows: number } {
   const positions: [number, number][] = [];
+  const lines: string[][] = [];
+  const textRoom = width - SWATCH - 4;
   let x = 0;
   let row = 0;
+  let rowsOfLine = 1; // the rows the tallest item of the current row takes
   for (const item of items) {
-    const w = SWATCH + 4 + textWidth(item.label, size) + LEGEND_ITEM_GAP;
-    if (x > 0 && x + w > width) {
+    const wrapped = textWidth(item.label, size) > textRoom ? wrapText(item.label, textRoom, size) : [item.label];
+    const w = SWATCH + 4 + Math.max(...wrapped.map((l) => textWidth(l, size))) + LEGEND_ITEM_GAP;
+    if (x > 0 && (x + w > width || wrapped.length > 1)) {
       x = 0;
-      row += 1;
+      row += rowsOfLine;
+      rowsOfLine = 1;
     }
     positions.push([x, row]);
+    lines.push(wrapped);
+    rowsOfLine = Math.max(rowsOfLine, wrapped.length);
     x += w;
   }
-  return { positions, rows: items.length ? row + 1 : 0 };
+  return { positions, lines, rows: items.length ? row + rowsOfLine : 0 };
 }
 
 /** The chart body's width in an export of `articleWidth` (the margins are the house style's). */
@@ -198,6 +206,7 @@ export function buildSvgDocument(
   (meta.legend ?? []).forEach((item, i) => {
     const [lx, row] = legend.positions[i] ?? [0, 0];
     const ty = legendTop + row * LINE + 11;
+    const label = legend.lines[i] ?? [item.label];
     parts.push(
       item.dashed
         ? `<line x1="${PAD + lx}" x2="${PAD + lx + SWATCH}" y1="${ty - 4}" y2="${ty - 4}" ` +
@@ -206,7 +215,15 @@ export function buildSvgDocument(
             `fill="${escapeXml(item.color)}"${item.opacity !== undefined ? ` fill-opacity="${item.opacity}"` : ""}/>`,
       `<text x="${PAD + lx + SWATCH + 4}" y="${ty}" font-size="${TEXT_SIZE}" fill="#1b2530"` +
         `${item.highlight ? ' font-weight="700"' : ""} data-export="legend">` +
-        `${escapeXml(item.label)}</text>`,
+        (label.length === 1
+          ? escapeXml(item.label)
+          : label
+              .map(
+                (l, j) =>
+                  `<tspan x="${PAD + lx + SWATCH + 4}" y="${ty + j * LINE}">${escapeXml(l)}</tspan>`,
+              )
+              .join("")) +
+        `</text>`,
     );
   });
   parts.push(

@@ -177,41 +177,6 @@ export function maxX(lines: Line[]): number {
   return m;
 }
 
-export interface Scale {
-  (value: number): number;
-  domain: [number, number];
-  ticks: number[];
-}
-
-/** A linear scale from domain to range with about `count` round ticks. */
-export function linearScale(
-  domain: [number, number],
-  range: [number, number],
-  count = 5,
-): Scale {
-  const [d0, d1] = domain[1] > domain[0] ? domain : [domain[0], domain[0] + 1];
-  const [r0, r1] = range;
-  const f = ((v: number) => r0 + ((v - d0) / (d1 - d0)) * (r1 - r0)) as Scale;
-  f.domain = [d0, d1];
-  f.ticks = niceTicks(d0, d1, count);
-  return f;
-}
-
-/** A log10 scale; values at or below the floor are drawn at the floor. */
-export function logScale(domain: [number, number], range: [number, number]): Scale {
-  const lo = Math.max(domain[0], 1e-9);
-  const hi = Math.max(domain[1], lo * 10);
-  const [l0, l1] = [Math.log10(lo), Math.log10(hi)];
-  const [r0, r1] = range;
-  const f = ((v: number) =>
-    r0 + ((Math.log10(Math.max(v, lo)) - l0) / (l1 - l0)) * (r1 - r0)) as Scale;
-  f.domain = [lo, hi];
-  const ticks: number[] = [];
-  for (let e = Math.ceil(l0 - 1e-9); e <= Math.floor(l1 + 1e-9); e++) ticks.push(10 ** e);
-  f.ticks = ticks;
-  return f;
-}
-
 /** Round tick values (1, 2, 5 x 10^k steps) covering [lo, hi]. */
 export function niceTicks(lo: number, hi: number, count = 5): number[] {
   if (!(hi > lo)) return [lo];
@@ -228,9 +193,21 @@ export function niceTicks(lo: number, hi: number, count = 5): number[] {
 /**
  * One number format for every tick of an axis (never "8,000 / 22k / 10K"): the unit suffix
  * and the decimals the largest tick needs, the same for all. [0, 10000, 20000] -> 0, 10K,
- * 20K; [0, 2500, 5000] -> 0, 2,500, 5,000; [0, 0.5, 1] -> 0.0, 0.5, 1.0.
+ * 20K; [0, 2500, 5000] -> 0, 2,500, 5,000; [0, 0.5, 1] -> 0.0, 0.5, 1.0; the decades of a
+ * log axis [100, 1000, 10000] -> 100, 1K, 10K.
  */
 export function tickFormat(ticks: number[]): (value: number) => string {
+  // Whole decades of a log axis: 100, 1K, 10K (not 0.1K, 1.0K, 10.0K).
+  const nonzero = ticks.filter((t) => t > 0);
+  const decades =
+    nonzero.length >= 2 &&
+    nonzero.length === ticks.length &&
+    nonzero.every((t) => Math.abs(Math.log10(t) - Math.round(Math.log10(t))) < 1e-9);
+  if (decades) {
+    const plain = (v: number) => String(Number(v.toPrecision(6)));
+    return (value: number) =>
+      value >= 1e6 ? `${plain(value / 1e6)}M` : value >= 1e3 ? `${plain(value / 1e3)}K` : plain(value);
+  }
   const max = Math.max(0, ...ticks.map(Math.abs));
   const [div, suffix] = max >= 1e6 ? [1e6, "M"] : max >= 1e4 ? [1e3, "K"] : [1, ""];
   const scaled = ticks.map((t) => t / div);

@@ -321,6 +321,8 @@ def test_a_different_span_sets_rows_apart(engine: Engine, lab: dict[str, list[in
         ids = [d.id for d in drives if d is not None]
         reviewed = compare(s, ids, ["four-corners:randread-4k-qd3:read_mbps"], ids[1])
         unreviewed = compare(s, ids, ["four-corners:randread-4k-qd3:read_mbps"], None)
+        side = pair(s, ids[1], ids[0])
+        alike = pair(s, ids[0], ids[2])
         s.rollback()
     metric = reviewed["metrics"][0]
     assert [r["drive_id"] for r in metric["rows"]] == [ids[1], ids[0], ids[2]]
@@ -340,6 +342,14 @@ def test_a_different_span_sets_rows_apart(engine: Engine, lab: dict[str, list[in
         (ids[2], None),
         (ids[1], "span 1 GiB, not 32 MiB"),
     ]
+    # Side by side: neither better nor worse over another span, and said why.
+    read = next(
+        m for m in side["metrics"] if m["metric"] == "four-corners:randread-4k-qd3:read_mbps"
+    )
+    assert read["set_apart"] == "span 1 GiB vs 32 MiB"
+    assert read["differing"]["runtime"] == ("15 s", "1 s")
+    same = next(m for m in alike["metrics"] if m["metric"] == read["metric"])
+    assert same["set_apart"] is None and same["differing"] == {}
     Comparison.model_validate(reviewed)
 
 

@@ -1,6 +1,6 @@
-import { queryOptions, useQuery } from "@tanstack/react-query";
-import { apiGet } from "../client";
-import type { Bench } from "../types";
+import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { apiGet, apiPost } from "../client";
+import type { Bench, BenchToken } from "../types";
 import { benchKeys } from "./keys";
 
 /** A bench is online while its worker was heard from in the last 30 s: check about as often. */
@@ -40,3 +40,12 @@ export const useBenchDevices = (bench: string | null) =>
     enabled: bench !== null,
     refetchInterval: BENCH_POLL_MS,
   });
+
+/** Register a bench (admins): its token, shown once, and the command that starts its worker. */
+export const useAddBench = () => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (name: string) => apiPost<BenchToken>("/benches", { name }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: benchKeys.all }),
+  });
+};

@@ -94,27 +94,35 @@ export const useStepLatency = (runId: number, stepId: number | null) =>
     staleTime: Infinity,
   });
 
-/** The steps with a latency histogram in the drives' latest runs of a plan. */
-export const useLatencySteps = (drives: number[], plan: string, enabled: boolean) =>
-  useQuery({
-    queryKey: ["compare", "latency-steps", ids(drives), plan],
+/** The steps with a latency histogram in the drives' latest runs of a plan (from the
+ * signed-in api, or the page's shared link, which knows its drives). */
+export const useLatencySteps = (drives: number[], plan: string, enabled: boolean) => {
+  const source = useCompareSource();
+  return useQuery({
+    queryKey: ["compare", "latency-steps", ids(drives), plan, source.shareToken],
     queryFn: ({ signal }) =>
-      apiGet<string[]>(`/compare/latency/steps?drives=${ids(drives)}&plan=${plan}`, signal),
+      apiGet<string[]>(
+        `${sourcePath(source, "latency/steps")}?drives=${ids(drives)}&plan=${encodeURIComponent(plan)}`,
+        signal,
+      ),
     enabled: enabled && drives.length > 0,
   });
+};
 
-/** One step's latency distribution for several drives (GET /api/compare/latency). */
+/** One step's latency distribution for several drives (GET /api/compare/latency, or the
+ * shared link's). */
 export const useCompareLatency = (
   drives: number[],
   plan: string,
   step: string | null,
   underReview: number | null,
-) =>
-  useQuery({
-    queryKey: ["compare", "latency", ids(drives), plan, step, underReview],
+) => {
+  const source = useCompareSource();
+  return useQuery({
+    queryKey: ["compare", "latency", ids(drives), plan, step, underReview, source.shareToken],
     queryFn: ({ signal }) =>
       apiGet<CompareLatency>(
-        `/compare/latency?drives=${ids(drives)}&plan=${encodeURIComponent(plan)}` +
+        `${sourcePath(source, "latency")}?drives=${ids(drives)}&plan=${encodeURIComponent(plan)}` +
           `&step=${encodeURIComponent(step ?? "")}` +
           (underReview !== null ? `&under_review=${underReview}` : ""),
         signal,
@@ -122,6 +130,7 @@ export const useCompareLatency = (
     enabled: drives.length > 0 && Boolean(step),
     placeholderData: keepPreviousData,
   });
+};
 
 /** Each drive's latest queue-depth sweep: points and figures per workload
  * (GET /api/compare/qd-sweep). */

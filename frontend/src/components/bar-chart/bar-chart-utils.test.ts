@@ -68,7 +68,7 @@ describe("barGroups", () => {
     expect(g?.warnings).toEqual([`w ${inc}`, `w ${com}`]);
     expect(barsProvenance(g!)).toBe("drivelab · Drive 2, Drive 1: fw sim, fio-3.36, 2026-11-21");
     const csv = barsCsv(g!).split("\n");
-    expect(csv[0]).toBe("# title: randwrite-4k-qd32: IOPS (IOPS, higher is better)");
+    expect(csv[0]).toBe("# title: randwrite-4k-qd32: IOPS (higher is better)");
     expect(csv).toContain(`# metric: ${inc}, ${com} (IOPS)`);
     expect(csv).toContain("# conditions: Four corners · span 8 GiB");
     expect(csv.find((l) => l.startsWith("# simulated: "))).toContain("Drive 2, Drive 1");

@@ -164,6 +164,12 @@ export function barGroups(
   return groups;
 }
 
+/** "(IOPS, higher is better)", without the unit when the title ends with it ("...: IOPS"). */
+export function unitAndDirection(group: Pick<BarGroup, "title" | "unit" | "lowerIsBetter">): string {
+  const better = group.lowerIsBetter ? "lower is better" : "higher is better";
+  return group.title.endsWith(`: ${group.unit}`) ? `(${better})` : `(${group.unit}, ${better})`;
+}
+
 /** The conditions line of an export: every shared condition, "name value". */
 export function conditionsText(conditions: Record<string, string | null>, plan?: string): string {
   const parts = Object.entries(conditions)
@@ -201,7 +207,7 @@ export function barsCsv(group: BarGroup): string {
   ]);
   return csvDocument(
     {
-      title: `${group.title} (${group.unit}, ${group.lowerIsBetter ? "lower" : "higher"} is better)`,
+      title: `${group.title} ${unitAndDirection(group)}`,
       metric: [group.key, group.twinKey].filter(Boolean).join(", ") + ` (${group.unit})`,
       conditions: conditionsText(group.conditions, group.plan),
       simulated: barsSimulated(group),
@@ -235,30 +241,43 @@ export function dropCommonVendor(labels: string[]): string[] {
 
 export const LABEL_SIZE = 12;
 export const LABEL_LINE = 14;
+/** Room kept free at the chart's left edge, px. */
+export const LABEL_GAP = 4;
+/** The label column's text room: the column less the tick (6 px), the gap to the tick (6 px)
+ * and LABEL_GAP. */
+const LABEL_ROOM = 6 + 6 + LABEL_GAP;
 
 export interface BarLayout {
   labelWidth: number;
-  /** Each row's label, wrapped to the label column: whole, never cut. */
+  /** Each row's label as it is estimated to wrap in the label column (Recharts' Text wraps
+   * it on the page, measured): what the rows' height is made for. */
   lines: string[][];
   rowHeight: number;
   height: number;
 }
 
-/** Sizes of a bar chart of the group's rows in `width` px: the label column and the lines
- * of each label wrapped into it (bold for the drive under review), the rows' height. */
+/** A row's label on the category axis: the drive's name, marked when the row is set apart. */
+export function labelText(label: string, row: Pick<BarRow, "setApart">): string {
+  return row.setApart ? `${label} (not ranked)` : label;
+}
+
+/** Sizes of a bar chart of the group's rows in `width` px: the label column, and rows tall
+ * enough for each label wrapped into it (estimated generously, bold for the drive under
+ * review). */
 export function barLayout(group: BarGroup, labels: string[], width: number): BarLayout {
   const paired = group.pairNames !== null;
   const labelWidth = Math.round(Math.min(240, Math.max(110, width * 0.34)));
-  const lines = labels.map((l, i) =>
-    wrapText(l, labelWidth - 10, LABEL_SIZE, group.rows[i]?.underReview ?? false),
-  );
+  const lines = labels.map((l, i) => {
+    const row = group.rows[i];
+    return wrapText(labelText(l, { setApart: row?.setApart ?? null }), labelWidth - LABEL_ROOM, LABEL_SIZE, row?.underReview ?? false);
+  });
   const most = Math.max(1, ...lines.map((l) => l.length));
   const barsHeight = paired ? 2 * 12 + 2 : 18;
   const rowHeight = Math.max(barsHeight, most * LABEL_LINE) + 10;
   return { labelWidth, lines, rowHeight, height: group.rows.length * rowHeight + 36 };
 }
 
-/** Whether every label fits its column whole (what the tests check of each export). */
+/** Whether every label fits its column whole by the estimate. */
 export function labelsFit(layout: BarLayout): boolean {
   return layout.lines.every((l) => l.every((line) => textWidth(line, LABEL_SIZE, true) <= layout.labelWidth));
 }

@@ -5,6 +5,7 @@ import {
   Cell,
   LabelList,
   ReferenceArea,
+  Text,
   Tooltip,
   XAxis,
   YAxis,
@@ -24,7 +25,10 @@ import {
   conditionsText,
   dropCommonVendor,
   LABEL_LINE,
+  LABEL_GAP,
   LABEL_SIZE,
+  labelText,
+  unitAndDirection,
   type BarGroup,
   type BarRow,
 } from "./bar-chart-utils";
@@ -46,38 +50,44 @@ interface Datum {
   row: BarRow;
 }
 
-/** A drive's name on the category axis, wrapped into the label column: whole, never cut;
- * bold for the drive under review, grey and marked for a row set apart. */
+/** A drive's name on the category axis, wrapped by Recharts' Text into the label column
+ * (measured in the page's font): whole, never cut; bold for the drive under review, grey and
+ * marked for a row set apart. */
 function WrappedTick(props: {
   x?: number;
   y?: number;
   payload?: { value: string };
-  lines: Map<string, { lines: string[]; row: BarRow; label: string }>;
+  labels: Map<string, { row: BarRow; label: string }>;
 }) {
-  const { x = 0, y = 0, payload, lines } = props;
-  const found = payload ? lines.get(payload.value) : undefined;
+  const { x = 0, y = 0, payload, labels } = props;
+  const found = payload ? labels.get(payload.value) : undefined;
   if (!found) return null;
-  const { row } = found;
-  const all = [...found.lines];
-  if (row.setApart) all.push("(not ranked)");
-  const top = y - ((all.length - 1) * LABEL_LINE) / 2;
+  const { row, label } = found;
+  // Recharts measures the words with these on a span: sizes as CSS text ("12px"; a bare
+  // number is not a CSS length there, and the span would keep an earlier text's size).
+  const style = {
+    fontSize: `${LABEL_SIZE}px`,
+    fontWeight: row.underReview ? "700" : "400",
+    fontFamily: CHART_FONT,
+    fontStyle: "normal",
+    letterSpacing: "normal",
+  };
   return (
-    <text
-      x={x - 6}
-      y={top}
-      textAnchor="end"
-      dominantBaseline="central"
-      fontSize={LABEL_SIZE}
-      fontWeight={row.underReview ? 700 : 400}
-      fill={row.setApart || row.value === null ? "#6b7785" : "#1b2530"}
-      data-label={found.label}
-    >
-      {all.map((line, i) => (
-        <tspan key={i} x={x - 6} dy={i === 0 ? 0 : LABEL_LINE}>
-          {line}
-        </tspan>
-      ))}
-    </text>
+    <g data-label={label}>
+      <Text
+        x={x - 6}
+        y={y}
+        // from the chart's left edge to the tick, less a margin on each side
+        width={Math.max(LABEL_SIZE * 4, x - 6 - LABEL_GAP)}
+        textAnchor="end"
+        verticalAnchor="middle"
+        lineHeight={LABEL_LINE}
+        style={style}
+        fill={row.setApart || row.value === null ? "#6b7785" : "#1b2530"}
+      >
+        {labelText(label, row)}
+      </Text>
+    </g>
   );
 }
 
@@ -99,12 +109,7 @@ function Bars({
     paired: group.pairNames ? r.paired : null,
     row: r,
   }));
-  const byKey = new Map(
-    data.map((d, i) => [
-      d.key,
-      { lines: layout.lines[i] ?? [d.row.name], row: d.row, label: labels[i] ?? d.row.name },
-    ]),
-  );
+  const byKey = new Map(data.map((d, i) => [d.key, { row: d.row, label: labels[i] ?? d.row.name }]));
   const max = Math.max(1e-12, ...group.rows.flatMap((r) => [r.value ?? 0, r.paired ?? 0]));
   const ticks = niceTicks(0, max, Math.max(2, Math.floor((width - layout.labelWidth) / 80)));
   // The axis ends on a round tick past the longest bar.
@@ -155,7 +160,7 @@ function Bars({
           interval={0}
           tickLine={false}
           stroke={AXIS_LINE}
-          tick={<WrappedTick lines={byKey} />}
+          tick={<WrappedTick labels={byKey} />}
         />
         <Tooltip
           isAnimationActive={false}
@@ -242,7 +247,7 @@ export function MetricBars({ group, styles, fileBase }: Props) {
       chartId={`bars-${group.key.replace(/[^a-z0-9]+/gi, "-")}`}
       exportAs={{
         fileName: [fileBase, "bars", step, name],
-        title: `${group.plan}: ${group.title} (${group.unit}, ${better})`,
+        title: `${group.plan}: ${group.title} ${unitAndDirection(group)}`,
         conditions: conditionsText(group.conditions, group.plan),
         provenance: barsProvenance(group),
         simulated: barsSimulated(group),

@@ -2,7 +2,6 @@ import { useMemo, useState, type ReactNode } from "react";
 import type { Comparison, CompareMetric } from "../../api/results/types";
 import type { DriveStyle } from "../../lib/house-style";
 import { formatMetric } from "../../lib/format-utils";
-import { driveName } from "../../lib/series-utils";
 import { MetricBars } from "../bar-chart/bar-chart";
 import { barGroups, headlineMetrics } from "../bar-chart/bar-chart-utils";
 import { ConsistencyScatter } from "../consistency-scatter/consistency-scatter";
@@ -11,6 +10,7 @@ import { groupByPlan, MetricSelect } from "../metric-select/metric-select";
 import { PriceTableSection } from "../price-table/price-table";
 import { PtsCompare } from "../pts-compare/pts-compare";
 import { QosCompare } from "../qos-charts/compare-qos";
+import { testWords } from "../qos-charts/qos-utils";
 import { StallTimeline } from "../stall-timeline/stall-timeline";
 import { TransferCurves } from "../transfer-curves/transfer-curves";
 import "./comparison-view.css";
@@ -71,6 +71,7 @@ export const CHART_SECTIONS: Section[] = [
         styles={c.styles}
         fileBase={c.fileBase}
         underReview={c.reviewed?.id ?? null}
+        words={testWords(c.comparison?.metrics ?? [])}
       />
     ),
   },
@@ -169,12 +170,18 @@ export function ComparisonView(props: Props) {
   );
 }
 
-/** Every metric of a comparison as a table, grouped by plan and test, in words. */
+/** Every metric of a comparison as a table, grouped by plan and test, in words: one row per
+ * metric, one column per drive (in the order chosen), the best ranked value bold; each plan's
+ * warnings once above its table. The metric's key (the api's and the CSV's) is its row's
+ * tooltip. */
 export function AllResults({
   comparison,
+  drives,
   open = false,
 }: {
   comparison: Comparison;
+  /** The drives compared, in the order chosen: the table's columns. */
+  drives: { id: number; name: string }[];
   open?: boolean;
 }) {
   const groups = groupByPlan(comparison.metrics);
@@ -183,50 +190,65 @@ export function AllResults({
       <summary className="section__header">
         <h2>All results ({comparison.metrics.length} metrics)</h2>
       </summary>
-      {groups.map(([plan, metrics]) => (
-        <div key={plan} className="all-results__plan">
-          <h3>{plan}</h3>
-          <div className="table-wrap">
-            <table className="table">
-              <thead>
-                <tr>
-                  <th>Test: measure</th>
-                  <th>Best first</th>
-                </tr>
-              </thead>
-              <tbody>
-                {metrics.map((m) => (
-                  <ResultRow key={m.metric} metric={m} />
+      {groups.map(([plan, metrics]) => {
+        const warnings = Array.from(new Set(metrics.flatMap((m) => m.warnings)));
+        return (
+          <div key={plan} className="all-results__plan">
+            <h3>{plan}</h3>
+            {warnings.length > 0 && (
+              <ul className="compare-warnings" aria-label={`Warnings for ${plan}`}>
+                {warnings.map((w) => (
+                  <li key={w}>{w}</li>
                 ))}
-              </tbody>
-            </table>
+              </ul>
+            )}
+            <div className="table-wrap">
+              <table className="table all-results__table">
+                <thead>
+                  <tr>
+                    <th>Test: measure</th>
+                    {drives.map((d) => (
+                      <th key={d.id} className="num">
+                        {d.name}
+                      </th>
+                    ))}
+                  </tr>
+                </thead>
+                <tbody>
+                  {metrics.map((m) => (
+                    <ResultRow key={m.metric} metric={m} drives={drives} />
+                  ))}
+                </tbody>
+              </table>
+            </div>
           </div>
-        </div>
-      ))}
+        );
+      })}
     </details>
   );
 }
 
-function ResultRow({ metric: m }: { metric: CompareMetric }) {
+/** The unit after a metric's name, unless the name ends with it ("…: IOPS", "write MB/s"). */
+export function withUnit(m: Pick<CompareMetric, "unit" | "names">): string {
+  return m.names.title.endsWith(` ${m.unit}`) ? m.names.title : `${m.names.title} (${m.unit})`;
+}
+
+function ResultRow({ metric: m, drives }: { metric: CompareMetric; drives: { id: number }[] }) {
+  const by = new Map(m.rows.map((r) => [r.drive_id, r]));
+  // The best ranked value, for performance figures only (a runtime is not better shorter).
+  const best = m.performance ? m.rows.find((r) => !r.set_apart)?.drive_id : undefined;
   return (
-    <tr>
-      <td>
-        {m.names.title}
-        <span className="cell-sub mono">{m.metric}</span>
-      </td>
-      <td>
-        {m.rows
-          .map(
-            (r) =>
-              `${driveName(r)} ${formatMetric(r.value)} ${m.unit}${r.set_apart ? " (not ranked)" : ""}`,
-          )
-          .join(" · ")}
-        {m.warnings.map((w) => (
-          <span key={w} className="cell-sub">
-            ⚠ {w}
-          </span>
-        ))}
-      </td>
+    <tr data-metric={m.metric}>
+      <td title={m.metric}>{withUnit(m)}</td>
+      {drives.map((d) => {
+        const r = by.get(d.id);
+        return (
+          <td key={d.id} className={`num${d.id === best && m.rows.length > 1 ? " all-results__best" : ""}`}>
+            {r ? formatMetric(r.value) : "—"}
+            {r?.set_apart && <span className="cell-sub" title={r.set_apart}>not ranked</span>}
+          </td>
+        );
+      })}
     </tr>
   );
 }

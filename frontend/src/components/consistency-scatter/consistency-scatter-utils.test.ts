@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Line } from "../../lib/series-utils";
-import { defaultZoomStart, formatIops, scatterGeometry } from "./consistency-scatter-utils";
+import { defaultZoomStart, scatterAxes, scatterPaths } from "./consistency-scatter-utils";
 
 const line = (key: string, n: number, f: (t: number) => number): Line => ({
   key,
@@ -19,43 +19,47 @@ describe("defaultZoomStart", () => {
   });
 });
 
-describe("scatterGeometry", () => {
+describe("scatter axes and paths", () => {
   const five = Array.from({ length: 5 }, (_, i) =>
     line(`d${i}`, 2000, (t) => (t % 97 === 0 ? 0 : 5000 + ((t * 37 * (i + 1)) % 60000))),
   );
+  // Scales as Recharts hands them to the layer: value -> px over the axes' domains.
+  const linear = ([d0, d1]: [number, number], [r0, r1]: [number, number]) => (v: number) =>
+    r0 + ((v - d0) / (d1 - d0)) * (r1 - r0);
+  const log = ([d0, d1]: [number, number], [r0, r1]: [number, number]) => (v: number) =>
+    r0 + ((Math.log10(v) - Math.log10(d0)) / (Math.log10(d1) - Math.log10(d0))) * (r1 - r0);
 
-  it("draws each drive as one path with a dot per point", () => {
-    const g = scatterGeometry(five, "log", 800, 300, { zoomStart: 1400, linearTop: 40000 });
-    expect(g.paths).toHaveLength(5);
-    expect(g.paths.every((p) => p.count === 2000)).toBe(true);
-    expect(g.paths[0]?.d.match(/M/g)).toHaveLength(2000);
-    expect(g.y.ticks[0]).toBeLessThanOrEqual(5000);
-    expect(g.floored).toBe(5 * 20); // the zeros sit on the axis floor
+  it("draws each drive as one path with a dot per point, on whole decades", () => {
+    const axes = scatterAxes(five, "log", 700, { zoomStart: 1400, linearTop: 40000 });
+    expect(axes.x.domain).toEqual([0, 2000]);
+    expect(axes.y.domain).toEqual([1000, 100000]);
+    expect(axes.y.ticks).toEqual([1000, 10000, 100000]);
+    const x = linear(axes.x.domain, [56, 788]);
+    const y = log(axes.y.domain, [266, 8]);
+    const p = scatterPaths(five, axes, x, y, 40000);
+    expect(p.paths).toHaveLength(5);
+    expect(p.paths.every((q) => q.count === 2000)).toBe(true);
+    expect(p.paths[0]?.d.match(/M/g)).toHaveLength(2000);
+    expect(p.floored).toBe(5 * 20); // the zeros sit on the axis floor
+    expect(p.paths[0]?.d).toContain(`M${x(97).toFixed(1)} 266.0h0`);
   });
 
   it("zooms from the start time and clips the linear view at its top", () => {
-    const g = scatterGeometry(five, "linear", 800, 300, { zoomStart: 1400, linearTop: 40000 });
-    expect(g.x.domain).toEqual([1400, 2000]);
-    expect(g.y.domain).toEqual([0, 40000]);
-    expect(g.y.ticks).toEqual([0, 10000, 20000, 30000, 40000]);
-    const drawn = g.paths.reduce((n, p) => n + p.count, 0);
-    expect(drawn + g.above).toBe(5 * 601); // t = 1400..2000
-    expect(g.above).toBeGreaterThan(0);
+    const axes = scatterAxes(five, "linear", 700, { zoomStart: 1400, linearTop: 40000 });
+    expect(axes.x.domain).toEqual([1400, 2000]);
+    expect(axes.x.ticks).toEqual([1400, 1500, 1600, 1700, 1800, 1900, 2000]);
+    expect(axes.y.domain).toEqual([0, 40000]);
+    expect(axes.y.ticks).toEqual([0, 10000, 20000, 30000, 40000]);
+    const p = scatterPaths(five, axes, linear(axes.x.domain, [56, 788]), linear([0, 40000], [266, 8]), 40000);
+    const drawn = p.paths.reduce((n, q) => n + q.count, 0);
+    expect(drawn + p.above).toBe(5 * 601); // t = 1400..2000
+    expect(p.above).toBeGreaterThan(0);
     // every dot inside the plot
-    for (const p of g.paths) {
-      for (const m of p.d.matchAll(/M([\d.]+) ([\d.]+)/g)) {
+    for (const q of p.paths) {
+      for (const m of q.d.matchAll(/M([\d.]+) ([\d.]+)/g)) {
         expect(Number(m[1])).toBeGreaterThanOrEqual(56);
-        expect(Number(m[2])).toBeLessThanOrEqual(300 - 34 + 0.01);
+        expect(Number(m[2])).toBeLessThanOrEqual(266);
       }
     }
-  });
-
-  it("formats IOPS ticks", () => {
-    expect([formatIops(40000), formatIops(1000), formatIops(1.2e6), formatIops(500)]).toEqual([
-      "40K",
-      "1K",
-      "1.2M",
-      "500",
-    ]);
   });
 });

@@ -2,10 +2,11 @@
  * The consistency scatter (IOPS against time per drive), drawn as one SVG path per drive so
  * that 5 drives x 2000 s stay a few dozen nodes. Three views of the same data: log scale over
  * the whole run, log scale zoomed from a start time (1400 s in the reviews), linear scale
- * zoomed with an adjustable top (40K by default).
+ * zoomed with an adjustable top (40K by default). The axes' domains and ticks are decided
+ * here; Recharts draws the axes and hands its scales to the layer that draws the points.
  */
 
-import { linearScale, logScale, maxX, niceTicks, type Line, type Scale } from "../../lib/series-utils";
+import { maxX, niceTicks, type Line } from "../../lib/series-utils";
 
 export type ScatterMode = "log" | "log-zoom" | "linear";
 export const SCATTER_MODES: { value: ScatterMode; label: string }[] = [
@@ -57,7 +58,8 @@ export function scatterAxes(
 ): ScatterAxes {
   const end = Math.max(1, maxX(lines));
   const start = mode === "log" ? 0 : Math.min(options.zoomStart, end - 1e-6);
-  const x = linearScale([start, end], [0, 1], Math.max(2, Math.floor(plotWidth / 90)));
+  // About one tick per 90 px, and at least a middle one in a narrow panel (0, 10, 20).
+  const xTicks = niceTicks(start, end, Math.max(4, Math.floor(plotWidth / 90)));
   let maxY = 1;
   let minY = Infinity;
   for (const l of lines) {
@@ -67,17 +69,21 @@ export function scatterAxes(
       if (v > 0 && v < minY) minY = v;
     }
   }
-  let y: Scale;
   if (mode === "linear") {
-    y = linearScale([0, options.linearTop], [1, 0], 5);
-  } else {
-    const lo = Number.isFinite(minY) ? 10 ** Math.floor(Math.log10(minY)) : 1;
-    const hi = 10 ** Math.ceil(Math.log10(maxY * 1.0001));
-    y = logScale([lo, Math.max(hi, lo * 10)], [1, 0]);
+    const top = options.linearTop;
+    return {
+      x: { domain: [start, end], ticks: xTicks },
+      y: { domain: [0, top], ticks: niceTicks(0, top, 5), scale: "linear" },
+      start,
+    };
   }
+  // Whole decades, one tick each.
+  const lo = Number.isFinite(minY) ? Math.floor(Math.log10(minY)) : 0;
+  const hi = Math.max(lo + 1, Math.ceil(Math.log10(maxY * 1.0001)));
+  const decades = Array.from({ length: hi - lo + 1 }, (_, i) => 10 ** (lo + i));
   return {
-    x: { domain: x.domain, ticks: x.ticks },
-    y: { domain: y.domain, ticks: y.ticks, scale: mode === "linear" ? "linear" : "log" },
+    x: { domain: [start, end], ticks: xTicks },
+    y: { domain: [10 ** lo, 10 ** hi], ticks: decades, scale: "log" },
     start,
   };
 }
@@ -91,7 +97,7 @@ export interface ScatterPaths {
 }
 
 /**
- * One path per line for the axes, given the chart's own scales (value -> px): each point a
+ * One path per line for the axes, given Recharts' scales of the chart (value -> px): each point a
  * zero-length segment that the round line cap draws as a dot. 5 drives x 2000 s stay a few
  * SVG nodes.
  */
@@ -125,38 +131,3 @@ export function scatterPaths(
   });
   return { paths, above, floored };
 }
-
-export interface ScatterGeometry extends ScatterPaths {
-  x: Scale;
-  y: Scale;
-}
-
-/** Axes, scales and paths for a plot of width x height with a margin: what the chart draws
- * (there with Recharts' scales over the same domains). */
-export function scatterGeometry(
-  lines: Line[],
-  mode: ScatterMode,
-  width: number,
-  height: number,
-  options: { zoomStart: number; linearTop: number; margin?: Margin },
-): ScatterGeometry {
-  const m = options.margin ?? SCATTER_MARGIN;
-  const right = Math.max(m.left + 10, width - m.right);
-  const bottom = Math.max(m.top + 10, height - m.bottom);
-  const axes = scatterAxes(lines, mode, right - m.left, options);
-  const x = linearScale(axes.x.domain, [m.left, right], Math.max(2, Math.floor((right - m.left) / 90)));
-  const y =
-    axes.y.scale === "linear"
-      ? linearScale(axes.y.domain, [bottom, m.top], 5)
-      : logScale(axes.y.domain, [bottom, m.top]);
-  return { x, y, ...scatterPaths(lines, axes, x, y, options.linearTop) };
-}
-
-/** Tick labels: 1000 -> "1K", 40000 -> "40K", 1200000 -> "1.2M". */
-export function formatIops(v: number): string {
-  if (v >= 1e6) return `${Number((v / 1e6).toFixed(1))}M`;
-  if (v >= 1e3) return `${Number((v / 1e3).toFixed(1))}K`;
-  return String(Number(v.toFixed(1)));
-}
-
-export { niceTicks };

@@ -260,9 +260,9 @@ export function ConsistencyScatter({ drives, styles, fileBase }: ConsistencyScat
         : all.length === 0
           ? "None of these drives has a finished consistency run."
           : undefined;
-  const modeLabel = SCATTER_MODES.find((s) => s.value === mode)?.label ?? mode;
   const zoomText = mode === "log" ? "whole run" : `from t = ${zoomStart} s`;
-  const title = `Performance consistency: 4K random write IOPS (${modeLabel.toLowerCase()}, ${zoomText})`;
+  const scaleText = mode === "linear" ? "linear scale" : "log scale";
+  const title = `Performance consistency: 4K random write IOPS (${scaleText}, ${zoomText})`;
   const warnings = [
     ...seriesWarnings(base.data, styles).map((w) => `No over-provisioning: ${w}`),
     ...seriesWarnings(op.data, styles).map((w) => `25% over-provisioning: ${w}`),
@@ -273,7 +273,7 @@ export function ConsistencyScatter({ drives, styles, fileBase }: ConsistencyScat
   return (
     <ChartFrame
       title="Performance consistency"
-      subtitle={`4K random write IOPS against time, ${mode === "log" ? "log scale, whole run" : `${modeLabel.toLowerCase()} (${zoomText})`}`}
+      subtitle={`4K random write IOPS against time, ${scaleText}, ${zoomText}`}
       height={PANEL_HEIGHT + 18}
       overlay={overlay}
       chartId="consistency"

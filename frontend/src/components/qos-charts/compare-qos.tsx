@@ -10,11 +10,19 @@ import { ChartFrame } from "../chart-frame/chart-frame";
 import { SweepCompare } from "./compare-sweep";
 import { LogLines } from "./log-lines";
 import { QosTable } from "./qos-table";
-import { latencyTick, qosCsv, shareTick, type QosRow } from "./qos-utils";
+import { latencyTick, qosCsv, shareTick, type QosRow, type TestWords } from "./qos-utils";
 import "./qos-charts.css";
 
-/** Plans whose steps keep a latency histogram, in the order offered. */
-const QOS_PLANS = ["qd-sweep", "four-corners", "transfer-size", "consistency", "torture", "write-hitching"];
+/** Plans whose steps keep a latency histogram, in the order offered, with their names (the
+ * comparison's own names of them win, backend/results/names.py). */
+const QOS_PLANS: [string, string][] = [
+  ["qd-sweep", "Queue-depth sweep"],
+  ["four-corners", "Four corners"],
+  ["transfer-size", "Transfer size"],
+  ["consistency", "Performance consistency"],
+  ["torture", "Torture"],
+  ["write-hitching", "Write hitching"],
+];
 const DIRECTIONS = ["all", "read", "write"] as const;
 
 interface Props {
@@ -22,25 +30,27 @@ interface Props {
   styles: Map<number, DriveStyle>;
   fileBase: string;
   underReview: number | null;
+  /** Plans and tests in words (from the comparison's metric names), by key. */
+  words?: TestWords;
 }
 
 /** Latency QoS across drives for one test: the QoS table (the drive under review marked),
  * each drive's histogram and exceedance curve overlaid, with conditions, warnings and
  * provenance; then the drives' queue-depth sweeps, when they have one. */
-export function QosCompare({ drives, styles, fileBase, underReview }: Props) {
+export function QosCompare({ drives, styles, fileBase, underReview, words }: Props) {
   const source = useCompareSource();
+  const shared = source.shareToken !== null;
   const [picked, setPlan] = useState<string | null>(null);
   const [step, setStep] = useState<string | null>(null);
   const [direction, setDirection] = useState<(typeof DIRECTIONS)[number]>("all");
-  const shared = source.shareToken !== null;
   // qd-sweep when the drives have one, else four corners (every review has that).
-  const sweeps = useLatencySteps(drives, "qd-sweep", !shared && picked === null);
+  const sweeps = useLatencySteps(drives, "qd-sweep", picked === null);
   const plan = picked ?? (sweeps.data && sweeps.data.length === 0 ? "four-corners" : "qd-sweep");
-  const names = useLatencySteps(drives, plan, !shared);
+  const names = useLatencySteps(drives, plan, true);
   // The first measured test by default, not a pre-write or preconditioning pass.
   const measured = names.data?.find((n) => !/^(prewrite|fill|precondition)/.test(n));
   const chosen = step && names.data?.includes(step) ? step : (measured ?? names.data?.[0] ?? null);
-  const query = useCompareLatency(shared ? [] : drives, plan, chosen, underReview);
+  const query = useCompareLatency(drives, plan, chosen, underReview);
   const data = query.data;
   const withDir = useMemo(
     () =>
@@ -91,9 +101,8 @@ export function QosCompare({ drives, styles, fileBase, underReview }: Props) {
     simulated: seriesSimulated(asSeries),
     warnings,
   };
-  const overlay = shared
-    ? "Latency QoS is shown on the Compare page, not in shared links yet."
-    : drives.length === 0
+  const overlay =
+    drives.length === 0
       ? "Choose drives to compare."
       : names.isPending || query.isPending
         ? names.data?.length === 0
@@ -112,9 +121,9 @@ export function QosCompare({ drives, styles, fileBase, underReview }: Props) {
         <label className="chart-control">
           Plan{" "}
           <select aria-label="QoS plan" value={plan} onChange={(e) => { setPlan(e.target.value); setStep(null); }}>
-            {QOS_PLANS.map((p) => (
+            {QOS_PLANS.map(([p, name]) => (
               <option key={p} value={p}>
-                {p}
+                {words?.plans.get(p) ?? name}
               </option>
             ))}
           </select>
@@ -124,7 +133,7 @@ export function QosCompare({ drives, styles, fileBase, underReview }: Props) {
           <select aria-label="QoS test" value={chosen ?? ""} onChange={(e) => setStep(e.target.value)}>
             {(names.data ?? []).map((n) => (
               <option key={n} value={n}>
-                {n}
+                {words?.tests.get(`${plan}:${n}`) ?? n}
               </option>
             ))}
           </select>

@@ -12,6 +12,7 @@ import {
   sweepFiguresCsv,
   sweepLines,
   sweepWorkloads,
+  testWords,
   workloadName,
 } from "./qos-utils";
 
@@ -153,5 +154,17 @@ describe("queue-depth sweeps across drives", () => {
     expect(sweepConditions(drives, "randread")).toBe(
       "qd-sweep · 4K random read · QD1, 8 x 2 jobs · span 64 MiB · 8 s a point · purged, preconditioned",
     );
+  });
+});
+
+describe("testWords", () => {
+  it("names plans and tests by their keys, not by a variant's", () => {
+    const w = testWords([
+      { metric: "four-corners:randread-4k-qd3:read_iops", names: { plan: "Four corners", test: "4K random read QD3" } },
+      { metric: "four-corners:randread-4k-qd3@op25:read_iops", names: { plan: "Four corners", test: "4K random read QD3, 25% OP" } },
+    ]);
+    expect(w.plans.get("four-corners")).toBe("Four corners");
+    expect(w.tests.get("four-corners:randread-4k-qd3")).toBe("4K random read QD3");
+    expect(w.tests.size).toBe(1);
   });
 });

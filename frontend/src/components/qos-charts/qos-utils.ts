@@ -245,3 +245,22 @@ export function sweepConditions(drives: DriveSweep[], workload: string): string 
     .filter(Boolean)
     .join(" · ");
 }
+
+/** Plans and tests in words, by key ("four-corners" and "four-corners:randread-4k-qd3"). */
+export interface TestWords {
+  plans: Map<string, string>;
+  tests: Map<string, string>;
+}
+
+/** The words of the plans and tests a comparison's metrics name (`plan:step:measure` ids and
+ * their names), for pickers that list steps by key. */
+export function testWords(metrics: { metric: string; names: { plan: string; test: string } }[]): TestWords {
+  const plans = new Map<string, string>();
+  const tests = new Map<string, string>();
+  for (const m of metrics) {
+    const [plan = "", step = ""] = m.metric.split(":");
+    plans.set(plan, m.names.plan);
+    if (!step.includes("@")) tests.set(`${plan}:${step}`, m.names.test);
+  }
+  return { plans, tests };
+}

@@ -5,10 +5,14 @@ import {
   ReferenceArea,
   ReferenceLine,
   ResponsiveContainer,
+  usePlotArea,
+  useXAxisScale,
   XAxis,
   YAxis,
 } from "recharts";
+import { textWidth } from "../../lib/export-utils";
 import { niceTicks, tickFormat, type Line } from "../../lib/series-utils";
+import { markerLanes } from "./series-lines-utils";
 import { AXIS_LABEL, AXIS_LINE, AXIS_TICK, CHART_FONT, GRID_STROKE, LINE_WIDTH } from "../chart-frame/chart-theme";
 import "./series-lines.css";
 
@@ -45,6 +49,45 @@ interface SeriesLinesProps {
 }
 
 const MARGIN = { top: 6, right: 14, bottom: 20, left: 4 };
+const MARKER_FONT = 10;
+const MARKER_ROW = 12;
+
+/** The marks' labels at the top of the plot, by Recharts' x scale, on as many rows as keep
+ * them from overlapping (two step-downs a few percent apart). */
+function MarkerLabels({ markers }: { markers: Marker[] }) {
+  const x = useXAxisScale();
+  const area = usePlotArea();
+  if (!x || !area) return null;
+  const at = new Map(markers.map((m) => [m.key, m]));
+  const placed = markerLanes(
+    markers.map((m) => ({ key: m.key, px: Number(x(m.x)), width: textWidth(m.label, MARKER_FONT) })),
+    area.x,
+    area.x + area.width,
+  );
+  return (
+    <g className="series-lines__marker-labels">
+      {placed.map((p) => {
+        const m = at.get(p.key)!;
+        return (
+          <text
+            key={p.key}
+            x={p.x}
+            y={area.y + MARKER_ROW * (p.lane + 1) - 2}
+            textAnchor={p.anchor}
+            fontSize={MARKER_FONT}
+            fontFamily={CHART_FONT}
+            fill={m.color}
+            stroke="#ffffff"
+            strokeWidth={3}
+            paintOrder="stroke"
+          >
+            {m.label}
+          </text>
+        );
+      })}
+    </g>
+  );
+}
 
 /** One panel of a line chart of several drives (HD Tach passes, transfer curves, stalls). */
 export function SeriesLines({
@@ -68,6 +111,10 @@ export function SeriesLines({
   const step = yTicks.length > 1 ? yTicks[1]! - yTicks[0]! : 1;
   while ((yTicks[yTicks.length - 1] ?? 0) < top) yTicks.push((yTicks[yTicks.length - 1] ?? 0) + step);
   const yFormat = tickFormat(yTicks);
+  // The x axis likewise, unless the chart gives its ticks (positions, transfer sizes): round
+  // ticks inside the domain, never the last point's own time (0, 3, 6, 9, 10.181).
+  const ownX = xTicks ?? (xLog ? undefined : niceTicks(xDomain[0], xDomain[1], 5));
+  const xTickFormat = xFormat ?? (ownX ? tickFormat(ownX) : undefined);
   // The drive under review is drawn last, on top: lines keep their order otherwise.
   return (
     <div className="chart-panel">
@@ -91,12 +138,12 @@ export function SeriesLines({
                 dataKey="x"
                 type="number"
                 domain={xDomain}
-                ticks={xTicks}
+                ticks={ownX}
                 scale={xLog ? "log" : "auto"}
                 allowDataOverflow
                 tick={AXIS_TICK}
                 stroke={AXIS_LINE}
-                tickFormatter={xFormat}
+                tickFormatter={xTickFormat}
                 label={{ value: xLabel, position: "insideBottomRight", offset: -12, style: AXIS_LABEL }}
               />
               <YAxis
@@ -119,7 +166,7 @@ export function SeriesLines({
                   ifOverflow="hidden"
                 />
               ))}
-              {markers.map((m, i) => (
+              {markers.map((m) => (
                 <ReferenceLine
                   key={m.key}
                   x={m.x}
@@ -127,13 +174,6 @@ export function SeriesLines({
                   strokeDasharray="3 3"
                   strokeWidth={1}
                   ifOverflow="hidden"
-                  label={{
-                    value: m.label,
-                    position: i % 2 ? "insideBottomRight" : "insideTopRight",
-                    fill: m.color,
-                    fontSize: 10,
-                    fontFamily: CHART_FONT,
-                  }}
                 />
               ))}
               {lines.map((l) => (
@@ -151,6 +191,7 @@ export function SeriesLines({
                   isAnimationActive={false}
                 />
               ))}
+              {markers.length > 0 && <MarkerLabels markers={markers} />}
             </LineChart>
           </ResponsiveContainer>
         )}

@@ -31,6 +31,7 @@ import {
 import "../../components/form-field/form-field.css";
 import "../../components/record-form/record-form.css";
 import { BenchesSection } from "./bench-devices";
+import { CopyLine } from "./copy-line";
 import "./admin-page.css";
 
 type Tab = "users" | "benches" | "audit";
@@ -460,14 +461,13 @@ function TokensPanel({ user }: { user: UserRow }) {
 }
 
 function NewTokenBox({ token, onDone }: { token: NewUserToken; onDone: () => void }) {
-  const [copied, setCopied] = useState<boolean | null>(null);
   return (
     <div className="admin-page__new-token" role="status">
       <p>
         <strong>Token {token.name} issued.</strong> Copy it now: it will not be shown again. Send
         it as <code>Authorization: Bearer &lt;token&gt;</code>.
       </p>
-      <div className="admin-page__token-line">
+      <CopyLine text={token.token} refused="select the token and copy it" onDone={onDone}>
         <input
           readOnly
           className="form-input mono"
@@ -475,25 +475,7 @@ function NewTokenBox({ token, onDone }: { token: NewUserToken; onDone: () => voi
           aria-label="New API token"
           onFocus={(e) => e.target.select()}
         />
-        <button
-          type="button"
-          className="button"
-          onClick={() =>
-            void (navigator.clipboard?.writeText(token.token) ?? Promise.reject()).then(
-              () => setCopied(true),
-              () => setCopied(false),
-            )
-          }
-        >
-          {copied ? "Copied" : "Copy"}
-        </button>
-        <button type="button" className="button" onClick={onDone}>
-          Done
-        </button>
-      </div>
-      {copied === false && (
-        <p className="muted">The browser refused the clipboard: select the token and copy it.</p>
-      )}
+      </CopyLine>
     </div>
   );
 }

@@ -1,11 +1,17 @@
 import { useState, type FormEvent } from "react";
-import { useBenchDevices, useBenches, type BenchDevice } from "../../api/benches/queries";
+import {
+  useAddBench,
+  useBenchDevices,
+  useBenches,
+  type BenchDevice,
+} from "../../api/benches/queries";
 import { useCreateDrive, useDrives } from "../../api/drives/queries";
-import type { Drive } from "../../api/types";
+import type { BenchToken, Drive } from "../../api/types";
 import { Badge } from "../../components/badge/badge";
 import { ErrorBox } from "../../components/error-box/error-box";
 import { TableStateRow } from "../../components/table-states/table-states";
 import { formatCapacity } from "../../lib/format-utils";
+import { CopyLine } from "./copy-line";
 
 /** The registered drive a device is, by path or serial on the same bench. */
 export function registeredAs(bench: string, device: BenchDevice, drives: Drive[]): Drive | null {
@@ -149,6 +155,63 @@ function Devices({ bench, drives }: { bench: string; drives: Drive[] }) {
   );
 }
 
+/** The new bench's worker command, token included: shown once, ready to paste. */
+function WorkerCommandBox({ added, onDone }: { added: BenchToken; onDone: () => void }) {
+  const text = added.worker.lines.join("\n");
+  return (
+    <div className="admin-page__new-token" role="status" aria-label={`Worker command of ${added.name}`}>
+      <p>
+        <strong>Bench {added.name} added.</strong> Start its worker with these lines; copy them
+        now, its token will not be shown again (it goes in the environment, not on a command
+        line, where <code>ps</code> shows it to everyone on the machine).
+      </p>
+      <pre className="admin-page__command mono" data-testid="worker-command">
+        {text}
+      </pre>
+      {added.worker.notes.length > 0 && (
+        <ul className="muted">
+          {added.worker.notes.map((n) => (
+            <li key={n}>{n}</li>
+          ))}
+        </ul>
+      )}
+      <CopyLine text={text} refused="select the lines and copy them" onDone={onDone} />
+    </div>
+  );
+}
+
+function AddBench() {
+  const add = useAddBench();
+  const [name, setName] = useState("");
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    add.mutate(name.trim(), { onSuccess: () => setName("") });
+  };
+  return (
+    <div className="section__body">
+      {add.data && <WorkerCommandBox added={add.data} onDone={() => add.reset()} />}
+      <form className="admin-page__inline-form" aria-label="Add a bench" onSubmit={submit}>
+        <label>
+          Bench name{" "}
+          <input
+            name="bench_name"
+            value={name}
+            pattern="[a-z0-9][a-z0-9_\-]{0,62}"
+            title="lower-case letters, digits, - and _"
+            placeholder="bench2"
+            autoComplete="off"
+            onChange={(e) => setName(e.target.value)}
+          />
+        </label>
+        <button type="submit" className="button button--primary" disabled={add.isPending || !name.trim()}>
+          {add.isPending ? "Adding…" : "Add a bench"}
+        </button>
+      </form>
+      {add.isError && <ErrorBox error={add.error} title="No bench added" />}
+    </div>
+  );
+}
+
 /** Each bench with the block devices its worker sees: a reviewer registers a drive by
  * picking one (its serial, size and firmware as the device reports them). The worker's
  * interlock still checks every target before it writes. */
@@ -161,6 +224,7 @@ export function BenchesSection() {
         <h2 id="benches-heading">Benches and their devices</h2>
         <span className="muted">`drivelab devices --bench NAME` lists the same</span>
       </div>
+      <AddBench />
       {benches.error && <ErrorBox error={benches.error} title="Could not load the benches" />}
       {benches.data?.map((b) => (
         <div key={b.name} className="section__body" data-bench={b.name}>

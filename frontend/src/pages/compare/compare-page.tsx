@@ -59,7 +59,6 @@ export function ComparePage() {
   }, [search]);
   const { drives, review } = state;
   const [articleWidth, setArticleWidth] = useState<number>(DEFAULT_ARTICLE_WIDTH);
-  const [extra, setExtra] = useState<string[]>([]);
   const [pack, setPack] = useState<string | null>(null);
   const registry = useRef(new Map<string, ChartExporter>());
   const register = useCallback((id: string, exporter: ChartExporter) => {
@@ -74,8 +73,9 @@ export function ComparePage() {
   const share = useCreateShare();
   const styles = useMemo(() => driveStyles(drives, review), [drives, review]);
 
-  const setState = (next: number[], nextReview: number | null) => {
-    const chosen = { drives: next, review: nextReview };
+  const extra = useMemo(() => state.metrics ?? [], [state.metrics]);
+  const setState = (next: number[], nextReview: number | null, metrics: string[] = extra) => {
+    const chosen = { drives: next, review: nextReview, metrics };
     setLocal(chosen);
     const query = compareSearch(chosen);
     void navigate({ search: query ? `?${query}` : "" }, { replace: true });
@@ -195,7 +195,7 @@ export function ComparePage() {
             reviewed={reviewed}
             readOnly={false}
             extra={extra}
-            onAdd={(m) => setExtra([...extra, m])}
+            onAdd={(m) => setState(drives, review, [...extra, m])}
           />
         )}
       </div>

@@ -17,6 +17,20 @@ describe("compare URL state", () => {
     expect(compareSearch({ drives: [], review: null })).toBe("");
   });
 
+  it("keeps the metrics added as charts, readably", () => {
+    const state = readCompareState(
+      new URLSearchParams("drives=1,2&metrics=four-corners:randread-4k-qd3:read_lat_p99_us,x,consistency:consistency-4k-qd32@op25:iops_min_last400"),
+    );
+    expect(state.metrics).toEqual([
+      "four-corners:randread-4k-qd3:read_lat_p99_us",
+      "consistency:consistency-4k-qd32@op25:iops_min_last400",
+    ]);
+    expect(compareSearch(state)).toBe(
+      "drives=1,2&metrics=four-corners:randread-4k-qd3:read_lat_p99_us,consistency:consistency-4k-qd32@op25:iops_min_last400",
+    );
+    expect(readCompareState(new URLSearchParams("drives=1")).metrics).toBeUndefined();
+  });
+
   it("titles a share", () => {
     expect(shareTitle(["A", "B"])).toBe("Comparison: A vs B");
     expect(shareTitle([ "x".repeat(300)]).length).toBe(200);

@@ -21,7 +21,8 @@ import "./report-page.css";
  */
 export function ReportPage() {
   const [params] = useSearchParams();
-  const state = readCompareState(params);
+  const search = params.toString();
+  const state = useMemo(() => readCompareState(new URLSearchParams(search)), [search]);
   const { drives } = state;
   const review = state.review ?? (drives.length === 1 ? drives[0]! : null);
   const driveList = useDrives();
@@ -104,11 +105,16 @@ export function ReportPage() {
           pending={comparison.isPending}
           reviewed={reviewed}
           readOnly
+          extra={state.metrics}
         />
       )}
       {comparison.data && comparison.data.metrics.length > 0 && (
         <div className="print-break-before">
-          <AllResults comparison={comparison.data} open />
+          <AllResults
+            comparison={comparison.data}
+            drives={chosen.map((d) => ({ id: d.id, name: driveName(d) }))}
+            open
+          />
         </div>
       )}
     </div>

@@ -68,7 +68,12 @@ export function SharedPage() {
               reviewed={reviewed}
               readOnly
             />
-            {data.comparison.metrics.length > 0 && <AllResults comparison={data.comparison} />}
+            {data.comparison.metrics.length > 0 && (
+              <AllResults
+                comparison={data.comparison}
+                drives={(data.drives ?? []).map((d) => ({ id: d.id, name: driveName(d) }))}
+              />
+            )}
           </>
         )}
       </div>

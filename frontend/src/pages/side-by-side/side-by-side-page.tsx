@@ -108,10 +108,20 @@ export function SideBySidePage() {
                         </td>
                         <td
                           className={`num pair-diff--${v}`}
-                          title={v === "info" ? "not a performance figure" : `B is ${v}`}
+                          title={
+                            v === "info"
+                              ? "not a performance figure"
+                              : v === "apart"
+                                ? `not ranked: ${m.set_apart}`
+                                : `B is ${v}`
+                          }
                         >
                           {formatDiff(m.diff_pct)}
-                          {v !== "info" && <span className="visually-hidden"> ({v})</span>}
+                          {v === "apart" ? (
+                            <span className="cell-sub">not ranked</span>
+                          ) : (
+                            v !== "info" && <span className="visually-hidden"> ({v})</span>
+                          )}
                         </td>
                       </tr>
                     );

@@ -26,6 +26,8 @@ describe("side by side", () => {
     expect(verdict(m("x", null))).toBe("same");
     // a shorter runtime is not "better": only performance figures are judged
     expect(verdict(m("runtime", -30, true, false))).toBe("info");
+    // over another span, neither better nor worse
+    expect(verdict({ ...m("x", 50), set_apart: "span 1 GiB vs 32 MiB" })).toBe("apart");
   });
 
   it("says what A and B were measured under where it differs", () => {

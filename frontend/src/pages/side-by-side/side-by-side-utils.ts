@@ -1,11 +1,14 @@
 import type { PairMetric } from "../../api/results/types";
 
-export type Verdict = "better" | "worse" | "same" | "info";
+export type Verdict = "better" | "worse" | "same" | "info" | "apart";
 
 /** Whether B did better than A on this metric (within 0.5% counts as the same); "info" for
- * what is not a performance figure (a runtime, bytes moved), never better or worse. */
+ * what is not a performance figure (a runtime, bytes moved), never better or worse; "apart"
+ * when A and B were measured over another span or block size, which makes ranking them
+ * meaningless. */
 export function verdict(m: PairMetric): Verdict {
   if (!m.performance) return "info";
+  if (m.set_apart) return "apart";
   if (m.diff_pct === null || Math.abs(m.diff_pct) < 0.5) return "same";
   const higher = m.diff_pct > 0;
   return higher !== m.lower_is_better ? "better" : "worse";
