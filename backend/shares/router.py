@@ -12,7 +12,13 @@ from backend.prices.service import price_table
 from backend.pts.compare import compare_pts
 from backend.pts.schemas import PtsComparison
 from backend.results import compare_series as cser
-from backend.results.schemas import CompareLatency, CompareSeries, Comparison, ValueComparison
+from backend.results.schemas import (
+    CompareLatency,
+    CompareSeries,
+    CompareSweeps,
+    Comparison,
+    ValueComparison,
+)
 from backend.results.series import DEFAULT_POINTS
 from backend.shares import service
 from backend.shares.models import Share
@@ -125,6 +131,13 @@ def read_share_latency(
     """Latency QoS of one test for the shared comparison's drives (as GET
     /api/compare/latency), without signing in."""
     return service.shared_latency(session, token, plan, step)
+
+
+@router.get("/{token}/qd-sweep", response_model=CompareSweeps)
+def read_share_sweeps(token: str, session: SessionDep) -> Any:
+    """Queue-depth sweeps of the shared comparison's drives (as GET /api/compare/qd-sweep),
+    without signing in."""
+    return service.shared_sweeps(session, token)
 
 
 @router.get("/{token}/latency/steps", response_model=list[str])

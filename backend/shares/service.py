@@ -16,7 +16,7 @@ from backend.core.security import hash_token, new_secret
 from backend.drives.service import drive_label, visible_drive_ids
 from backend.results.compare import _drives, compare, compare_json, per_dollar
 from backend.results.compare_series import compare_series
-from backend.results.qos import compare_latency, step_names
+from backend.results.qos_compare import compare_latency, compare_sweeps, step_names
 from backend.shares.models import Share
 from backend.shares.schemas import ShareCreate
 from backend.users.models import User
@@ -145,6 +145,14 @@ def shared_latency(session: Session, token: str, plan: str, step: str) -> dict[s
     if not drives:
         return {"plan": plan, "step": step, "drives": [], "missing": [], "warnings": []}
     return compare_latency(session, drives, plan, step, under_review, hide_embargoed=True)
+
+
+def shared_sweeps(session: Session, token: str) -> dict[str, Any]:
+    """The shared comparison's drives' queue-depth sweeps (as GET /api/compare/qd-sweep)."""
+    _share, drives, under_review = live_share(session, token)
+    if not drives:
+        return {"plan": "qd-sweep", "drives": [], "missing": [], "warnings": []}
+    return compare_sweeps(session, drives, under_review, hide_embargoed=True)
 
 
 def shared_latency_steps(session: Session, token: str, plan: str) -> list[str]:

@@ -215,6 +215,7 @@ MATRIX: dict[tuple[str, str], Case] = {
     ("POST", "/api/shares"): Case(REVIEWER, 422, body={}),
     ("GET", "/api/shares/{token}"): Case(PUBLIC, 200, path={"token": "{share_token}"}),
     ("GET", "/api/shares/{token}/pts"): Case(PUBLIC, 200, path={"token": "{share_token}"}),
+    ("GET", "/api/shares/{token}/qd-sweep"): Case(PUBLIC, 200, path={"token": "{share_token}"}),
     ("GET", "/api/shares/{token}/series"): Case(
         PUBLIC, 200, path={"token": "{share_token}"}, query={"plan": "consistency"}
     ),

@@ -424,6 +424,30 @@ def test_run_and_compare_pages_draw_the_qos_charts(browser, sweep: dict[str, Any
         # Another workload: only the reviewed drive swept random writes.
         sweeps.get_by_label("Sweep workload").select_option("randwrite")
         expect(figures.locator("tbody tr")).to_have_count(1)
+        # A shared link of the comparison carries the QoS table and the sweeps, read-only.
+        with stack.client() as c:
+            share = c.post(
+                "/api/shares",
+                json={"drives": [drive["id"], other["id"]], "under_review": drive["id"],
+                      "title": "QoS shared"},
+            ).json()  # fmt: skip
+        anon = browser.new_context(viewport=VIEWPORT, base_url=stack.api_url)
+        try:
+            shared = anon.new_page()
+            shared.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
+            shared.goto(f"/shared/{share['token']}")
+            sq = shared.locator("section[data-section=qos]")
+            sq.scroll_into_view_if_needed()
+            sq.get_by_label("QoS test").select_option("randread-4k-qd1")
+            expect(sq.get_by_test_id("qos-table").locator("tbody tr")).to_have_count(2)
+            ss = sq.locator("div[data-section=qd-sweep]")
+            ss.scroll_into_view_if_needed()
+            expect(ss.get_by_test_id("qd-sweep-compare").locator("tbody tr")).to_have_count(2)
+            expect(
+                ss.locator("figure[data-chart=compare-qd-sweep-iops] .recharts-line-dots circle")
+            ).to_have_count(len(QDS) + 3)
+        finally:
+            anon.close()
         assert not problems, problems
     finally:
         context.close()

@@ -133,16 +133,18 @@ export const useCompareLatency = (
 };
 
 /** Each drive's latest queue-depth sweep: points and figures per workload
- * (GET /api/compare/qd-sweep). */
-export const useCompareSweeps = (drives: number[], underReview: number | null, enabled: boolean) =>
-  useQuery({
-    queryKey: ["compare", "qd-sweep", ids(drives), underReview],
+ * (GET /api/compare/qd-sweep, or the shared link's). */
+export const useCompareSweeps = (drives: number[], underReview: number | null, enabled: boolean) => {
+  const source = useCompareSource();
+  return useQuery({
+    queryKey: ["compare", "qd-sweep", ids(drives), underReview, source.shareToken],
     queryFn: ({ signal }) =>
       apiGet<CompareSweeps>(
-        `/compare/qd-sweep?drives=${ids(drives)}` +
+        `${sourcePath(source, "qd-sweep")}?drives=${ids(drives)}` +
           (underReview !== null ? `&under_review=${underReview}` : ""),
         signal,
       ),
     enabled: enabled && drives.length > 0,
     placeholderData: keepPreviousData,
   });
+};

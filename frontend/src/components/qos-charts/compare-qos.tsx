@@ -1,6 +1,5 @@
 import { useMemo, useState } from "react";
 import { useCompareLatency, useLatencySteps } from "../../api/results/queries";
-import { useCompareSource } from "../../api/results/source";
 import type { DriveSeries, LatencyDistribution } from "../../api/results/types";
 import type { DriveStyle } from "../../lib/house-style";
 import { colorOf } from "../../lib/house-style";
@@ -38,8 +37,6 @@ interface Props {
  * each drive's histogram and exceedance curve overlaid, with conditions, warnings and
  * provenance; then the drives' queue-depth sweeps, when they have one. */
 export function QosCompare({ drives, styles, fileBase, underReview, words }: Props) {
-  const source = useCompareSource();
-  const shared = source.shareToken !== null;
   const [picked, setPlan] = useState<string | null>(null);
   const [step, setStep] = useState<string | null>(null);
   const [direction, setDirection] = useState<(typeof DIRECTIONS)[number]>("all");
@@ -200,7 +197,7 @@ export function QosCompare({ drives, styles, fileBase, underReview, words }: Pro
           <LogLines lines={lines} xLabel="latency" yLabel="share slower" xLog yLog xFormat={latencyTick} yFormat={shareTick} />
         </ChartFrame>
       </div>
-      <SweepCompare drives={drives} styles={styles} fileBase={fileBase} underReview={underReview} enabled={!shared} />
+      <SweepCompare drives={drives} styles={styles} fileBase={fileBase} underReview={underReview} enabled />
     </div>
   );
 }
