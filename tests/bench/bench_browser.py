@@ -50,7 +50,7 @@ REAL_RUNS: list[tuple[str, dict[str, Any]]] = [
 CHART = '[data-chart="consistency"]'
 SCATTER_SERIES = re.compile(r"/api/compare/series\?.*plan=consistency")
 TARGET_NODES = 2000
-# The issue that moved the scatter onto Recharts asked it to stay within 100 ms (DESIGN.md: 300).
+# Since the scatter is drawn on Recharts it is held to 100 ms of script (DESIGN.md: 300).
 TARGET_SCRIPT_MS = 100.0
 
 # The scatter's state: its SVG nodes, its drive paths (the ones with a zero-length segment per

@@ -56,7 +56,7 @@ from tests.bench.common import (
     queue_run,
 )
 
-# Nine, not the five the issue asks at least: on a 2-core VM the CPU-bound loop jobs run in one
+# Nine pairs, not five: on a 2-core VM the CPU-bound loop jobs run in one
 # of two speeds (e.g. 3,600 or 6,500 MB/s of sequential writes), whichever process launched
 # fio, and a run can switch between them midway. A pair whose runs met different speeds gives
 # a ratio of 0.6 or 1.7; the median of nine pairs stays with the pairs that met the same one

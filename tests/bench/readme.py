@@ -95,7 +95,7 @@ def archive_block() -> str | None:
         f" at commit {m.get('git')}, {data['seconds'] / 60:.0f} minutes; "
         f"{data['conditions'].get('drives')} drives, {data['conditions'].get('runs'):,} runs "
         f"at the largest size; {load.get('busy_pct_during', 0):.0f}% of the machine's CPUs busy "
-        "meanwhile. Targets are the issue's, at 100M samples.",
+        "meanwhile. Targets are for an archive of 100M samples (five years of a busy lab).",
         "",
         "| figure | " + " | ".join(sizes) + " | growth | target at 100M | |",
         "|---|" + "---:|" * len(sizes) + "---:|---:|---|",
