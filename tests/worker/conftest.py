@@ -43,7 +43,10 @@ def loop_backing_files() -> dict[str, str]:
     """Attached loop devices and their backing files, read from sysfs."""
     found = {}
     for entry in Path("/sys/block").glob("loop*/loop/backing_file"):
-        found[entry.parent.parent.name] = entry.read_text().strip()
+        try:
+            found[entry.parent.parent.name] = entry.read_text().strip()
+        except FileNotFoundError:
+            continue  # detached meanwhile (other tests attach and detach theirs at any time)
     return found
 
 
