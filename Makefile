@@ -43,7 +43,8 @@ test: fio partition-tools chromium
 	@(cd frontend && npm test && npx --no-install eslint --max-warnings=0 .) \
 	  > $(FRONTEND_CHECKS_LOG) 2>&1 & checks=$$!; \
 	set -o pipefail; \
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS) \
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25 \
+	  --junitxml=test-artifacts/junit.xml $(PYTEST_ARGS) \
 	  | tee $(PYTEST_LOG); status=$$?; [ $$status -eq 5 ] && status=1; \
 	wait $$checks; checked=$$?; \
 	echo "--- the frontend's unit tests and eslint ($(FRONTEND_CHECKS_LOG)):"; \

@@ -337,6 +337,18 @@ SHARED_WORKER = {
     "tests/e2e/test_compare_ui.py": "demo",
 }
 SLOW_FIRST = ("tests/fuzz/", "tests/faults/", "tests/e2e/", "tests/test_up.py")
+# The longest modules (minutes each on a busy 2-core machine, `--durations`), longest first:
+# handed out before the rest, so that the workers end together.
+LONGEST = (
+    "tests/e2e/test_compare_ui.py",  # with test_demo.py: the quick demo, then the exports
+    "tests/e2e/test_demo.py",
+    "tests/e2e/test_pts_browser.py",
+    "tests/fuzz/",
+    "tests/e2e/test_qos.py",
+    "tests/e2e/test_pts.py",
+    "tests/e2e/test_simulated_drives.py",
+    "tests/e2e/test_pts_truth.py",
+)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -354,11 +366,15 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    def rank(item: pytest.Item) -> int:
-        return next(
+    def rank(item: pytest.Item) -> tuple[int, int]:
+        longest = next(
+            (i for i, path in enumerate(LONGEST) if item.nodeid.startswith(path)), len(LONGEST)
+        )
+        slow = next(
             (i for i, path in enumerate(SLOW_FIRST) if item.nodeid.startswith(path)),
             len(SLOW_FIRST),
         )
+        return longest, slow
 
     items.sort(key=rank)
 
