@@ -42,6 +42,9 @@ from tests.bench.common import (
 from tests.e2e.test_browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT
 
 REPEATS = int(os.environ.get("BENCH_BROWSER_REPEATS", "5"))
+# BENCH_BROWSER_PROFILE=1: Chrome's CPU profile of each first render, its functions by self time
+# printed (where the script time goes).
+PROFILE = os.environ.get("BENCH_BROWSER_PROFILE") == "1"
 DRIVES = 5
 REAL_RUNS: list[tuple[str, dict[str, Any]]] = [
     ("consistency", {"runtime_s": 5, "span": "64m"}),
@@ -87,6 +90,18 @@ def _delta(before: dict[str, float], after: dict[str, float]) -> dict[str, float
     }
 
 
+def _self_times(profile: dict[str, Any], top: int = 15) -> list[tuple[float, str]]:
+    """The profile's functions by self time (ms), from its samples and their intervals."""
+    nodes = {n["id"]: n for n in profile["nodes"]}
+    spent: dict[str, float] = {}
+    for node_id, dt_us in zip(profile["samples"], profile["timeDeltas"], strict=True):
+        frame = nodes[node_id]["callFrame"]
+        where = f"{frame['functionName'] or '(anonymous)'} {frame['url'].rsplit('/', 1)[-1]}"
+        where += f":{frame['lineNumber'] + 1}:{frame['columnNumber'] + 1}"
+        spent[where] = spent.get(where, 0.0) + dt_us / 1000
+    return sorted(((ms, where) for where, ms in spent.items()), reverse=True)[:top]
+
+
 def _wait_drawn(page: Any, paths: int, changed_from: str | None = None) -> dict[str, Any]:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -120,11 +135,18 @@ def render_once(browser: Any, api_url: str, link: str, ids: list[int], shot: boo
         # Everything else on the page renders meanwhile; then the browser is left idle.
         page.wait_for_timeout(1500)
         page.evaluate(TWO_FRAMES_JS)
+        if PROFILE:
+            cdp.send("Profiler.enable")
+            cdp.send("Profiler.setSamplingInterval", {"interval": 100})
+            cdp.send("Profiler.start")
         before = _metrics(cdp)
         for route in held:
             route.continue_()
         state = _wait_drawn(page, 2 * DRIVES)
         first = {**_delta(before, _metrics(cdp)), **state}
+        if PROFILE:
+            for ms, where in _self_times(cdp.send("Profiler.stop")["profile"]):
+                log(f"  {ms:7.1f} ms  {where}")
         # An interaction: the same points on a linear scale.
         page.wait_for_timeout(300)
         before = _metrics(cdp)
