@@ -1,4 +1,4 @@
-import { useMemo, useRef, useState } from "react";
+import { memo, useMemo, useRef, useState } from "react";
 import {
   CartesianGrid,
   ComposedChart,
@@ -107,7 +107,9 @@ interface PanelProps {
   empty: string;
 }
 
-function ScatterPanel({ title, lines, mode, zoomStart, linearTop, empty }: PanelProps) {
+/** One panel; drawn again only when its own props change (the two panels' series arrive
+ * apart, and the first panel need not be drawn again when the second's arrive). */
+const ScatterPanel = memo(function ScatterPanel({ title, lines, mode, zoomStart, linearTop, empty }: PanelProps) {
   const [ref, width] = useWidth<HTMLDivElement>(400);
   const height = PANEL_HEIGHT;
   const axes = useMemo(
@@ -217,7 +219,7 @@ function ScatterPanel({ title, lines, mode, zoomStart, linearTop, empty }: Panel
       </div>
     </div>
   );
-}
+});
 
 interface ConsistencyScatterProps {
   drives: number[];
