@@ -119,3 +119,13 @@ def test_settle_waits_until_a_write_is_on_disk(tmp_path: Path) -> None:
     waited = settle(max_s=60)
     assert waited < 60, "the write was not on disk within a minute"
     assert dirty_bytes() <= SETTLED_DIRTY_BYTES
+
+
+@pytest.mark.parametrize("name", __import__("tests.bench.__main__", fromlist=["ORDER"]).ORDER)
+def test_every_benchmark_imports(name: str) -> None:
+    """`make bench` imports each benchmark when its turn comes: one that names a function the
+    code no longer has would fail only there, after the benchmarks before it."""
+    import importlib
+
+    module = importlib.import_module(f"tests.bench.bench_{name}")
+    assert callable(module.main)
