@@ -5,12 +5,15 @@ from __future__ import annotations
 import logging
 import socket
 import threading
+from typing import get_args
 from urllib.parse import urlsplit
 
 import redis
 from celery import signals
 
 from backend.core.settings import WorkerSettings
+from backend.plans import fio_check
+from backend.plans.common import IoEngine
 from worker.celery_app import RUN_TASK, bench_queue, make_celery
 from worker.client import ApiClient, ApiError, ApiUnreachable, resend_spool
 from worker.devices import list_block_devices
@@ -45,6 +48,18 @@ def _devices() -> list[dict]:
     except OSError as exc:
         log.warning("could not list block devices: %s", exc)
         return []
+
+
+def _probe_engines(ctx: WorkerContext) -> None:
+    """Try each ioengine a plan can name on a scratch file now, so that the first run queued
+    on this bench does not wait for it (fio_check.engine_problem remembers the answers), and
+    say in the log which ones this bench cannot use."""
+    workdir = ctx.data_dir / "engine-probe"
+    workdir.mkdir(parents=True, exist_ok=True)
+    for engine in get_args(IoEngine):
+        problem = fio_check.engine_problem(engine, fio_binary=ctx.fio_binary, workdir=workdir)
+        if problem:
+            log.warning("ioengine %s does not work on this bench: %s", engine, problem)
 
 
 def run_worker(settings: WorkerSettings) -> None:
@@ -98,6 +113,7 @@ def run_worker(settings: WorkerSettings) -> None:
         stop.set()
 
     threading.Thread(target=_hello_loop, args=(ctx, stop), daemon=True, name="hello").start()
+    threading.Thread(target=_probe_engines, args=(ctx,), daemon=True, name="engines").start()
     log.info(
         "bench %s: consuming queue %s from %s, api %s",
         settings.bench,
