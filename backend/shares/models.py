@@ -20,6 +20,9 @@ class Share(Base):
     drive_ids: Mapped[list[int]] = mapped_column(JSONB)
     # plan:step:metric names; None: every metric the drives have.
     metrics: Mapped[list[str] | None] = mapped_column(JSONB)
+    # Metrics the reviewer added as charts of their own on the Compare page ("Add a metric"),
+    # drawn on the shared page after the headline ones.
+    added_metrics: Mapped[list[str]] = mapped_column(JSONB, default=list, server_default="[]")
     under_review: Mapped[int | None]
     created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

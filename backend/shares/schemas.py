@@ -14,6 +14,12 @@ class ShareCreate(BaseModel):
     metrics: list[str] | None = Field(
         None, max_length=500, description="plan:step:metric names; every metric when omitted."
     )
+    added_metrics: list[str] = Field(
+        default_factory=list,
+        max_length=100,
+        description="plan:step:metric names added as charts of their own on the Compare page "
+        "(\"Add a metric\"); the shared page draws them after the headline ones.",
+    )
     under_review: int | None = Field(None, description="The drive under review, highlighted.")
     title: str = Field(min_length=1, max_length=200)
 
@@ -23,6 +29,7 @@ class ShareOut(BaseModel):
     title: str
     drives: list[int]
     metrics: list[str] | None
+    added_metrics: list[str]
     under_review: int | None
     created_by: str | None
     created_at: datetime
@@ -46,6 +53,9 @@ class SharedComparison(BaseModel):
     title: str
     created_at: datetime
     under_review: int | None
+    added_metrics: list[str] = Field(
+        default_factory=list, description="Metrics drawn as charts after the headline ones."
+    )
     drives: list[SharedDrive] = Field(
         default_factory=list,
         description="The drives compared, in the order chosen, without those under embargo.",

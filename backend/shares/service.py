@@ -30,12 +30,21 @@ def create_share(session: Session, data: ShareCreate, user: User) -> tuple[Share
             f"under_review {data.under_review} is not among the drives {drives}",
             field="under_review",
         )
-    for m in data.metrics or []:
-        if m.count(":") != 2:
+    for field, names in (("metrics", data.metrics or []), ("added_metrics", data.added_metrics)):
+        for m in names:
+            if m.count(":") != 2:
+                raise InvalidParams(
+                    f"metric {m!r} is not plan:step:metric, e.g. "
+                    "four-corners:randread-4k-qd3:read_mbps",
+                    field=field,
+                )
+    if data.metrics is not None:
+        outside = [m for m in data.added_metrics if m not in data.metrics]
+        if outside:
             raise InvalidParams(
-                f"metric {m!r} is not plan:step:metric, e.g. "
-                "four-corners:randread-4k-qd3:read_mbps",
-                field="metrics",
+                f"added_metrics {outside} are not among the shared metrics: add them to metrics "
+                "or leave metrics out (every metric)",
+                field="added_metrics",
             )
     # Checks that the drives exist (and computes nothing that is kept).
     compare(session, drives, data.metrics, data.under_review)
@@ -45,6 +54,7 @@ def create_share(session: Session, data: ShareCreate, user: User) -> tuple[Share
         title=data.title.strip(),
         drive_ids=drives,
         metrics=data.metrics,
+        added_metrics=list(dict.fromkeys(data.added_metrics)),
         under_review=data.under_review,
         created_by=user.id,
     )

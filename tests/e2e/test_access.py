@@ -695,10 +695,16 @@ def test_shared_links_are_read_without_login_until_revoked(
     with stack.client(token=users["reviewer"].token) as reviewer:
         r = reviewer.post(
             "/api/shares",
-            json={"drives": [sim_drive["id"]], "metrics": [METRIC], "title": "For the editor"},
+            json={
+                "drives": [sim_drive["id"]],
+                "metrics": [METRIC],
+                "added_metrics": [METRIC],
+                "title": "For the editor",
+            },
         )
         assert r.status_code == 201, r.text
         share = r.json()
+        assert share["added_metrics"] == [METRIC]
         assert len(share["token"]) >= 43  # secrets.token_urlsafe(32)
         r = reviewer.post("/api/shares", json={"drives": [999999], "title": "x"})
         assert r.status_code == 404 and "no drive with id 999999" in r.json()["detail"]
@@ -706,11 +712,21 @@ def test_shared_links_are_read_without_login_until_revoked(
             "/api/shares", json={"drives": [sim_drive["id"]], "metrics": ["x"], "title": "x"}
         )
         assert r.status_code == 422 and "plan:step:metric" in r.json()["detail"]
+        # A chart of a metric the link does not share, or a name that is not a metric's.
+        other_metric = "four-corners:seqread-128k-qd32:read_mbps"
+        for added, words in (([other_metric], "not among the shared metrics"), (["x"], "plan:")):
+            r = reviewer.post(
+                "/api/shares",
+                json={"drives": [sim_drive["id"]], "metrics": [METRIC], "title": "x",
+                      "added_metrics": added},  # fmt: skip
+            )
+            assert r.status_code == 422 and words in r.json()["detail"], r.text
 
         public = httpx.get(share["url"])
         assert public.status_code == 200, public.text
         body = public.json()
         assert body["title"] == "For the editor"
+        assert body["added_metrics"] == [METRIC]
         assert [m["metric"] for m in body["comparison"]["metrics"]] == [METRIC]
         assert body["comparison"]["metrics"][0]["rows"][0]["drive_id"] == sim_drive["id"]
         # Listed for reviewers, without the token.

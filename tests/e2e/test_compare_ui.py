@@ -382,7 +382,11 @@ def test_publish_share_and_side_by_side(  # type: ignore[no-untyped-def]
     anonymous = browser.new_context(base_url=stack.api_url, viewport=VIEWPORT)
     try:
         sign_in(page, stack)
-        page.goto(f"/compare?drives={a['id']},{b['id']}&review={a['id']}")
+        # With a metric added as a chart of its own: the reader sees that chart too.
+        p99 = "four-corners:randread-4k-qd3:read_lat_p99_us"
+        added = '[data-chart="bars-four-corners-randread-4k-qd3-read-lat-p99-us"]'
+        page.goto(f"/compare?drives={a['id']},{b['id']}&review={a['id']}&metrics={p99}")
+        expect(page.locator(added)).to_be_visible()
         page.get_by_role("button", name="Publish read-only link").click()
         link = page.get_by_label("Shared link")
         expect(link).to_have_value(re.compile(r"/shared/[\w-]+$"))
@@ -394,6 +398,7 @@ def test_publish_share_and_side_by_side(  # type: ignore[no-untyped-def]
         public.goto(url.removeprefix(stack.api_url))
         expect(public.get_by_role("heading", level=1)).to_contain_text("Comparison:")
         expect(public.locator('[data-chart^="bars-"]').first).to_be_visible()
+        expect(public.locator(added)).to_contain_text("4K random read QD3: 99th percentile")
         expect(public.get_by_role("button", name="Publish read-only link")).to_have_count(0)
         assert "/login" not in public.url
 

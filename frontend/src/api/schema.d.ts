@@ -2536,6 +2536,8 @@ export interface components {
         };
         /** NewShare */
         NewShare: {
+            /** Added Metrics */
+            added_metrics: string[];
             /**
              * Created At
              * Format: date-time
@@ -3431,6 +3433,11 @@ export interface components {
         /** ShareCreate */
         ShareCreate: {
             /**
+             * Added Metrics
+             * @description plan:step:metric names added as charts of their own on the Compare page ("Add a metric"); the shared page draws them after the headline ones.
+             */
+            added_metrics?: string[];
+            /**
              * Drives
              * @description Drive ids to compare.
              */
@@ -3450,6 +3457,8 @@ export interface components {
         };
         /** ShareOut */
         ShareOut: {
+            /** Added Metrics */
+            added_metrics: string[];
             /**
              * Created At
              * Format: date-time
@@ -3472,6 +3481,11 @@ export interface components {
         };
         /** SharedComparison */
         SharedComparison: {
+            /**
+             * Added Metrics
+             * @description Metrics drawn as charts after the headline ones.
+             */
+            added_metrics?: string[];
             /** @description As GET /api/compare returns it, without drives under embargo. */
             comparison: components["schemas"]["Comparison"];
             /**

@@ -172,6 +172,7 @@ export function ComparePage() {
                 share.mutate({
                   drives,
                   under_review: review,
+                  added_metrics: extra,
                   title: shareTitle(labels.length ? labels : drives.map(String)),
                 })
               }

@@ -66,6 +66,7 @@ export function SharedPage() {
               comparison={data.comparison}
               pending={false}
               reviewed={reviewed}
+              extra={data.added_metrics}
               readOnly
             />
             {data.comparison.metrics.length > 0 && (
