@@ -76,7 +76,7 @@ def sweep(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[di
                     "target_path": sim.state.target,
                     "serial": info.serial,
                     "vendor": "drivelab",
-                    "model": f"Simulated drive ({IOPS} IOPS, {sim.device})",
+                    "model": f"Simulated drive (writes at {IOPS} IOPS, {sim.device})",
                     "capacity_bytes": info.size_bytes,
                     "interface": "loop",
                     "firmware": "sim",
