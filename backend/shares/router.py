@@ -40,7 +40,7 @@ def share_out(s: Share, created_by: str | None) -> ShareOut:
         title=s.title,
         drives=s.drive_ids,
         metrics=s.metrics,
-        added_metrics=s.added_metrics or [],
+        added_metrics=s.added_metrics,
         under_review=s.under_review,
         created_by=created_by,
         created_at=s.created_at,
@@ -80,7 +80,7 @@ def read_share(token: str, session: SessionDep) -> SharedComparison:
         title=share.title,
         created_at=share.created_at,
         under_review=under_review,
-        added_metrics=share.added_metrics or [],
+        added_metrics=share.added_metrics,
         drives=[SharedDrive(**d) for d in service.shared_drives(session, drives)],
         comparison=Comparison.model_validate(comparison),
     )

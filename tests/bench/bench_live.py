@@ -51,7 +51,7 @@ from tests.bench.common import (
     queue_run,
 )
 from tests.faults.conftest import fio_processes
-from worker.fio.stream import JsonStreamDecoder
+from worker.fio.stream import JsonStreamDecoder, trusted_runtimes
 
 REPEATS = int(os.environ.get("BENCH_LIVE_REPEATS", "5"))
 LIVE_S = int(os.environ.get("BENCH_LIVE_SECONDS", "30"))
@@ -139,15 +139,9 @@ def cancel_to_stop(bs: BenchStack, drive: dict[str, Any]) -> list[float]:
 
 
 def job_start_ms(doc: dict[str, Any]) -> int:
-    """Wall-clock start of a snapshot's job(s): its timestamp less the longest runtime, a
-    runtime trusted only up to the job's `elapsed` seconds plus one (a snapshot taken before
-    the job really started carries a meaningless one)."""
-    runtimes = [0]
-    for j in doc.get("jobs", ()):
-        runtime = int(j.get("job_runtime", 0))
-        if runtime <= (int(j.get("elapsed", 0)) + 1) * 1000:
-            runtimes.append(runtime)
-    return int(doc["timestamp_ms"]) - max(runtimes)
+    """Wall-clock start of a snapshot's job(s): its timestamp less the longest runtime fio
+    can be trusted for (worker.fio.stream.trusted_runtimes)."""
+    return int(doc["timestamp_ms"]) - max((r for r in trusted_runtimes(doc) if r), default=0)
 
 
 def final_json_lag_s(job_file: str, workdir: Path) -> float:

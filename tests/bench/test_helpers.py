@@ -3,12 +3,14 @@ README section. Cheap: no stack, no fio (the benchmarks themselves run with `mak
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 
 import pytest
 
 from tests.bench import readme
+from tests.bench.__main__ import ORDER as BENCHMARKS
 from tests.bench.bench_fidelity import SETTLED_DIRTY_BYTES, dirty_bytes, settle
 from tests.bench.common import Figure, Report, fmt, median, percentile, table
 
@@ -121,11 +123,9 @@ def test_settle_waits_until_a_write_is_on_disk(tmp_path: Path) -> None:
     assert dirty_bytes() <= SETTLED_DIRTY_BYTES
 
 
-@pytest.mark.parametrize("name", __import__("tests.bench.__main__", fromlist=["ORDER"]).ORDER)
+@pytest.mark.parametrize("name", BENCHMARKS)
 def test_every_benchmark_imports(name: str) -> None:
     """`make bench` imports each benchmark when its turn comes: one that names a function the
     code no longer has would fail only there, after the benchmarks before it."""
-    import importlib
-
     module = importlib.import_module(f"tests.bench.bench_{name}")
     assert callable(module.main)

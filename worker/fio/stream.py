@@ -180,7 +180,7 @@ def interval_max_ns(cur: _Totals, prev: _Totals, diff: Mapping[int, int]) -> flo
     return min(top, cur.max_ns) if cur.max_ns > 0 else top
 
 
-def _runtimes(doc: Mapping[str, Any]) -> list[int | None]:
+def trusted_runtimes(doc: Mapping[str, Any]) -> list[int | None]:
     """Each job's `job_runtime` (ms since the job's own start), None where it is not to be
     trusted. fio samples a job's counters and its runtime at the same instant, so this is the
     clock of the counters. A snapshot taken before the job really started carries a
@@ -263,7 +263,7 @@ class SampleStream:
     def _advance(self, doc: Mapping[str, Any], ts: int) -> int | None:
         """Milliseconds of fio's clock since the last boundary; None before any byte."""
         by_group: dict[int, int] = {}
-        for i, (job, runtime) in enumerate(zip(doc["jobs"], _runtimes(doc), strict=True)):
+        for i, (job, runtime) in enumerate(zip(doc["jobs"], trusted_runtimes(doc), strict=True)):
             if runtime is None or not _job_has_bytes(job):
                 continue
             step = runtime - self._runtimes.get(i, 0)
