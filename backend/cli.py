@@ -12,6 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from pydantic import ValidationError
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
+from rich.table import Table
+from rich.text import Text
 
 from backend.core.settings import Settings, WorkerSettings, default_data_dir
 
@@ -105,10 +110,43 @@ def _gb(n: int) -> str:
     return f"{n / 1e9:.1f} GB"
 
 
+def console(*, stderr: bool = False) -> Console:
+    """Where the CLI writes, with rich: on a terminal at its width, in colour; piped or
+    captured, plain text with lines never wrapped (a script reads whole rows and messages),
+    and never markup: a drive's "[simulated]" is text, not a style."""
+    stream = sys.stderr if stderr else sys.stdout
+    tty = stream.isatty()
+    return Console(
+        file=stream,
+        soft_wrap=True,
+        highlight=False,
+        markup=False,
+        emoji=False,
+        width=None if tty else 10_000,
+        color_system="auto" if tty else None,
+    )
+
+
+def _numeric(column: list[str]) -> bool:
+    cells = [c for c in column if c not in ("", "-", "—")]
+    return bool(cells) and all(c.replace(",", "").replace(".", "", 1).isdigit() for c in cells)
+
+
 def _table(rows: list[list[str]], header: list[str]) -> None:
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    for r in [header, *rows]:
-        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    """Rows under a header, columns aligned (numbers to the right), as a rich Table."""
+    table = Table(box=None, pad_edge=False, header_style="bold", show_edge=False)
+    for i, name in enumerate(header):
+        right = _numeric([str(r[i]) for r in rows])
+        table.add_column(name, justify="right" if right else "left", no_wrap=True)
+    for r in rows:
+        table.add_row(*(Text(str(c)) for c in r))
+    console().print(table)
+
+
+def error(message: str) -> None:
+    """`drivelab: what went wrong and what to do`, on stderr (in red on a terminal)."""
+    err = console(stderr=True)
+    err.print(Text("drivelab: ", style="bold red") + Text(message))
 
 
 # --- commands ------------------------------------------------------------------------------
@@ -123,26 +161,75 @@ def cmd_up(args: argparse.Namespace) -> None:
     overrides: dict[str, Any] = {}
     if args.data_dir:
         overrides["data_dir"] = args.data_dir
-    if args.host:
+    if args.host is not None:  # --host "" is refused, not taken for the default
         overrides["host"] = args.host
     if args.port:
         overrides["port"] = args.port
     if args.sim_size:
         overrides["sim_drive_size"] = args.sim_size
-    up(Settings(**overrides), with_worker=not args.no_worker, verbose=args.verbose)
+    if args.api_workers is not None:
+        overrides["api_workers"] = args.api_workers
+    try:
+        settings = Settings(**overrides)
+    except ValidationError as exc:
+        raise SystemExit(settings_problems(exc)) from None
+    up(settings, with_worker=not args.no_worker, verbose=args.verbose)
+
+
+def settings_problems(exc: ValidationError) -> str:
+    """A setting's bad value said as the setting a user sets (its environment variable or
+    `up`'s option), what is wrong and the value given."""
+    lines = []
+    for err in exc.errors():
+        name = ".".join(str(p) for p in err.get("loc", ()))
+        option = f" (or --{name.replace('_', '-')})" if name in UP_OPTIONS else ""
+        lines.append(f"DRIVELAB_{name.upper()}{option}: {err.get('msg')}, got {err.get('input')!r}")
+    return "invalid settings:\n  " + "\n  ".join(lines)
+
+
+UP_OPTIONS = {"host", "port", "api_workers"}
 
 
 def cmd_worker(args: argparse.Namespace) -> None:
     from worker.main import run_worker
 
     overrides: dict[str, Any] = {"bench": args.bench}
-    for key in ("api_url", "token", "broker_url", "sandbox_dir", "concurrency"):
+    keys = ("api_url", "token", "broker_url", "broker_ca", "broker_cert", "broker_key")
+    for key in (*keys, "sandbox_dir", "concurrency"):
         value = getattr(args, key)
         if value is not None:
             overrides[key] = value
     if args.data_dir:
         overrides["data_dir"] = args.data_dir
     run_worker(WorkerSettings(**overrides))
+
+
+def cmd_vm_bench(args: argparse.Namespace) -> int:
+    from worker.vmbench import run
+
+    return run(args)
+
+
+def cmd_certs(args: argparse.Namespace) -> None:
+    from backend.certs import CertError, fingerprint, make_certs
+
+    directory = Path(args.dir).expanduser().resolve()
+    try:
+        files = make_certs(directory, args.host, args.ip, args.days)
+    except CertError as exc:
+        raise CliError(str(exc)) from None
+    ca_state = "made" if files.ca_created else "kept (the one already there)"
+    print(f"CA {ca_state}: {files.ca_cert}  (key {files.ca_key}, readable by you only)")
+    print(f"  SHA-256 fingerprint {fingerprint(files.ca_cert)}")
+    print(f"server certificate for {', '.join(files.names)}: {files.server_cert}")
+    print(f"  key {files.server_key} (readable by you only)")
+    print(
+        "Redis: --tls-port 6380 --tls-cert-file redis.pem --tls-key-file redis.key "
+        "--tls-ca-cert-file ca.pem --tls-auth-clients no (docker-compose.yml mounts this "
+        "directory at /tls). Each lab machine: a copy of ca.pem, then "
+        "DRIVELAB_BROKER_CA=/path/to/ca.pem and DRIVELAB_BROKER_URL=rediss://:PASSWORD@"
+        f"{files.names[0]}:6380/0. Keep ca.key off the network; it signs new certificates."
+    )
 
 
 def cmd_migrate(args: argparse.Namespace) -> None:
@@ -207,11 +294,6 @@ def parse_params(pairs: list[str]) -> dict[str, Any]:
     return params
 
 
-def _bar(fraction: float, width: int = 30) -> str:
-    filled = int(round(fraction * width))
-    return "[" + "#" * filled + "-" * (width - filled) + f"] {fraction * 100:5.1f}%"
-
-
 def _current_step(run: dict[str, Any]) -> str:
     steps = run.get("steps", [])
     for s in steps:
@@ -221,23 +303,40 @@ def _current_step(run: dict[str, Any]) -> str:
 
 
 def wait_for(client: httpx.Client, run_id: int, *, quiet: bool) -> dict[str, Any]:
-    tty = sys.stderr.isatty()
-    last = ""
-    while True:
-        run = call(client, "GET", f"/api/runs/{run_id}")
-        if not quiet:
-            line = f"run {run_id} {_bar(run['progress'])} {_current_step(run)}"
-            if tty:
-                sys.stderr.write("\r" + line[:150].ljust(150))
-                sys.stderr.flush()
-            elif line != last:
-                sys.stderr.write(line + "\n")
-            last = line
-        if run["status"] in FINAL:
-            if not quiet and tty:
-                sys.stderr.write("\n")
-            return run
-        time.sleep(1.0)
+    """Poll the run until it ends, with a rich progress bar on stderr: redrawn in place on a
+    terminal, a line per change of step or percent elsewhere (logs, CI)."""
+    err = console(stderr=True)
+    if quiet:
+        while True:
+            run = call(client, "GET", f"/api/runs/{run_id}")
+            if run["status"] in FINAL:
+                return run
+            time.sleep(1.0)
+    if not err.is_terminal:
+        last = ""
+        while True:
+            run = call(client, "GET", f"/api/runs/{run_id}")
+            line = f"run {run_id} {run['progress'] * 100:5.1f}% {_current_step(run)}"
+            if line != last:
+                err.print(line)
+                last = line
+            if run["status"] in FINAL:
+                return run
+            time.sleep(1.0)
+    columns = (
+        TextColumn(f"run {run_id}"),
+        BarColumn(),
+        TaskProgressColumn(text_format="{task.percentage:5.1f}%"),
+        TextColumn("{task.description}"),
+    )
+    with Progress(*columns, console=err) as progress:
+        task = progress.add_task("", total=1.0)
+        while True:
+            run = call(client, "GET", f"/api/runs/{run_id}")
+            progress.update(task, completed=run["progress"], description=_current_step(run))
+            if run["status"] in FINAL:
+                return run
+            time.sleep(1.0)
 
 
 def print_results(run: dict[str, Any]) -> None:
@@ -405,6 +504,77 @@ def findings_lines(run: dict[str, Any]) -> list[str]:
     return out
 
 
+def _repeat(args: argparse.Namespace) -> dict[str, Any] | None:
+    if args.until_stable:
+        return {
+            "until_stable": True,
+            "max_runs": args.max_runs,
+            "min_runs": args.min_runs,
+            "rsd_pct": args.rsd,
+        }
+    return {"times": args.repeat} if args.repeat else None
+
+
+def wait_series(client: httpx.Client, run: dict[str, Any], *, quiet: bool) -> int:
+    """Follow a series' repeats one by one, then print how stable its figures were."""
+    series_id = run["series_id"]
+    while True:
+        run = wait_for(client, run["id"], quiet=quiet)
+        series = call(client, "GET", f"/api/series/{series_id}")
+        if series["status"] != "running":
+            break
+        later = [r for r in series["runs"] if r["series_index"] > run["series_index"]]
+        while not later:
+            time.sleep(1.0)
+            series = call(client, "GET", f"/api/series/{series_id}")
+            later = [r for r in series["runs"] if r["series_index"] > run["series_index"]]
+            if series["status"] != "running":
+                break
+        if not later:
+            break
+        run = later[0]
+        if not quiet:
+            print(f"repeat {run['series_index']}: run {run['id']}", flush=True)
+    if quiet:
+        _print_json(series)
+    else:
+        print(f"series {series_id}: {series['status']}: {series['reason']}")
+        for f in series["figures"]:
+            values = ", ".join(f"{v:,.1f}" for v in f["values"])
+            rsd = "-" if f["rsd_pct"] is None else f"{f['rsd_pct']:.2f}%"
+            print(f"  {f['name']} ({f['unit']}): {values}  RSD {rsd}")
+    return 0 if series["status"] in ("stable", "done") else 1
+
+
+def cmd_firmware(args: argparse.Namespace) -> None:
+    """A drive model's figures by firmware version, each change called only when significant."""
+    with api_client(args) as client:
+        found = call(client, "GET", f"/api/models/{args.model}/firmware")
+    if args.json:
+        _print_json(found)
+        return
+    versions = ", ".join(f"{f['firmware']} ({f['runs']} runs)" for f in found["firmwares"])
+    print(f"{found['label']}: firmware {versions or 'none run yet'}")
+    if not found["metrics"]:
+        print("no figure was measured alike on two firmware versions yet")
+        return
+    rows = []
+    for m in found["metrics"]:
+        for ch in m["changes"]:
+            diff = "-" if ch["diff_pct"] is None else f"{ch['diff_pct']:+.1f}%"
+            ci = "" if ch["low_pct"] is None else f" [{ch['low_pct']:+.1f}, {ch['high_pct']:+.1f}]"
+            rows.append(
+                [
+                    m["names"]["title"],
+                    f"{ch['from_firmware']} -> {ch['to_firmware']}",
+                    diff + ci,
+                    ch["verdict"] or "-",
+                ]
+            )
+    _table(rows, ["FIGURE", "FIRMWARE", "CHANGE [95% CI]", "VERDICT"])
+    print(found["method"])
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     params = parse_params(args.param or [])
     with api_client(args) as client:
@@ -430,11 +600,14 @@ def cmd_run(args: argparse.Namespace) -> int:
                 "drive_id": args.drive,
                 "params": params,
                 "confirm_serial": confirm,
+                **({"repeat": repeat} if (repeat := _repeat(args)) else {}),
             },
         )
         if not args.json:
             print(f"queued run {run['id']}: {run['plan']} on {run['drive_label']}", flush=True)
         qos = None
+        if args.wait and run.get("series_id"):
+            return wait_series(client, run, quiet=args.json)
         if args.wait:
             run = wait_for(client, run["id"], quiet=args.json)
             if not args.json:
@@ -466,8 +639,7 @@ def cmd_benches_add(args: argparse.Namespace) -> None:
     worker = out["worker"]
     lines = worker["lines"]
     if args.broker:
-        broker = "export DRIVELAB_BROKER_URL="
-        lines = [f"{broker}{args.broker}" if ln.startswith(broker) else ln for ln in lines]
+        lines = _with_broker(lines, args.broker)
     print(f"bench {out['name']} registered. Its worker token (shown once):\n{out['token']}")
     print(
         "\nStart its worker with these lines (the token goes in the environment: on a command "
@@ -476,6 +648,25 @@ def cmd_benches_add(args: argparse.Namespace) -> None:
     print("\n".join(f"  {ln}" for ln in lines))
     if worker["notes"]:
         print("(" + "; ".join(worker["notes"]) + ")")
+
+
+def _with_broker(lines: list[str], url: str) -> list[str]:
+    """The worker lines with another broker URL: with the CA line a rediss:// one needs, and
+    without it for a plain one (the worker refuses a CA it would not use)."""
+    from backend.benches.service import WORKER_CA_PATH
+
+    broker, ca = "export DRIVELAB_BROKER_URL=", "export DRIVELAB_BROKER_CA="
+    out = []
+    for ln in lines:
+        if ln.startswith(ca):
+            continue
+        if ln.startswith(broker):
+            out.append(f"{broker}{url}")
+            if url.startswith("rediss:") and "ssl_ca_certs=" not in url:
+                out.append(f"{ca}{WORKER_CA_PATH}")
+        else:
+            out.append(ln)
+    return out
 
 
 def cmd_login_link(args: argparse.Namespace) -> None:
@@ -507,8 +698,22 @@ def cmd_benches(args: argparse.Namespace) -> None:
     )
 
 
+def _flags(dev: dict[str, Any]) -> str:
+    flags = []
+    if dev.get("system"):
+        flags.append("SYSTEM DISK")
+    if dev.get("in_use"):
+        flags.append("IN USE")
+    if dev.get("simulated"):
+        flags.append("simulated")
+    if dev.get("emulated"):
+        flags.append("emulated")
+    return ", ".join(flags) or "-"
+
+
 def cmd_devices(args: argparse.Namespace) -> None:
-    """The block devices a bench's worker sees, with the serial to register each by."""
+    """The block devices and sandbox files a bench's worker reports, with the serial each is
+    registered by and whether it can be (the system disk and disks in use cannot)."""
     with api_client(args) as client:
         devices = call(client, "GET", f"/api/benches/{args.bench}/devices")
         drives = call(client, "GET", "/api/drives")
@@ -516,37 +721,46 @@ def cmd_devices(args: argparse.Namespace) -> None:
         _print_json(devices)
         return
     if not devices:
-        print(
-            f"bench {args.bench} reported no block devices (yet): its worker reports them "
-            "when it starts and every 10 s; file targets in its sandbox are not listed"
-        )
+        print(f"bench {args.bench} reports no block devices and no files in its sandbox")
         return
     mine = [d for d in drives if d["bench"]["name"] == args.bench]
     rows = []
     for dev in devices:
+        names = [dev["path"], *(dev.get("links") or [])]
         known = next(
-            (d for d in mine if d["target_path"] == dev["path"] or d["serial"] == dev["serial"]),
+            (d for d in mine if d["target_path"] in names or d["serial"] == dev["serial"]),
             None,
         )
         rows.append(
             [
                 dev["path"],
+                dev.get("kind") or "block",
                 dev.get("model") or "-",
-                dev["serial"],
+                dev["serial"] or "-",
                 _gb(int(dev.get("size_bytes") or 0)),
                 dev.get("transport") or "-",
-                ", ".join(dev.get("partitions") or []) or "-",
+                _flags(dev),
                 f"drive {known['id']}" if known else "-",
             ]
         )
-    _table(rows, ["DEVICE", "MODEL", "SERIAL", "SIZE", "TRANSPORT", "PARTITIONS", "REGISTERED"])
+    _table(
+        rows,
+        ["DEVICE", "KIND", "MODEL", "SERIAL", "SIZE", "TRANSPORT", "FLAGS", "REGISTERED"],
+    )
+    for dev in devices:
+        for why in [dev.get("system"), *(dev.get("in_use") or [])]:
+            if why:
+                print(f"  {why}")
     print(
-        f"\nregister one: drivelab drives add --bench {args.bench} --target DEVICE --serial "
-        "SERIAL --vendor VENDOR --model MODEL --capacity BYTES  (or on the Admin page, Benches)"
+        f"\nregister one: drivelab drives add --bench {args.bench} --target DEVICE --vendor "
+        "VENDOR --model MODEL  (serial, capacity and firmware come from this report; or on the "
+        "Admin page, Benches)"
     )
 
 
 def cmd_drives_add(args: argparse.Namespace) -> None:
+    """Register a device the bench reports: --target alone takes its serial, capacity and
+    firmware from the report; a --serial that the bench does not report is refused."""
     body = {
         "bench": args.bench,
         "target_path": args.target,
@@ -558,10 +772,10 @@ def cmd_drives_add(args: argparse.Namespace) -> None:
         "interface": args.interface,
     }
     with api_client(args) as client:
-        out = call(client, "POST", "/api/drives", body)
+        out = call(client, "POST", "/api/drives", {k: v for k, v in body.items() if v is not None})
     print(
         f"drive {out['id']} registered: {out['label']} at {out['target_path']} on "
-        f"{out['bench']['name']}"
+        f"{out['bench']['name']}" + (" [simulated]" if out["simulated"] else "")
     )
 
 
@@ -671,6 +885,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, help="port (default 8000)")
     p.add_argument("--sim-size", help="size of the simulated drive (default 8g = 8 GiB)")
     p.add_argument("--no-worker", action="store_true", help="do not start the local worker")
+    p.add_argument(
+        "--api-workers",
+        type=int,
+        metavar="N",
+        help="api processes (DRIVELAB_API_WORKERS; default one per core)",
+    )
     p.set_defaults(func=cmd_up)
 
     p = sub.add_parser("worker", help="run a bench worker (one per lab machine)")
@@ -681,7 +901,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="the bench's token; prefer DRIVELAB_TOKEN in the environment: a command line "
         "is shown by `ps` to everyone on the machine",
     )
-    p.add_argument("--broker", dest="broker_url", help="redis://... (DRIVELAB_BROKER_URL)")
+    p.add_argument(
+        "--broker",
+        dest="broker_url",
+        help="redis://... or, across a lab network, rediss://... (TLS) (DRIVELAB_BROKER_URL)",
+    )
+    p.add_argument(
+        "--broker-ca",
+        metavar="FILE",
+        help="the lab's CA certificate (ca.pem from `drivelab certs`) that the rediss:// "
+        "broker's certificate must verify against (DRIVELAB_BROKER_CA)",
+    )
+    p.add_argument(
+        "--broker-cert",
+        metavar="FILE",
+        help="this worker's client certificate, for a Redis that requires one "
+        "(DRIVELAB_BROKER_CERT)",
+    )
+    p.add_argument("--broker-key", metavar="FILE", help="its private key (DRIVELAB_BROKER_KEY)")
     p.add_argument(
         "--sandbox",
         dest="sandbox_dir",
@@ -689,6 +926,48 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--concurrency", type=int, help="runs at once on different drives (4)")
     p.set_defaults(func=cmd_worker)
+
+    p = sub.add_parser(
+        "vm-bench",
+        help="run a virtual bench: a QEMU guest with an emulated NVMe controller (two "
+        "namespaces) and SATA disk, running this bench's worker (functional checks, no "
+        "performance figures)",
+        description="Boots a QEMU guest (KVM when it works here, else TCG: about a minute) "
+        "whose own Linux drivers, nvme-cli, smartctl and hdparm talk to QEMU's NVMe controller "
+        "and AHCI disk as to hardware, and runs `drivelab worker --bench NAME` in it, reaching "
+        "the api and broker on this host as a lab machine would. Needs `make vm-tools`. "
+        "Register a bench first with `drivelab benches add NAME`; Ctrl-C stops the guest.",
+    )
+    from worker.vmbench import add_arguments as vm_bench_arguments
+
+    vm_bench_arguments(p)
+    p.set_defaults(func=cmd_vm_bench)
+
+    p = sub.add_parser(
+        "certs",
+        help="make the broker's TLS certificates: a CA (kept when there is one) and a "
+        "certificate for the Redis host",
+        description="Writes ca.pem (for every lab machine), ca.key, redis.pem and redis.key "
+        "(for Redis's tls-cert-file / tls-key-file) into DIR; the keys readable by their "
+        "owner only. Run again to issue a new server certificate from the same CA.",
+    )
+    p.add_argument(
+        "--dir",
+        default="broker-certs",
+        help="where to write them (default ./broker-certs, which docker-compose.yml mounts)",
+    )
+    p.add_argument(
+        "--host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a name lab machines reach the broker by (repeat for several)",
+    )
+    p.add_argument(
+        "--ip", action="append", default=[], metavar="ADDRESS", help="an address, likewise"
+    )
+    p.add_argument("--days", type=int, default=825, help="the server certificate's lifetime (825)")
+    p.set_defaults(func=cmd_certs)
 
     p = sub.add_parser("migrate", help="apply database migrations (DRIVELAB_DATABASE_URL)")
     p.set_defaults(func=cmd_migrate)
@@ -704,6 +983,15 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--api", help="api URL (default: from `drivelab up`'s credentials)")
         p.set_defaults(func=func)
         listings[name] = p
+
+    p = sub.add_parser(
+        "firmware",
+        help="a drive model's figures by firmware version: improvements and regressions",
+    )
+    p.add_argument("--model", type=int, required=True, help="drive model id (GET /api/models)")
+    p.add_argument("--json", action="store_true", help="print the api's JSON")
+    p.add_argument("--api", help="api URL (default: from `drivelab up`'s credentials)")
+    p.set_defaults(func=cmd_firmware)
 
     actions = listings["benches"].add_subparsers(dest="action", metavar="ACTION")
     p = actions.add_parser("add", help="register a bench and print its worker token (admin)")
@@ -722,20 +1010,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--target",
         required=True,
-        help="whole block device (/dev/disk/by-id/...) or a file in the sandbox",
+        help="a whole block device the bench reports (/dev/disk/by-id/...) or a file in its "
+        "sandbox: see `drivelab devices --bench B`",
     )
-    p.add_argument("--serial", required=True, help="the serial the device reports")
+    p.add_argument(
+        "--serial",
+        help="the serial the device reports (default: the bench's report; another is refused)",
+    )
     p.add_argument("--vendor", required=True)
     p.add_argument("--model", required=True)
-    p.add_argument("--capacity", type=int, required=True, help="capacity in bytes")
-    p.add_argument("--firmware")
+    p.add_argument("--capacity", type=int, help="capacity in bytes (default: the report's)")
+    p.add_argument("--firmware", help="default: the report's")
     p.add_argument("--interface", help="e.g. NVMe PCIe 4.0 x4, SATA 6Gb/s")
     p.add_argument("--api", help="api URL")
     p.set_defaults(func=cmd_drives_add)
 
     p = sub.add_parser(
         "devices",
-        help="list the block devices a bench's worker sees, with the serial to register",
+        help="list the block devices and sandbox files a bench's worker reports, with the "
+        "serial to register and the system disk and disks in use marked",
     )
     p.add_argument("--bench", required=True, help="bench name (see `drivelab benches`)")
     p.add_argument("--json", action="store_true", help="print the api's JSON")
@@ -752,6 +1045,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--drive", type=int, required=True, help="drive id (see `drivelab drives`)")
     p.add_argument("--param", action="append", metavar="NAME=VALUE", help="plan parameter")
     p.add_argument("--confirm-serial", help="the drive's serial: plans that write need it")
+    p.add_argument("--repeat", type=int, metavar="N", help="run the plan N times (a series)")
+    p.add_argument(
+        "--until-stable",
+        action="store_true",
+        help="repeat while the MB/s and IOPS figures vary by --rsd %% or more",
+    )
+    p.add_argument("--max-runs", type=int, default=10, help="until stable: at most (10)")
+    p.add_argument("--min-runs", type=int, default=3, help="until stable: at least (3)")
+    p.add_argument("--rsd", type=float, default=2.5, help="until stable: threshold, %% (2.5)")
     p.add_argument(
         "--wait", action="store_true", help="wait, with a progress bar, and print the results"
     )
@@ -842,7 +1144,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = args.func(args)
     except CliError as exc:
-        print(f"drivelab: {exc}", file=sys.stderr)
+        error(str(exc))
         return 2
     except KeyboardInterrupt:
         return 130

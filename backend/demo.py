@@ -34,7 +34,7 @@ from typing import Any
 
 import httpx
 
-from backend.cli import FINAL, CliError, _bar, _data_dir, _table, api_client, call
+from backend.cli import FINAL, CliError, _data_dir, _table, api_client, call, console
 from backend.plans.base import format_size, human_bytes, parse_size
 
 DATA = Path(__file__).resolve().parent / "demo_data"
@@ -196,9 +196,39 @@ def _check_name(products: list[dict[str, Any]], name: str) -> None:
         )
 
 
+# How long the demo waits for the bench's worker to report a target it just made.
+REPORT_WAIT_S = 60.0
+
+
+def wait_reported(client: httpx.Client, bench: str, target: str, serial: str) -> None:
+    """Until bench `bench`'s device report lists `target` with `serial` (the worker reports a
+    new file or loop device within a second or two): drives are registered from it."""
+    deadline = time.monotonic() + REPORT_WAIT_S
+    seen = "no report"
+    while True:
+        resp = client.get(f"/api/benches/{bench}/devices")
+        if resp.status_code == 200:
+            entry = next(
+                (d for d in resp.json() if target in [d["path"], *d.get("links", [])]), None
+            )
+            if entry is not None and entry["serial"] == serial:
+                return
+            seen = f"serial {entry['serial']}" if entry else "not listed"
+        else:
+            seen = resp.text[:200]
+        if time.monotonic() >= deadline:
+            raise CliError(
+                f"bench {bench} did not report {target} (serial {serial}) within "
+                f"{REPORT_WAIT_S:.0f} s ({seen}): is its worker running? "
+                f"(`drivelab devices --bench {bench}`)"
+            )
+        time.sleep(0.25)
+
+
 def _register(
     client: httpx.Client, bench: str, name: str, target: str, info: Any, interface: str
 ) -> dict[str, Any]:
+    wait_reported(client, bench, target, info.serial)
     drive = call(
         client,
         "POST",
@@ -316,9 +346,40 @@ def queue_runs(
 def wait_runs(
     client: httpx.Client, run_ids: list[int], *, timeout: float, quiet: bool = False
 ) -> list[dict[str, Any]]:
-    """Poll until every run has ended, with one progress line."""
-    tty = sys.stderr.isatty()
+    """Poll until every run has ended, with one rich progress bar (redrawn in place on a
+    terminal; elsewhere a line now and then)."""
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
+
+    err = console(stderr=True)
+    live = not quiet and err.is_terminal
+    bar = Progress(
+        TextColumn("demo"),
+        BarColumn(),
+        TaskProgressColumn(text_format="{task.percentage:5.1f}%"),
+        TextColumn("{task.description}"),
+        console=err,
+        disable=not live,
+    )
+    task = bar.add_task("", total=1.0)
     deadline = time.monotonic() + timeout
+    bar.start()
+    try:
+        return _poll(client, run_ids, bar, task, deadline, timeout, quiet, live)
+    finally:
+        bar.stop()
+
+
+def _poll(
+    client: httpx.Client,
+    run_ids: list[int],
+    bar: Any,
+    task: Any,
+    deadline: float,
+    timeout: float,
+    quiet: bool,
+    live: bool,
+) -> list[dict[str, Any]]:
+    err = console(stderr=True)
     last, last_print = "", 0.0
     while True:
         runs = [call(client, "GET", f"/api/runs/{i}") for i in run_ids]
@@ -326,19 +387,16 @@ def wait_runs(
         progress = sum(r["progress"] if r["status"] not in FINAL else 1.0 for r in runs)
         running = [r for r in runs if r["status"] == "running"]
         now = ", ".join(f"run {r['id']} {r['plan']}" for r in running[:3])
-        line = f"demo {_bar(progress / len(runs))} {ended}/{len(runs)} runs ended" + (
-            f"; running {now}" if now else ""
-        )
-        if not quiet:
-            if tty:
-                sys.stderr.write("\r" + line[:150].ljust(150))
-                sys.stderr.flush()
-            elif line != last and (time.monotonic() - last_print > 2 or ended == len(runs)):
-                sys.stderr.write(line + "\n")
+        words = f"{ended}/{len(runs)} runs ended" + (f"; running {now}" if now else "")
+        fraction = progress / len(runs)
+        if live:
+            bar.update(task, completed=fraction, description=words)
+        elif not quiet:
+            line = f"demo {fraction * 100:5.1f}% {words}"
+            if line != last and (time.monotonic() - last_print > 2 or ended == len(runs)):
+                err.print(line)
                 last, last_print = line, time.monotonic()
         if ended == len(runs):
-            if tty and not quiet:
-                sys.stderr.write("\n")
             return runs
         if time.monotonic() > deadline:
             raise CliError(

@@ -22,6 +22,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import DataError, IntegrityError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import compile_path
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from backend import __version__
 from backend.audit.router import router as audit_router
@@ -30,8 +31,10 @@ from backend.core.db import make_engine, session_factory
 from backend.core.deps import AppState, StateDep, install_session_hooks
 from backend.core.errors import DrivelabError
 from backend.core.events import namespace
+from backend.core.jsonbody import FiniteJSONRoute, NonFiniteNumbers
 from backend.core.limits import BodyLimit, RouteLimit, short_errors
 from backend.core.openapi_errors import declare_errors
+from backend.core.redis_tls import BrokerTlsError, redis_target
 from backend.core.settings import Settings, get_settings
 from backend.drives.catalog_router import router as catalog_router
 from backend.drives.router import router as drives_router
@@ -42,6 +45,7 @@ from backend.results.router import router as results_router
 from backend.retention.router import router as retention_router
 from backend.runs.reaper import Reaper
 from backend.runs.router import router as runs_router
+from backend.runs.series_router import router as series_router
 from backend.runs.worker_router import LARGE_BODY_PATHS, body_schemas
 from backend.runs.worker_router import router as worker_router
 from backend.shares.router import router as shares_router
@@ -105,6 +109,12 @@ def build_state(settings: Settings) -> AppState:
             "the api needs DRIVELAB_DATABASE_URL and DRIVELAB_REDIS_URL "
             "(`drivelab up` sets both, starting embedded servers when they are unset)"
         )
+    try:
+        target = redis_target(
+            settings.redis_url, ca_file=settings.broker_ca, ca_setting="DRIVELAB_BROKER_CA"
+        )
+    except BrokerTlsError as exc:
+        raise SystemExit(f"DRIVELAB_REDIS_URL: {exc}") from None
     engine = make_engine(settings.database_url)
     sessions = session_factory(engine)
     install_session_hooks(sessions)
@@ -112,9 +122,10 @@ def build_state(settings: Settings) -> AppState:
         settings=settings,
         engine=engine,
         sessions=sessions,
-        redis=redis.Redis.from_url(settings.redis_url, socket_timeout=5),
-        celery=make_celery(settings.redis_url),
+        redis=redis.Redis.from_url(target.url, socket_timeout=5, **target.tls),
+        celery=make_celery(target.url, target.tls),
         channels=namespace(settings.database_url),
+        redis_target=target,
     )
 
 
@@ -167,6 +178,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         openapi_url="/api/openapi.json",
     )
     app.state.drivelab = state
+    app.router.route_class = FiniteJSONRoute  # the routers' own are FiniteJSONRoute too
 
     @app.exception_handler(DrivelabError)
     async def _drivelab_error(_request: Request, exc: DrivelabError) -> JSONResponse:
@@ -174,21 +186,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        # Never the whole input back: a 10 MB field would come back as a 10 MB answer.
-        errors = short_errors(list(exc.errors()))
-        problems = []
-        for err in errors[:MAX_PROBLEMS]:
-            loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
-            problems.append(f"{loc or 'request'}: {err.get('msg')}")
-        if len(errors) > MAX_PROBLEMS:
-            problems.append(f"and {len(errors) - MAX_PROBLEMS} more (see errors)")
-        return JSONResponse(
-            {
-                "detail": "invalid request: " + "; ".join(problems),
-                "errors": jsonable_encoder(errors[:MAX_ERRORS], custom_encoder=_BYTES),
-            },
-            status_code=422,
-        )
+        return validation_response(list(exc.errors()))
+
+    @app.exception_handler(NonFiniteNumbers)
+    async def _non_finite(_request: Request, exc: NonFiniteNumbers) -> JSONResponse:
+        return validation_response(exc.errors)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
@@ -298,6 +300,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         catalog_router,
         prices_router,
         runs_router,
+        series_router,
         traces_router,
         results_router,
         pts_router,
@@ -311,9 +314,33 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(router)
 
     app.add_middleware(BodyLimit, default=settings.max_body_bytes, routes=route_limits(settings))
+    if settings.trusted_proxies:
+        # The client's address (sign-in limits) and scheme as a trusted proxy forwards them;
+        # X-Forwarded-For from anyone else is ignored. `drivelab up` runs uvicorn with
+        # --no-proxy-headers, so uvicorn's own default (trust 127.0.0.1) does not apply.
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)
     _add_body_schemas(app)
     _mount_frontend(app, settings.frontend_dir or REPO_FRONTEND)
     return app
+
+
+def validation_response(raw_errors: list[dict[str, Any]]) -> JSONResponse:
+    """422 listing what is wrong with the request, field by field. Never the whole input
+    back: a 10 MB field would come back as a 10 MB answer."""
+    errors = short_errors(raw_errors)
+    problems = []
+    for err in errors[:MAX_PROBLEMS]:
+        loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+        problems.append(f"{loc or 'request'}: {err.get('msg')}")
+    if len(errors) > MAX_PROBLEMS:
+        problems.append(f"and {len(errors) - MAX_PROBLEMS} more (see errors)")
+    return JSONResponse(
+        {
+            "detail": "invalid request: " + "; ".join(problems),
+            "errors": jsonable_encoder(errors[:MAX_ERRORS], custom_encoder=_BYTES),
+        },
+        status_code=422,
+    )
 
 
 HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}

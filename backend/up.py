@@ -7,6 +7,7 @@ then runs the api and one local worker until Ctrl-C.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -15,15 +16,18 @@ import subprocess
 import sys
 import time
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from backend.audit import service as audit
 from backend.benches.service import ensure_bench, get_bench_by_name
-from backend.core.db import make_engine, session_factory, transaction
+from backend.core.db import POOL_OVERFLOW, POOL_SIZE, make_engine, session_factory, transaction
 from backend.core.embedded import EmbeddedPostgres, EmbeddedRedis
 from backend.core.migrate import upgrade
 from backend.core.settings import Settings, is_loopback
@@ -129,6 +133,56 @@ def _local_bench(session: Session, data_dir: Path, sim_size: str) -> str:
     return bench_token
 
 
+# pg_advisory_lock key of `up`'s start-up (migrations, the admin, the CLI's token).
+START_UP_LOCK = 0x6472_7570  # "drup"
+
+
+@contextmanager
+def start_up_lock(database_url: str) -> Iterator[None]:
+    """Held while one `up` migrates and bootstraps the database: another `up` on the same
+    database (a second api replica) waits, then finds it done."""
+    engine = make_engine(database_url)
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT pg_advisory_lock(:key)"), {"key": START_UP_LOCK})
+            conn.commit()
+            try:
+                yield
+            finally:
+                conn.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": START_UP_LOCK})
+                conn.commit()
+    finally:
+        engine.dispose()
+
+
+# Connections each api process may open (its pool: db.POOL_SIZE + db.POOL_OVERFLOW), and
+# those the rest of the lab needs besides (migrations, the CLI, psql, another `up`).
+CONNECTIONS_PER_API = POOL_SIZE + POOL_OVERFLOW
+CONNECTIONS_SPARE = 10
+
+
+def check_connection_budget(database_url: str, processes: int) -> None:
+    """Warn when PostgreSQL's max_connections cannot serve every api process's pool at its
+    fullest: under load, requests would then fail with 503s instead of waiting."""
+    engine = make_engine(database_url)
+    try:
+        with engine.connect() as conn:
+            limit = int(conn.execute(text("SHOW max_connections")).scalar_one())
+    finally:
+        engine.dispose()
+    need = processes * CONNECTIONS_PER_API + CONNECTIONS_SPARE
+    if need > limit:
+        log.warning(
+            "%d api processes may open up to %d PostgreSQL connections, more than its "
+            "max_connections (%d): raise max_connections to %d or more, or run fewer api "
+            "processes (--api-workers / DRIVELAB_API_WORKERS)",
+            processes,
+            need,
+            limit,
+            need,
+        )
+
+
 @dataclass
 class Child:
     """A process `up` runs (the api, the local worker). When one dies (a crash, the OOM killer)
@@ -141,11 +195,25 @@ class Child:
     proc: subprocess.Popen[bytes] | None = None
     exits: list[float] = field(default_factory=list)
     quiet_stdout: bool = False  # what it prints on stdout (banners) goes nowhere
+    # In a process group of its own (the api: uvicorn's supervisor and its worker
+    # processes), so that stopping or restarting it reaches every process, even when the
+    # supervisor itself was killed (the OOM killer) and left its workers on the port.
+    own_group: bool = False
 
     def start(self) -> Child:
+        if self.own_group:
+            self.kill_group()
         out = subprocess.DEVNULL if self.quiet_stdout else None
-        self.proc = subprocess.Popen(self.argv, env=self.env, stdout=out)
+        self.proc = subprocess.Popen(
+            self.argv, env=self.env, stdout=out, process_group=0 if self.own_group else None
+        )
         return self
+
+    def kill_group(self) -> None:
+        """Every process left in the child's group (none when it stopped cleanly)."""
+        if self.own_group and self.proc is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
 
     def exited(self) -> int | None:
         return None if self.proc is None else self.proc.poll()
@@ -176,6 +244,11 @@ def _wait_healthy(api_url: str, children: list[Child], timeout: float) -> None:
 
 
 def _api(settings: Settings, env: dict[str, str], verbose: bool) -> Child:
+    """uvicorn with settings.api_processes worker processes on one listening socket (one
+    process, without a supervisor, for 1). uvicorn's supervisor starts a worker that dies
+    again; `up` starts the supervisor again if it dies. The processes share nothing in
+    memory that another needs: live events go through Redis pub/sub, sign-in limits are
+    counted in Redis, and the caches are keyed by what the database holds."""
     argv = [
         sys.executable,
         "-m",
@@ -186,12 +259,28 @@ def _api(settings: Settings, env: dict[str, str], verbose: bool) -> Child:
         settings.host,
         "--port",
         str(settings.port),
+        "--workers",
+        str(settings.api_processes),
+        # A worker process that does not answer its supervisor's ping in time is killed and
+        # started again: uvicorn's 5 s would kill workers still starting on a busy machine.
+        "--timeout-worker-healthcheck",
+        str(WORKER_HEALTHCHECK_S),
+        # Open live streams end at a stop, so the processes exit before `up` gives up on them.
+        "--timeout-graceful-shutdown",
+        str(GRACEFUL_SHUTDOWN_S),
         "--log-level",
         # uvicorn's own start and stop lines only with -v; drivelab's loggers keep their level
         settings.log_level.lower() if verbose else "warning",
         "--no-access-log",
+        # X-Forwarded-For is read by the api itself, from DRIVELAB_TRUSTED_PROXIES only:
+        # uvicorn's own default trusts it from 127.0.0.1, where anyone on the machine is.
+        "--no-proxy-headers",
     ]
-    return Child("api", argv, env)
+    return Child("api", argv, env, own_group=True)
+
+
+WORKER_HEALTHCHECK_S = 60
+GRACEFUL_SHUTDOWN_S = 10
 
 
 def _local_worker(
@@ -201,8 +290,13 @@ def _local_worker(
     # Workers talk to the api only (DESIGN.md): the database's URL, and its password, stay
     # out of the local worker's environment as out of a lab machine's. The token is in the
     # environment, which only this user and root can read, never on the command line.
+    # A broker CA set for the api (whose lab machines use the broker's TLS port) is not for a
+    # local worker on a plain loopback broker, which would refuse a CA it cannot use.
+    dropped = {"DRIVELAB_DATABASE_URL"}
+    if not redis_url.startswith("rediss:"):
+        dropped |= {"DRIVELAB_BROKER_CA", "DRIVELAB_BROKER_CERT", "DRIVELAB_BROKER_KEY"}
     worker_env = {
-        **{k: v for k, v in env.items() if k != "DRIVELAB_DATABASE_URL"},
+        **{k: v for k, v in env.items() if k not in dropped},
         "DRIVELAB_API_URL": api_url,
         "DRIVELAB_TOKEN": token,
         "DRIVELAB_BROKER_URL": redis_url,
@@ -254,18 +348,27 @@ def up(settings: Settings, *, with_worker: bool = True, verbose: bool = False) -
     try:
         database_url = settings.database_url or pg.start()
         redis_url = settings.redis_url or rd.start()
-        upgrade(database_url)
-        shown_host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
+        shown_host = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
         api_url = f"http://{shown_host}:{settings.port}"
-        bench_token = bootstrap(
-            database_url, data_dir, api_url, settings.sim_drive_size, with_worker
-        )
-        link = login_link(database_url, api_url) if is_loopback(settings.host) else None
+        # Replicas of the api (compose) start together on one database: one at a time
+        # migrates it and makes the admin and its CLI token.
+        with start_up_lock(database_url):
+            upgrade(database_url)
+            bench_token = bootstrap(
+                database_url, data_dir, api_url, settings.sim_drive_size, with_worker
+            )
+            link = login_link(database_url, api_url) if is_loopback(settings.host) else None
+        check_connection_budget(database_url, settings.api_processes)
         env = {
             **os.environ,
             "DRIVELAB_DATABASE_URL": database_url,
             "DRIVELAB_REDIS_URL": redis_url,
             "DRIVELAB_DATA_DIR": str(data_dir),
+            # The api's own settings follow where it binds (--host may differ from the
+            # environment's DRIVELAB_HOST): its cookies are Secure beyond loopback.
+            "DRIVELAB_HOST": settings.host,
+            "DRIVELAB_PORT": str(settings.port),
+            "DRIVELAB_API_WORKERS": str(settings.api_processes),
         }
         children.append(_api(settings, env, verbose).start())
         _wait_healthy(api_url, children, timeout=60)
@@ -285,6 +388,8 @@ def up(settings: Settings, *, with_worker: bool = True, verbose: bool = False) -
         _supervise(children)
     finally:
         _stop([c.proc for c in children if c.proc is not None])
+        for c in children:
+            c.kill_group()
         rd.stop()
         pg.stop()
 

@@ -86,19 +86,131 @@ class User:
     token: str
 
 
-def register_drive(c: httpx.Client, body: dict) -> httpx.Response:
-    """POST /api/drives with `body`. The kernel hands the next test the loop device name an
-    earlier test detached, while the stack still has that test's drive registered there (with
-    another serial: refused, 409). As the api's message asks a lab to, move the earlier drive
-    off the name first; only for loop devices, whose names never identify a drive."""
-    r = c.post("/api/drives", json=body)
+REPORT_TIMEOUT_S = 60.0
+
+
+def reported_device(
+    c: httpx.Client,
+    bench: str,
+    target: str,
+    serial: str | None = None,
+    *,
+    timeout: float = REPORT_TIMEOUT_S,
+) -> dict:
+    """The entry of bench `bench`'s device report for `target` (its path or a by-id name),
+    once the bench's worker reports it (with `serial`, when given): a device attached or a
+    file created a moment ago is in the report within a second or two."""
+    deadline = time.monotonic() + timeout
+    last: object = None
+    while True:
+        r = c.get(f"/api/benches/{bench}/devices")
+        if r.status_code == 200:
+            last = r.json()
+            for entry in last:
+                names = [entry["path"], *(entry.get("links") or [])]
+                if target in names and (serial is None or entry["serial"] == serial):
+                    return entry
+        else:
+            last = r.text
+        if time.monotonic() >= deadline:
+            raise AssertionError(
+                f"bench {bench} did not report {target} (serial {serial}) within {timeout} s: "
+                f"{last}"
+            )
+        time.sleep(0.2)
+
+
+def report_devices(c: httpx.Client, bench_token: str, devices: list[dict]) -> None:
+    """For a bench with no worker (its runs stay queued): post the device report its worker
+    would (POST /api/worker/hello with the bench's token), adding `devices` to what it
+    reported before."""
+    with httpx.Client(
+        base_url=str(c.base_url), headers={"Authorization": f"Bearer {bench_token}"}, timeout=30
+    ) as bench:
+        me = bench.post("/api/worker/hello", json={"host_info": {}})
+        assert me.status_code == 200, me.text
+        name = me.json()["name"]
+        r = c.get(f"/api/benches/{name}/devices")
+        before = r.json() if r.status_code == 200 else []
+        paths = {d["path"] for d in devices}
+        report = [d for d in before if d["path"] not in paths] + devices
+        r = bench.post("/api/worker/hello", json={"host_info": {"devices": report}})
+        assert r.status_code == 200, r.text
+
+
+def synthetic_device(
+    path: str, serial: str, size_bytes: int, *, simulated: bool = True, model: str | None = None
+) -> dict:
+    """One entry of a device report (worker/report.py) for a device no worker has."""
+    return {
+        "path": path,
+        "kind": "block",
+        "name": path.rsplit("/", 1)[-1],
+        "model": model,
+        "serial": serial,
+        "firmware": None,
+        "size_bytes": size_bytes,
+        "logical_sector": 512,
+        "physical_sector": 512,
+        "rotational": False,
+        "transport": "loop" if simulated else "nvme",
+        "backing_file": None,
+        "discard_max_bytes": None,
+        "scheduler": None,
+        "partitions": [],
+        "holders": [],
+        "links": [],
+        "system": None,
+        "in_use": [],
+        "simulated": simulated,
+        "emulated": False,
+    }
+
+
+def register_drive(
+    c: httpx.Client,
+    body: dict,
+    *,
+    bench_token: str | None = None,
+    refused: bool = False,
+    sandbox: Path | None = None,
+) -> httpx.Response:
+    """THE way tests register a drive: wait until the bench's worker reports the target (with
+    the body's serial), then POST /api/drives with `body`.
+
+    `bench_token`: a bench with no worker; its report is posted here first, with the body's
+    target, serial and capacity (simulated unless the body says `simulated: False`).
+    `refused`: the test expects the registration to be refused (a name the bench cannot
+    report, say): post at once, without waiting for the report.
+
+    The kernel hands the next test the loop device name an earlier test detached, while the
+    stack still has that test's drive registered there (with another serial: refused, 409).
+    As the api's message asks a lab to, move the earlier drive off the name first (to a file
+    of its own in the bench's `sandbox`, which the bench reports); only for loop devices,
+    whose names never identify a drive."""
     path = str(body["target_path"])
-    if r.status_code == 409 and re.fullmatch(r"/dev/loop[0-9]+", path):
+    if bench_token is not None:
+        device = synthetic_device(
+            path,
+            str(body["serial"]),
+            int(body.get("capacity_bytes") or 2**30),
+            simulated=body.get("simulated", True) is not False,
+            model=body.get("model"),
+        )
+        report_devices(c, bench_token, [device])
+    if not refused:
+        reported_device(c, str(body["bench"]), path, body.get("serial"))
+    r = c.post("/api/drives", json=body)
+    if r.status_code == 409 and re.fullmatch(r"/dev/loop[0-9]+", path) and sandbox:
         for drive in c.get("/api/drives").json():
-            if drive["target_path"] == path:
+            if drive["target_path"] == path and drive["bench"]["name"] == body["bench"]:
+                gone = sandbox / f"gone-drive-{drive['id']}.img"
+                with open(gone, "wb") as f:
+                    f.truncate(1 << 20)
+                entry = reported_device(c, str(body["bench"]), str(gone))
                 moved = c.patch(
                     f"/api/drives/{drive['id']}",
-                    json={"target_path": f"/dev/disk/by-id/drivelab-test-gone-{drive['id']}"},
+                    json={"target_path": str(gone), "serial": entry["serial"]},
                 )
                 assert moved.status_code == 200, moved.text
         r = c.post("/api/drives", json=body)
@@ -157,6 +269,7 @@ class Stack:
                     "interface": "file" if info.kind == "file" else "loop",
                     "simulated": True,
                 },
+                sandbox=self.data_dir / "targets",
             )
         assert r.status_code == 201, r.text
         return r.json()
@@ -308,9 +421,24 @@ def stop_stack(stack: Stack, timeout: float = 60) -> int:
         try:
             stack.proc.wait(timeout)
         except subprocess.TimeoutExpired:
-            os.killpg(stack.proc.pid, signal.SIGKILL)
+            kill_session(stack.proc.pid)
             stack.proc.wait()
     return stack.proc.returncode
+
+
+def kill_session(sid: int) -> None:
+    """SIGKILL every process of the session `drivelab up` leads (start_new_session), in
+    whichever process group: the api's processes have a group of their own."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            # pid (comm) state ppid pgrp session ...: comm may hold spaces and parentheses
+            session = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[3])
+            if session == sid:
+                os.kill(int(entry.name), signal.SIGKILL)
+        except (OSError, ValueError, IndexError):
+            continue
 
 
 def let_pgserver_in(data_dir: Path) -> None:
@@ -335,19 +463,38 @@ SHARED_WORKER = {
     # The quick demo that both check (tests/e2e/conftest.py: quick_demo).
     "tests/e2e/test_demo.py": "demo",
     "tests/e2e/test_compare_ui.py": "demo",
+    "tests/e2e/test_chart_boxes.py": "demo",
+    # The virtual bench: one QEMU guest at a time on the machine (tests/e2e/vm.py).
+    "tests/e2e/test_vmbench.py": "vm",
+    # Simulated drives on a busy CPU (each module spins every core): one after the other.
+    "tests/e2e/test_simulated_drives.py": "sim",
+    "tests/e2e/test_significance_truth.py": "sim",
+    "tests/e2e/test_vmbench_lost.py": "vm",
+    "tests/e2e/test_article_print.py": "demo",
+    "tests/e2e/test_article_pages.py": "demo",
 }
 SLOW_FIRST = ("tests/fuzz/", "tests/faults/", "tests/e2e/", "tests/test_up.py")
 # The longest modules (minutes each on a busy 2-core machine, `--durations`), longest first:
 # handed out before the rest, so that the workers end together.
 LONGEST = (
+    "tests/e2e/test_vmbench.py",  # a QEMU guest under TCG: boots, then runs on slow drives
+    "tests/e2e/test_vmbench_lost.py",
     "tests/e2e/test_compare_ui.py",  # with test_demo.py: the quick demo, then the exports
     "tests/e2e/test_demo.py",
+    "tests/e2e/test_chart_boxes.py",  # the quick demo's charts measured, a five-drive pack
+    "tests/e2e/test_article_print.py",  # with the quick demo: two reports printed
     "tests/e2e/test_pts_browser.py",
     "tests/fuzz/",
     "tests/e2e/test_qos.py",
     "tests/e2e/test_pts.py",
     "tests/e2e/test_simulated_drives.py",
     "tests/e2e/test_pts_truth.py",
+    "tests/e2e/test_interlock_fio.py",  # PTS rounds while a name changes
+    "tests/e2e/test_interlock_fio_more.py",
+    "tests/e2e/test_api_processes.py",  # two more apis, two runs, a killed api supervisor
+    "tests/e2e/test_significance_truth.py",  # 36 runs on simulated drives, busy CPU
+    "tests/e2e/test_series.py",
+    "tests/e2e/test_series_ui.py",  # a series of two in the browser, ~70 s
 )
 
 

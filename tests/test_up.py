@@ -232,6 +232,29 @@ def test_up_refuses_to_serve_beyond_loopback_without_a_secret(tmp_path: Path) ->
     assert after.returncode != 0 and "refusing to bind to 0.0.0.0" in after.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "env", "said"),
+    [
+        (["--host", ""], {}, "is empty"),
+        ([], {"DRIVELAB_HOST": ""}, "is empty"),
+        (["--host", "0.0.0.0"], {"DRIVELAB_SECRET_KEY": "s"}, "too short (1 characters)"),
+        (["--host", "0.0.0.0"], {"DRIVELAB_SECRET_KEY": "x" * 64}, "not random"),
+    ],
+)
+def test_up_refuses_an_empty_host_and_a_secret_that_is_no_key(
+    tmp_path: Path, args: list[str], env: dict[str, str], said: str
+) -> None:
+    """An empty host had passed as loopback (no secret asked, cookies not Secure, a sign-in
+    link printed) while uvicorn listened on every address; a one-character secret passed."""
+    out = run_cli(tmp_path / "data", "up", *args, "--port", "1", check=False, timeout=60, env=env)
+    assert out.returncode != 0
+    assert said in out.stderr, out.stderr
+    assert "login?once=" not in out.stdout + out.stderr
+    assert not (tmp_path / "data" / "postgres").exists()  # nothing was started
+    if "SECRET_KEY" in " ".join(env):
+        assert "secrets.token_urlsafe(32)" in out.stderr
+
+
 def test_cli_run_waits_with_progress_and_prints_results(stack: Stack, sim_drive: dict) -> None:
     out = stack.cli(
         "run",
@@ -288,3 +311,79 @@ def test_frontend_is_served(stack: Stack) -> None:
     assert httpx.get(f"{stack.api_url}/api/nope").status_code == 404
     docs = httpx.get(f"{stack.api_url}/api/docs")
     assert docs.status_code == 200 and "swagger" in docs.text.lower()
+
+
+def test_local_worker_gets_the_broker_ca_only_for_a_tls_broker() -> None:
+    """A broker CA set for the api (lab machines use the TLS port) does not reach a local
+    worker on a plain broker, which would refuse it; it does on a rediss:// one."""
+    from backend.up import _local_worker
+
+    env = {"DRIVELAB_BROKER_CA": "/tls/ca.pem", "DRIVELAB_DATABASE_URL": "postgresql://x/y"}
+    plain = _local_worker(env, "http://127.0.0.1:8000", "redis://:p@redis:6379/0", "t", False)
+    assert "DRIVELAB_BROKER_CA" not in plain.env and "DRIVELAB_DATABASE_URL" not in plain.env
+    tls = _local_worker(env, "http://127.0.0.1:8000", "rediss://:p@lab:6380/0", "t", False)
+    assert tls.env["DRIVELAB_BROKER_CA"] == "/tls/ca.pem"
+    assert tls.env["DRIVELAB_BROKER_URL"] == "rediss://:p@lab:6380/0"
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "said"),
+    [
+        (["--api-workers", "0"], {}, "DRIVELAB_API_WORKERS (or --api-workers): Input should be "
+         "greater than or equal to 1, got 0"),
+        ([], {"DRIVELAB_API_WORKERS": "many"}, "DRIVELAB_API_WORKERS (or --api-workers): Input "
+         "should be a valid integer"),
+        (["--api-workers", "65"], {}, "less than or equal to 64, got 65"),
+    ],
+    ids=["zero", "not-a-number", "too-many"],
+)  # fmt: skip
+def test_up_refuses_a_number_of_api_processes_it_cannot_run(
+    tmp_path: Path, args: list[str], env: dict[str, str], said: str
+) -> None:
+    out = run_cli(tmp_path / "data", "up", *args, "--port", "1", check=False, timeout=60, env=env)
+    assert out.returncode != 0
+    assert said in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr
+    assert not (tmp_path / "data" / "postgres").exists()  # nothing was started
+
+
+def test_api_processes_default_to_the_usable_cores_and_reach_uvicorn() -> None:
+    from backend.core.settings import Settings
+    from backend.up import GRACEFUL_SHUTDOWN_S, WORKER_HEALTHCHECK_S, _api
+
+    cores = len(os.sched_getaffinity(0))
+    assert Settings(api_workers=None).api_processes == cores
+    assert Settings(api_workers="").api_workers is None  # compose's ${DRIVELAB_API_WORKERS:-}
+    child = _api(Settings(api_workers=3), {}, verbose=False)
+    argv = child.argv
+    assert argv[argv.index("--workers") + 1] == "3"
+    assert argv[argv.index("--timeout-worker-healthcheck") + 1] == str(WORKER_HEALTHCHECK_S)
+    assert argv[argv.index("--timeout-graceful-shutdown") + 1] == str(GRACEFUL_SHUTDOWN_S)
+    assert "--no-proxy-headers" in argv  # X-Forwarded-For only from DRIVELAB_TRUSTED_PROXIES
+    assert child.own_group  # stopped and restarted as a whole
+
+
+def test_up_warns_when_postgresql_cannot_serve_every_api_pool(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Each api process may open CONNECTIONS_PER_API connections: more processes than
+    max_connections allows would fail under load, so `up` says what to change."""
+    import psycopg
+
+    from backend.up import CONNECTIONS_PER_API, CONNECTIONS_SPARE, check_connection_budget
+    from tests.conftest import LOCAL_PG, local_services_available
+
+    if not local_services_available():
+        pytest.skip("needs the machine's PostgreSQL on 127.0.0.1")
+    with psycopg.connect(LOCAL_PG) as conn:
+        limit = int(conn.execute("SHOW max_connections").fetchone()[0])  # type: ignore[index]
+    fits = (limit - CONNECTIONS_SPARE) // CONNECTIONS_PER_API
+    caplog.set_level("WARNING", logger="drivelab.up")
+    check_connection_budget(LOCAL_PG, fits)
+    assert not caplog.records
+    check_connection_budget(LOCAL_PG, fits + 1)
+    (record,) = caplog.records
+    need = (fits + 1) * CONNECTIONS_PER_API + CONNECTIONS_SPARE
+    message = record.getMessage()
+    assert f"more than its max_connections ({limit})" in message
+    assert f"raise max_connections to {need} or more" in message and "--api-workers" in message

@@ -13,6 +13,8 @@ from celery import Celery
 from kombu import Queue
 from kombu.transport.redis import Channel
 
+from backend.core.redis_tls import BrokerTlsError
+
 RUN_TASK = "drivelab.run_plan"
 
 # Longer than the longest plan (a PTS steady-state run of a large drive takes about a day):
@@ -24,9 +26,17 @@ def bench_queue(bench: str) -> Queue:
     return Queue(f"bench.{bench}", routing_key=f"bench.{bench}")
 
 
-def make_celery(broker_url: str) -> Celery:
+def make_celery(broker_url: str, tls: dict[str, Any] | None = None) -> Celery:
+    """The app for the broker at `broker_url`; for rediss://, `tls` holds the verified TLS
+    options of backend.core.redis_tls.redis_target (kombu alone would connect without
+    verifying the server's certificate)."""
+    if broker_url.startswith("rediss:") and not tls:
+        raise BrokerTlsError(
+            "a rediss:// broker needs its TLS options (backend.core.redis_tls.redis_target)"
+        )
     app = Celery("drivelab", broker=broker_url, set_as_current=False)
     app.conf.update(
+        broker_use_ssl=tls or None,
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,

@@ -318,7 +318,34 @@ def _hardware_serial(name: str, sysfs: Path, props: dict[str, str]) -> str:
         _read(directory / "serial"),  # virtio-blk
         _vpd_serial(directory / "device"),
     )
-    return (serial or "").strip()
+    serial = (serial or "").strip()
+    nsid = _read_int(directory / "nsid") if name.startswith("nvme") else None
+    if serial and nsid is not None and nsid != 1:
+        # The serial is the controller's, the same for each of its namespaces; a namespace
+        # other than the first is another target, which must not pass for the registered one.
+        return f"{serial}-ns{nsid}"
+    return serial
+
+
+def ata_identify(device_dir: Path) -> dict[str, str]:
+    """Serial, model and firmware from the ATA IDENTIFY DEVICE data that libata shows in the
+    ATA Information VPD page (0x89), in full: sysfs's `model` is the SCSI INQUIRY's, cut to 16
+    characters ("Samsung SSD 870 " for "Samsung SSD 870 EVO 1TB"). {} when there is none."""
+    try:
+        page = (device_dir / "vpd_pg89").read_bytes()
+    except OSError:
+        return {}
+    data = page[60 : 60 + 512]
+    if len(data) < 94:
+        return {}
+
+    def text(first_word: int, last_word: int) -> str:
+        raw = data[first_word * 2 : (last_word + 1) * 2]
+        swapped = b"".join(raw[i + 1 : i + 2] + raw[i : i + 1] for i in range(0, len(raw), 2))
+        return swapped.decode("ascii", "replace").strip()
+
+    found = {"serial": text(10, 19), "firmware": text(23, 26), "model": text(27, 46)}
+    return {k: v for k, v in found.items() if v}
 
 
 def _transport(name: str, sysfs: Path, props: dict[str, str]) -> str | None:
@@ -355,14 +382,18 @@ def identify_block(
     is_loop = name.startswith("loop")
     device = directory / "device"
     queue = directory / "queue"
+    ata = {} if is_loop else ata_identify(device)
     return DeviceInfo(
         path=path or "/dev/" + name.replace("!", "/"),
         kind="block",
         name=name,
-        model=_first(_read(device / "model"), props.get("ID_MODEL")),
+        model=_first(ata.get("model"), _read(device / "model"), props.get("ID_MODEL")),
         serial=_loop_serial(name, sysfs) if is_loop else _hardware_serial(name, sysfs, props),
         firmware=_first(
-            _read(device / "firmware_rev"), _read(device / "rev"), props.get("ID_REVISION")
+            ata.get("firmware"),
+            _read(device / "firmware_rev"),
+            _read(device / "rev"),
+            props.get("ID_REVISION"),
         ),
         size_bytes=(_read_int(directory / "size") or 0) * 512,  # sysfs counts 512 B sectors
         logical_sector=_read_int(queue / "logical_block_size") or 512,
@@ -405,7 +436,9 @@ def identify(path: str | os.PathLike[str], *, sysfs: Path = SYSFS, udev: Path = 
 
     Serial rules, which the safety interlock relies on:
     - real drives report their own serial (sysfs, udev ID_SERIAL_SHORT, or SCSI VPD page 0x80),
-      whitespace stripped;
+      whitespace stripped; an NVMe namespace other than nsid 1 reports its controller's serial
+      followed by "-ns" and its nsid (the controller's serial alone cannot tell the namespaces
+      of one controller apart);
     - loop devices have none, so theirs is "LOOP-" + the first 12 hex digits of
       sha256(f"{st_dev}:{st_ino}") of the backing file;
     - regular files (simulated drives) get "SIM-" + the same digest of the file itself.
@@ -439,6 +472,22 @@ def _listed(name: str, sysfs: Path) -> bool:
     if name.startswith(_SKIPPED_PREFIXES):
         return False
     return not name.startswith("loop") or loop_backing_file(name, sysfs) is not None
+
+
+QEMU_PCI_VENDOR = "0x1b36"  # Red Hat, Inc.: QEMU's emulated PCI devices (its NVMe controller)
+
+
+def emulated(info: DeviceInfo, *, sysfs: Path = SYSFS) -> bool:
+    """Whether the drive is one a virtual machine emulates (QEMU's NVMe controller, its ATA
+    disks): results from it tell nothing of a drive's performance and are labelled so."""
+    if info.kind != "block":
+        return False
+    if info.model and info.model.startswith("QEMU"):
+        return True
+    device = block_dir(info.name, sysfs) / "device"
+    return any(
+        _read(p) == QEMU_PCI_VENDOR for p in (device / "device" / "vendor", device / "vendor")
+    )
 
 
 def list_block_devices(*, sysfs: Path = SYSFS, udev: Path = UDEV) -> list[DeviceInfo]:

@@ -310,6 +310,25 @@ def unchanged_since(before: dict[str, Any], after: dict[str, Any]) -> bool:
     return smart_same
 
 
+def hwmon_temperature(info: DeviceInfo) -> float | None:
+    """The drive's temperature in °C as the kernel's hwmon shows it (NVMe: the controller's
+    Composite Temperature; drivetemp for SATA), or None."""
+    if info.kind != "block":
+        return None
+    directory = devices.block_dir(info.name, devices.SYSFS) / "device"
+    match = re.match(r"(nvme\d+)", info.name)
+    candidates = [directory]
+    if match:
+        candidates.append(devices.SYSFS / "class" / "nvme" / match.group(1))
+    for base in candidates:
+        sensors = [*base.glob("hwmon*/temp1_input"), *base.glob("hwmon/hwmon*/temp1_input")]
+        for sensor in sorted(sensors):
+            raw = _read(sensor)
+            if raw and raw.lstrip("-").isdigit():
+                return int(raw) / 1000
+    return None
+
+
 # --- the record ------------------------------------------------------------------------------
 
 
@@ -326,5 +345,6 @@ def drive_record(info: DeviceInfo) -> dict[str, Any]:
             record[key] = found.strip() if isinstance(found, str) else found
     record["smart"] = smart_data
     record["nvme_id_ctrl"] = ident
+    record["hwmon_temperature_c"] = hwmon_temperature(info)
     record["link_speed"] = _link_speed(info, smart_data)
     return record

@@ -19,10 +19,13 @@ from worker.devices import DeviceInfo
 from worker.driveinfo import drive_record, smart, unchanged_since, write_fingerprint
 from worker.fio.runner import priority
 from worker.guard import HeldTarget
+from worker.hostchanges import host_changes
 from worker.hostinfo import host_info
 from worker.safety import InterlockError
 from worker.spans import span_refusal
-from worker.step_runner import RUNNERS, StepContext, StepReport
+from worker.step_runner import RUNNERS, WRITE_CACHE_RECORD, StepContext, StepReport
+from worker.steps import StepError
+from worker.steps.write_cache import restore_recorded
 
 log = logging.getLogger("drivelab.worker")
 
@@ -119,11 +122,13 @@ def _execute_held(
     refused = _fio_refusal(ctx, spec, target, workdir)
     if refused:
         return "failed", refused
+    changes_at_start = host_changes()
     environment = {
         "drive": drive_record(info),
         "host": {**host_info(ctx.fio_binary, info), "fio_nice": priority(ctx.fio_nice)},
         "worker": ctx.name,
         "target": target.record(),
+        "host_changes": {"start": changes_at_start},
     }
     ctx.client.post(f"/api/worker/runs/{run_id}/environment", {"environment": environment})
     status, error = "done", None
@@ -133,12 +138,38 @@ def _execute_held(
         status, error = _execute_step(ctx, run_id, step, target, workdir, control)
         if status != "done":
             break
+    if status != "done":
+        _put_back_write_cache(ctx, run_id, target, workdir)
     after = smart(target.info)
+    at_end: dict[str, Any] = {
+        "host_changes": {"start": changes_at_start, "end": host_changes()},
+    }
     if after is not None:
-        ctx.client.post(
-            f"/api/worker/runs/{run_id}/environment", {"environment": {"smart_after": after}}
-        )
+        at_end["smart_after"] = after
+    ctx.client.post(f"/api/worker/runs/{run_id}/environment", {"environment": at_end})
     return status, error
+
+
+def _put_back_write_cache(
+    ctx: WorkerContext, run_id: int, target: HeldTarget, workdir: Path
+) -> None:
+    """A run that stops before its write-cache-restore step (failed, cancelled, the worker
+    stopping) still puts the drive's write cache back, and says so in its environment."""
+    try:
+        target.verify("before putting the write cache back")
+        done = restore_recorded(workdir / WRITE_CACHE_RECORD, target.info)
+    except (InterlockError, StepError) as exc:
+        log.error("run %s: the write cache was not put back: %s", run_id, exc)
+        done = {"restored": False, "detail": str(exc)}
+    if done is not None:
+        log.info("run %s stopped early: write cache put back (%s)", run_id, done.get("detail"))
+        try:
+            ctx.client.post(
+                f"/api/worker/runs/{run_id}/environment",
+                {"environment": {"write_cache_put_back": done}},
+            )
+        except ApiError as exc:
+            log.warning("run %s: could not record the write cache put back: %s", run_id, exc)
 
 
 def _fio_refusal(

@@ -14,14 +14,21 @@ worker:
    steps, checks every rule again from what the system reports now (serial, mounts, swap,
    holders), and that the registered path still leads to the device or file it holds
    ("device-changed") and that nobody detached it meanwhile ("detached");
-3. gives fio exactly the path it checked: the resolved absolute path (a by-id link resolves to
-   its /dev node), written into the job file with `:` escaped as fio's `filename=` requires.
+3. gives fio the object it holds, not a name: fio reopens `filename=` at the start of every
+   section of a job file, so a name checked before fio started could mean another device by
+   its next section. worker.fio.pin binds the held descriptor at the kernel's own name of the
+   device (`/dev/loop4`, never an alias such as a by-id link or a node made elsewhere) in a
+   mount namespace of fio's own, or hands fio `/proc/self/fd/N`; either way every section of
+   the fio process opens the device or file that was checked. The job file stored with the run
+   names a block device by that kernel name and a file by its resolved path, with `:` escaped
+   as fio's `filename=` requires.
 
 Any failure raises InterlockError naming the rule, before anything is written.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import fcntl
 import os
@@ -35,6 +42,7 @@ from typing import Any
 from backend.plans.base import retarget_job_file, target_path_problem
 from worker import devices
 from worker.devices import DeviceInfo
+from worker.fio.pin import Pin, fio_name, namespace_available
 from worker.safety import InterlockError, check_target
 
 BLKDISCARD = 0x1277  # _IO(0x12, 119) in linux/fs.h; argument: u64 start, u64 length in bytes
@@ -82,6 +90,9 @@ class HeldTarget:
         self.info = info
         self.held = os.fstat(fd)
         self._autoclear = info.kind == "block" and _loop_autoclear(info.name)
+        # How fio is handed the held descriptor (worker.fio.pin): a name in a mount namespace
+        # of its own where this worker may make one, /proc/self/fd/N elsewhere.
+        self.namespace = namespace_available()
 
     # --- the run's lifetime ------------------------------------------------------------------
 
@@ -106,7 +117,7 @@ class HeldTarget:
             raise _refuse(registered_target, "target-name", f"{problem}; register it again")
         info = _check(rules)
         fd = _open(info, registered_target)
-        target = cls(rules, info, fd)
+        target = cls(rules, _kernel_named(info), fd)
         try:
             target.verify("before the first step")
         except BaseException:
@@ -129,8 +140,22 @@ class HeldTarget:
 
     @property
     def path(self) -> str:
-        """The resolved path that was checked, which fio opens."""
+        """The target as the run's job files and device tools name it: a block device by the
+        kernel's own name (`/dev/loop4`, whatever alias it was registered under), a file by
+        its resolved path."""
         return self.info.path
+
+    def pins(self) -> list[Pin]:
+        """The held descriptor and the name fio is given for it (worker.fio.pin), for a
+        process about to run fio; the descriptor is passed to it (`pass_fds`)."""
+        name = fio_name(
+            self._fd,
+            kind=self.info.kind,
+            kernel_name=self.info.name,
+            file_name=self.info.path,
+            namespace=self.namespace,
+        )
+        return [Pin(self._fd, name)]
 
     def verify(self, when: str) -> DeviceInfo:
         """Every rule again, as the system reports it now, and the same device or file as the
@@ -139,10 +164,33 @@ class HeldTarget:
         try:
             info = _check(self._rules)
             self._same_as_held(info)
+            info = _kernel_named(info)
+            self._kernel_node_agrees(info)
         except InterlockError as exc:
             raise InterlockError(exc.rule, f"{when}: {exc.message}") from None
         self.info = info
         return info
+
+    def _kernel_node_agrees(self, info: DeviceInfo) -> None:
+        """The kernel's node of the held device, which device tools (nvme, hdparm) are given,
+        must be that device: a node re-made there with another major:minor is refused."""
+        if info.kind != "block":
+            return
+        try:
+            now = os.stat(info.path)
+        except FileNotFoundError:
+            return  # no node under the kernel's name: fio gets the held descriptor anyway
+        except OSError as exc:
+            raise _refuse(
+                self._rules.registered_target, "device-changed", f"{info.path}: {exc.strerror}"
+            ) from None
+        if not stat.S_ISBLK(now.st_mode) or now.st_rdev != self.held.st_rdev:
+            raise _refuse(
+                self._rules.registered_target,
+                "device-changed",
+                f"{info.path}, the kernel's name of the held device {_devno(self.held)}, is "
+                f"now {'device ' + _devno(now) if stat.S_ISBLK(now.st_mode) else 'not a device'}",
+            )
 
     def _same_as_held(self, info: DeviceInfo) -> None:
         target = self._rules.registered_target
@@ -175,8 +223,14 @@ class HeldTarget:
             )
 
     def job_file(self, job_file: str) -> str:
-        """A step's job file with its target set to the checked path."""
+        """A step's job file as stored with the run: its target named as `path` says, so a
+        reviewer runs it by hand on the same device."""
         return retarget_job_file(job_file, self.path)
+
+    def fio_job_file(self, job_file: str) -> str:
+        """A step's job file as fio is given it: its target named as `pins` says. For a block
+        device in a namespace this is the stored job file itself."""
+        return retarget_job_file(job_file, self.pins()[0].path)
 
     def discard(self, offset: int, length: int) -> float:
         """BLKDISCARD through the held, exclusive descriptor (what `blkdiscard -o OFF -l LEN`
@@ -194,6 +248,8 @@ class HeldTarget:
             "registered": self._rules.registered_target,
             "resolved": self.path,
             "kind": self.info.kind,
+            "fio_opens": self.pins()[0].path,
+            "fio_pinned_by": "mount namespace" if self.namespace else "descriptor",
         }
         if self.info.kind == "block":
             out["device"] = _devno(self.held)
@@ -221,6 +277,14 @@ def _check(rules: _Rules) -> DeviceInfo:
             f"it resolves to {info.path!r}, and {problem}",
         )
     return info
+
+
+def _kernel_named(info: DeviceInfo) -> DeviceInfo:
+    """`info` of a block device with its path set to the kernel's own name of it (from its
+    major:minor in sysfs): `/dev/loop4`, never the alias it was registered or resolved as."""
+    if info.kind != "block":
+        return info
+    return dataclasses.replace(info, path="/dev/" + info.name.replace("!", "/"))
 
 
 def _open(info: DeviceInfo, target: str) -> int:

@@ -339,3 +339,51 @@ def check_target(
         _check_file_not_loop_backing(target, info, roots)
     _check_serial(target, info, registered_serial)
     return info
+
+
+@dataclass(frozen=True)
+class SystemView:
+    """What `refusals` compares every device with, read once for a whole device report: the
+    devices that the root filesystem and the data directory depend on."""
+
+    needed: tuple[tuple[str, frozenset[str]], ...]  # (what, devices it depends on)
+    roots: _Roots
+
+
+def system_view(
+    data_dir: Path, *, sysfs: Path = SYSFS, proc: Path = PROC, udev: Path = UDEV
+) -> SystemView:
+    roots = _Roots(sysfs=sysfs, proc=proc, udev=udev)
+    needed = []
+    for directory, what in ((Path("/"), "the root filesystem"), (data_dir, "the data directory")):
+        mount = devices.mount_of(directory, roots.proc)
+        deps: set[str] = set()
+        if mount is not None:
+            for name in devices.block_names_of_mount(mount, roots.sysfs):
+                deps |= _dependencies(name, roots)
+        needed.append((f"{what} {directory}", frozenset(deps)))
+    return SystemView(needed=tuple(needed), roots=roots)
+
+
+def refusals(info: DeviceInfo, view: SystemView) -> tuple[str | None, list[str]]:
+    """Why the interlock would refuse this block device whatever is registered: (the reason
+    it is the disk the system runs from, or None; the reasons it is in use now). The same
+    rules as `check_target` (backs-root, backs-data-dir, mounted, swap, holder), gathered
+    instead of stopping at the first, for the bench's device report: registration refuses
+    these disks before any run is queued on them."""
+    roots = view.roots
+    target = info.path
+    system: str | None = None
+    written = _written_by(info.name, roots)
+    for what, needed in view.needed:
+        hit = sorted(written & needed)
+        if hit and system is None:
+            via = "it" if info.name in hit else f"it writes through to {hit[0]}, which"
+            system = f"{via} backs {what}"
+    in_use: list[str] = []
+    for rule in (_check_not_mounted, _check_not_swap, _check_no_holders):
+        try:
+            rule(target, info, roots)
+        except InterlockError as exc:
+            in_use.append(exc.message)
+    return system, in_use

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import time
 from collections.abc import Callable
@@ -25,7 +26,7 @@ from worker.fio.stream import Sample
 from worker.guard import HeldTarget
 from worker.sim.registry import SimError, cgroup_for
 from worker.steps import StepError, StepStopped, idle, purge, trim
-from worker.steps.write_cache import set_write_cache
+from worker.steps.write_cache import restore_recorded, set_write_cache
 
 log = logging.getLogger("drivelab.worker")
 
@@ -116,11 +117,11 @@ def _fio(
             rows.append(row)
         box.add(rows, progress(p))
 
-    # Every fio run writes: the target is verified right before it, and fio is given the path
-    # that was verified.
+    # Every fio run writes: the target is verified right before it, and fio is given the
+    # device or file that was verified, held open, for every section of its run.
     sc.target.verify(f"before {name}")
     return run_fio(
-        sc.target.job_file(job_file),
+        sc.target.fio_job_file(job_file),
         sc.workdir,
         name,
         on_samples=on_samples,
@@ -129,6 +130,8 @@ def _fio(
         status_interval_ms=int(sc.step["params"].get("status_interval_ms") or 1000),
         cgroup_procs=sim_cgroup(sc.info),
         nice=sc.fio_nice,
+        pins=sc.target.pins(),
+        namespace=sc.target.namespace,
     )
 
 
@@ -414,28 +417,33 @@ WRITE_CACHE_RECORD = "write-cache.json"
 
 def run_write_cache_step(sc: StepContext) -> StepReport:
     """Set the drive's volatile write cache for the PTS profile, or put back what it was
-    (`restore`): the first step records the setting it found in the run's working directory."""
+    (`restore`): the first step records the setting it found, with the drive's path and
+    serial, in the run's working directory on the bench (worker.steps.write_cache's
+    restore_pending), so that a run that fails, is cancelled or is lost with its worker
+    still gets the setting back."""
     p = sc.step["params"]
     record = sc.workdir / WRITE_CACHE_RECORD
     with _Outbox(sc):
         try:
             if p.get("restore"):
-                seen = json.loads(record.read_text()) if record.exists() else {}
-                if not seen.get("supported") or seen.get("before") is None:
+                put_back = restore_recorded(record, sc.info)
+                if put_back is None:
                     return StepReport(
                         "done",
                         logs={"write_cache": {"restored": False, "detail": "nothing was changed"}},
                     )
-                result = set_write_cache(sc.info, bool(seen["before"]))
-                return StepReport(
-                    "done", logs={"write_cache": {**result.as_dict(), "restored": True}}
-                )
+                return StepReport("done", logs={"write_cache": put_back})
             enabled = bool(p.get("enabled"))
             result = set_write_cache(sc.info, enabled, asked=enabled)
         except StepError as exc:
             return StepReport("failed", error=f"write cache: {exc}")
-    sc.workdir.mkdir(parents=True, exist_ok=True)
-    record.write_text(json.dumps(result.as_dict()))
+    if result.supported and result.before is not None and result.before != result.after:
+        sc.workdir.mkdir(parents=True, exist_ok=True)
+        pending = {**result.as_dict(), "path": sc.info.path, "serial": sc.info.serial,
+                   "run_id": sc.run_id, "restored": False}  # fmt: skip
+        tmp = record.with_suffix(".tmp")
+        tmp.write_text(json.dumps(pending))
+        os.replace(tmp, record)
     log.info("run %s: write cache of %s: %s", sc.run_id, sc.info.path, result.detail)
     return StepReport("done", logs={"write_cache": result.as_dict()})
 

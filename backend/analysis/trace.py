@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from backend.traces import iolog
+
 IOLOG_HEADERS = {"fio version 2 iolog": 2, "fio version 3 iolog": 3}
 
 
@@ -74,27 +76,17 @@ def size_breakdown(iolog_text: str) -> list[dict]:
     first, with its reads, writes and `share_pct`, its share of all the reads and writes (a
     share of I/Os, like fio's bssplit and the Storage Bench breakdowns, not of bytes).
 
-    Lines are `file action offset length`, with a leading timestamp in v3; lines that are not a
-    read or a write (add, open, close, trim, sync, wait) do not count. Raises ValueError for a
-    text that is not an iolog v2/v3 or a read/write line without a numeric length.
+    The lines are read as fio reads them (backend.traces.iolog: its whitespace, numbers and
+    line buffers), so the breakdown counts the reads and writes fio replays; lines it does not
+    replay (add, open, close, trim, sync, wait, skipped lines) do not count. Raises ValueError
+    for a text that is not an iolog v2/v3 or one fio refuses.
     """
-    lines = iolog_text.splitlines()
-    version = IOLOG_HEADERS.get(lines[0].strip()) if lines else None
-    if version is None:
-        raise ValueError("not a fio iolog: the first line is not 'fio version 2|3 iolog'")
+    log = iolog.read(iolog_text.encode("utf-8"))
     counts: dict[int, list[int]] = {}
-    for n, line in enumerate(lines[1:], start=2):
-        parts = line.split()
-        if version == 3:
-            parts = parts[1:]
-        if len(parts) != 4 or parts[1] not in ("read", "write"):
-            continue
-        try:
-            size = int(parts[3])
-        except ValueError:
-            raise ValueError(f"iolog line {n} has a non-numeric length: {line!r}") from None
-        row = counts.setdefault(size, [0, 0])
-        row[0 if parts[1] == "read" else 1] += 1
+    for entry in log.entries:
+        if entry.action in ("read", "write"):
+            row = counts.setdefault(entry.length, [0, 0])
+            row[0 if entry.action == "read" else 1] += 1
     total = sum(r + w for r, w in counts.values())
     return [
         {"bytes": size, "reads": r, "writes": w, "share_pct": (r + w) / total * 100.0}

@@ -9,9 +9,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from backend.analysis.significance import LEVEL, t_quantile
+
 
 def variation(values: Sequence[float | None]) -> dict:
-    """`count`, `mean`, `stddev`, `min`, `max` and `spread_pct` of repeated measurements.
+    """`count`, `mean`, `stddev`, `min`, `max`, `spread_pct`, and `low`..`high`, the 95%
+    confidence interval of the mean (Student's t; None under two values), of repeated
+    measurements.
 
     `stddev` is the sample standard deviation (ddof=1): a handful of runs is a sample of the
     runs the drive could produce, and ddof=0 would understate the spread of, say, 3 runs by
@@ -27,14 +31,21 @@ def variation(values: Sequence[float | None]) -> dict:
         v = [x for x in v if math.isfinite(x)]
     n = len(v)
     if n == 0:
-        return {"count": 0, **dict.fromkeys(("mean", "stddev", "min", "max", "spread_pct"))}
+        return {
+            "count": 0,
+            **dict.fromkeys(("mean", "stddev", "min", "max", "spread_pct", "low", "high")),
+        }
     mean = math.fsum(v) / n
     lo, hi = min(v), max(v)
+    stddev = math.sqrt(math.fsum((x - mean) ** 2 for x in v) / (n - 1)) if n > 1 else 0.0
+    half = t_quantile(LEVEL, n - 1) * stddev / math.sqrt(n) if n > 1 else None
     return {
         "count": n,
         "mean": mean,
-        "stddev": math.sqrt(math.fsum((x - mean) ** 2 for x in v) / (n - 1)) if n > 1 else 0.0,
+        "stddev": stddev,
         "min": lo,
         "max": hi,
         "spread_pct": (hi - lo) / mean * 100.0 if mean != 0 else None,
+        "low": mean - half if half is not None else None,
+        "high": mean + half if half is not None else None,
     }

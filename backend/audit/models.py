@@ -20,7 +20,8 @@ class AuditEvent(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
     # run.queued, run.resumed, step.started, bench.token_created, bench.token_rotated,
-    # bench.token_revoked, user.created, user.role_changed, user.disabled, user.enabled,
+    # bench.token_revoked, drive.registered, drive.changed, user.created, user.role_changed,
+    # user.disabled, user.enabled,
     # user.password_changed, user_token.created, user_token.revoked, login_link.created
     action: Mapped[str] = mapped_column(String(40), index=True)
     # user | bench | system

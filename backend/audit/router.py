@@ -11,8 +11,9 @@ from pydantic import BaseModel, Field
 from backend.audit import service
 from backend.audit.models import AuditEvent
 from backend.core.deps import Admin, SessionDep
+from backend.core.jsonbody import FiniteJSONRoute
 
-router = APIRouter(prefix="/api/audit", tags=["audit"])
+router = APIRouter(prefix="/api/audit", tags=["audit"], route_class=FiniteJSONRoute)
 
 
 class AuditEventOut(BaseModel):

@@ -25,6 +25,8 @@ ACTIONS = frozenset(
         "bench.token_created",
         "bench.token_revoked",
         "bench.token_rotated",
+        "drive.changed",
+        "drive.registered",
         "login_link.created",
         "price.corrected",
         "price.deleted",

@@ -16,8 +16,10 @@ from backend.benches.service import (
 )
 from backend.core.deps import Admin, CurrentUser, SessionDep, StateDep
 from backend.core.errors import Conflict, NotFound
+from backend.core.jsonbody import FiniteJSONRoute
+from backend.drives import registration
 
-router = APIRouter(prefix="/api/benches", tags=["benches"])
+router = APIRouter(prefix="/api/benches", tags=["benches"], route_class=FiniteJSONRoute)
 
 
 class BenchSummary(BaseModel):
@@ -26,6 +28,10 @@ class BenchSummary(BaseModel):
     online: bool
     last_seen_at: datetime | None
     host_info: dict
+    devices_reported: bool = Field(
+        description="Its worker has reported its devices since it started "
+        "(GET /api/benches/{name}/devices answers 409 until then)."
+    )
 
 
 class BenchCreate(BaseModel):
@@ -58,6 +64,8 @@ def _with_worker(name: str, token: str, request: Request, state: StateDep) -> Be
         token,
         api_address=state.settings.public_url or str(request.base_url),
         broker_url=state.settings.redis_url,  # the broker the api sends runs to
+        broker_public_url=state.settings.broker_public_url,
+        broker_ca=state.settings.broker_ca,
     )
     return BenchToken(
         name=name,
@@ -77,6 +85,7 @@ def list_benches(session: SessionDep, _user: CurrentUser) -> list[BenchSummary]:
             online=is_online(b),
             last_seen_at=b.last_seen_at,
             host_info=b.host_info,
+            devices_reported=registration.reported(b) is not None,
         )
         for b in session.scalars(select(Bench).order_by(Bench.name))
     ]
@@ -130,9 +139,18 @@ def revoke_token(name: str, session: SessionDep, user: Admin) -> None:
 
 @router.get("/{name}/devices", response_model=list[dict])
 def bench_devices(name: str, session: SessionDep, _user: CurrentUser) -> list[dict]:
-    """The block devices the bench's worker reported (model, serial, size, mounts...), to pick
-    a target from when registering a drive."""
+    """What the bench's worker reports, to register a drive from (worker/report.py): every
+    block device (serial, model, firmware, size, transport, LBA size, its /dev/disk/by-id
+    names; `system`: why it is the disk the system runs from; `in_use`: mounted, swap,
+    holders; `simulated`: a loop device; `emulated`: a virtual bench's controller), then the
+    files in its sandbox with their serials. 409 until the worker has reported."""
     bench = get_bench_by_name(session, name)
     if bench is None:
         raise NotFound(f"bench {name} does not exist")
-    return list(bench.host_info.get("devices", []))
+    devices = registration.reported(bench)
+    if devices is None:
+        raise Conflict(
+            f"the worker of bench {name} has not reported its devices yet; is it running? "
+            f"(`drivelab worker --bench {name}`)"
+        )
+    return devices

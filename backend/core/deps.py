@@ -27,6 +27,7 @@ from sqlalchemy.orm import Session, SessionTransaction, sessionmaker
 from backend.benches.models import Bench
 from backend.core.db import REQUEST_SLOTS, utcnow
 from backend.core.errors import Forbidden, Unauthorized
+from backend.core.redis_tls import RedisTarget
 from backend.core.security import hash_token
 from backend.core.settings import Settings
 from backend.users.models import ApiToken, LoginSession, User
@@ -41,6 +42,8 @@ class AppState:
     celery: Celery
     # Names this installation's pub/sub channels (see backend.core.events.namespace).
     channels: str = "default"
+    # The api's Redis: its URL and TLS options (backend.core.redis_tls), for new connections.
+    redis_target: RedisTarget | None = None
     extras: dict[str, object] = field(default_factory=dict)
 
 

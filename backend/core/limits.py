@@ -6,11 +6,18 @@ of their own (BODY_LIMITS). A Content-Length over the limit is answered 413 at o
 routing, authentication or reading anything; a body sent without one (chunked) is counted as
 it arrives and refused as soon as it passes the limit, so an oversized body is never held in
 memory whatever the client declares.
+
+Nor is the rest of it read. The HTTP server reads (and throws away) whatever is left of a
+request's body after the answer, to keep the connection for the next request: a 1 GiB body
+answered 413 at once still cost the api seconds of reading it all. So any answer sent before
+the whole body has arrived (a 413, a 401 on a route that checks the token before it reads
+the body) says `Connection: close`, and the server closes the connection after it instead.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,12 +46,15 @@ class RouteLimit:
         return method == self.method and self.path.fullmatch(path) is not None
 
 
+CLOSE = (b"connection", b"close")
+
+
 class BodyTooLarge(HTTPException):
     """Raised from `receive` when a streamed body passes its limit: FastAPI lets an
     HTTPException raised while reading a body through, and the app answers it as 413."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(status_code=413, detail=message)
+        super().__init__(status_code=413, detail=message, headers={"Connection": "close"})
 
 
 def too_large_message(limit: int, what: str, declared: int | None = None) -> str:
@@ -78,22 +88,32 @@ class BodyLimit:
         if declared is not None and declared > limit:
             await answer_413(send, too_large_message(limit, what, declared))
             return
+        # Whether the request's body has all arrived: none was sent, or the last part of it
+        # has been received.
+        complete = declared == 0 or (declared is None and not chunked(scope))
         received = 0
         started = False
 
         async def limited_receive() -> Message:
-            nonlocal received
+            nonlocal received, complete
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:
                     raise BodyTooLarge(too_large_message(limit, what))
+                if not message.get("more_body", False):
+                    complete = True
             return message
 
         async def watching_send(message: Message) -> None:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
+                headers = list(message.get("headers", ()))
+                if not complete and CLOSE not in headers:
+                    # Answered before the whole body arrived: close the connection rather
+                    # than have the server read the rest (see the module's docstring).
+                    message = {**message, "headers": [*headers, CLOSE]}
             await send(message)
 
         try:
@@ -104,6 +124,10 @@ class BodyLimit:
             if started:
                 raise
             await answer_413(send, str(exc.detail))
+
+
+def chunked(scope: Scope) -> bool:
+    return any(name == b"transfer-encoding" for name, _value in scope.get("headers", ()))
 
 
 def content_length(scope: Scope) -> int | None:
@@ -125,6 +149,7 @@ async def answer_413(send: Send, message: str) -> None:
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
+                CLOSE,  # the rest of the body is not read: see the module's docstring
             ],
         }
     )
@@ -145,9 +170,15 @@ def excerpt(value: object, limit: int = EXCERPT_CHARS) -> object:
         if len(value) <= limit:
             return value
         return f"{value[:limit]}... ({len(value)} characters)"
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # JSON has no NaN or infinity: "nan", "inf"
     if isinstance(value, (int, float, bool)) or value is None:
         return value
-    text = json.dumps(value, default=str)
+    try:
+        text = json.dumps(value, default=str, allow_nan=False)
+    except ValueError:  # holds a NaN or an infinity: said as text
+        text = json.dumps(value, default=str)
+        return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
     return value if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 

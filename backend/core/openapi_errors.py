@@ -38,6 +38,8 @@ VALIDATION_ERROR = {
 RATE_LIMITED = {("post", "/api/auth/login"), ("post", "/api/auth/once")}
 # Answered whatever the caller: no authentication to fail.
 OPEN = {("get", "/api/health")}
+# Reads that answer 409 while something is not ready (a bench whose worker has not reported).
+CONFLICT_READS = {("get", "/api/benches/{name}/devices")}
 
 DESCRIPTIONS = {
     "400": "The body is not what its Content-Type says (JSON that does not parse).",
@@ -122,7 +124,7 @@ def declare_errors(schema: dict[str, Any]) -> dict[str, Any]:
                 codes += ["404", "422"]
             if "requestBody" in op:
                 codes += ["400", "413"]
-            if method in ("post", "put", "patch", "delete"):
+            if method in ("post", "put", "patch", "delete") or (method, path) in CONFLICT_READS:
                 codes += ["409"]
             if (method, path) in RATE_LIMITED:
                 codes += ["429"]

@@ -1,5 +1,6 @@
-"""Counting attempts in Redis: after `limit` failures for a key within the window, attempts
-are refused (429 with Retry-After) until the window that began with the first failure ends.
+"""Counting attempts in Redis: after its kind's limit of failures for a key within the
+window, attempts are refused (429 with Retry-After) until the window that began with the
+first failure ends.
 
 An attempt is counted *before* it is checked (`attempt`), atomically (SET NX EX + INCR in one
 MULTI), so that however many arrive at once, at most `limit` of them are ever checked; an
@@ -36,10 +37,14 @@ class TooManyAttempts(DrivelabError):
 
 
 class FailureCounter:
-    def __init__(self, client: redis.Redis, prefix: str, limit: int, window_s: int) -> None:
+    """`limits`: the failures allowed within the window for each kind of key."""
+
+    def __init__(
+        self, client: redis.Redis, prefix: str, limits: dict[str, int], window_s: int
+    ) -> None:
         self.client = client
         self.prefix = prefix
-        self.limit = limit
+        self.limits = limits
         self.window_s = window_s
 
     def _key(self, kind: str, value: str) -> str:
@@ -63,7 +68,7 @@ class FailureCounter:
             ) from None
         for i, kind in enumerate(keys):
             count, ttl_ms = replies[3 * i + 1], replies[3 * i + 2]
-            if int(count) > self.limit:
+            if int(count) > self.limits[kind]:
                 self.give_back(keys)
                 return kind, max(1, math.ceil(ttl_ms / 1000)) if ttl_ms > 0 else self.window_s
         return None

@@ -10,9 +10,10 @@ import ipaddress
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import Annotated
 
 from pydantic import Field, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 def default_data_dir() -> Path:
@@ -20,8 +21,18 @@ def default_data_dir() -> Path:
     return Path(base) / "drivelab"
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity, e.g. a container's cpuset)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
 def is_loopback(host: str) -> bool:
-    if host in ("localhost", ""):
+    """Whether serving on `host` reaches this machine only. An empty host is not loopback:
+    uvicorn listens on every address for it (Settings refuses it)."""
+    if host == "localhost":
         return True
     try:
         return ipaddress.ip_address(host).is_loopback
@@ -40,6 +51,10 @@ class Settings(BaseSettings):
     redis_url: str | None = None
     host: str = "127.0.0.1"
     port: int = 8000
+    # The api's worker processes under `drivelab up` (uvicorn --workers): one per core the
+    # process may use when unset. Every process serves every route: live streams, caches and
+    # sign-in limits are shared through Redis and the database (README: Performance).
+    api_workers: int | None = Field(default=None, ge=1, le=64)
     # Required when the api binds to a non-loopback address.
     secret_key: str | None = None
     # Size of the simulated drive that `drivelab up` creates for bench `local` (fio size syntax).
@@ -56,19 +71,62 @@ class Settings(BaseSettings):
     # set false to serve a trusted LAN over plain HTTP.
     cookie_secure: bool | None = None
     session_ttl_s: int = 7 * 24 * 3600
-    # Sign-in attempts: this many failures per client address, and per user name, within the
-    # window, and further attempts are refused (429) until the window ends.
-    login_max_failures: int = 5
-    login_window_s: int = 300
+    # Sign-in attempts: this many failures for one user name from one client address within
+    # the window, or login_max_failures_per_address for all names together, and further
+    # attempts from there are refused (429) until the window ends. One-time links and API
+    # tokens are never refused for them.
+    login_max_failures: int = Field(default=5, ge=1)
+    login_max_failures_per_address: int = Field(default=100, ge=1)
+    login_window_s: int = Field(default=300, ge=1)
+    # Reverse proxies in front of the api (addresses or networks: "10.0.0.5,fd00::/64"). From
+    # them the client's address is the one they forward in X-Forwarded-For (and the scheme in
+    # X-Forwarded-Proto); from anyone else those headers are ignored. None by default.
+    trusted_proxies: Annotated[list[str], NoDecode] = []
     # The largest request body the api reads (413 beyond), except trace uploads (256 MiB),
     # price CSV imports (5 MiB) and what workers report (worker_max_body_bytes).
     max_body_bytes: int = Field(default=512 * 1024, ge=1024)
     worker_max_body_bytes: int = Field(default=64 * 1024 * 1024, ge=1024)
+    # The broker over TLS (see backend/core/redis_tls.py): the CA certificate that verifies
+    # Redis when redis_url is rediss://, and the one lab machines are told to use; the broker
+    # as lab machines reach it (rediss://lab.example.com:6380/0; the password is the api's own),
+    # for the worker command `drivelab benches add` prints.
+    broker_ca: Path | None = None
+    broker_public_url: str | None = None
+
+    @field_validator("api_workers", mode="before")
+    @classmethod
+    def _workers(cls, v: object) -> object:
+        # Set but empty (compose's ${DRIVELAB_API_WORKERS:-}): the default, one per core.
+        return None if isinstance(v, str) and not v.strip() else v
+
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _proxies(cls, v: object) -> object:
+        items = v.split(",") if isinstance(v, str) else v
+        if not isinstance(items, list):
+            return items
+        out = []
+        for item in (str(i).strip() for i in items):
+            if not item:
+                continue
+            try:
+                out.append(str(ipaddress.ip_network(item, strict=False)))
+            except ValueError:
+                raise ValueError(
+                    f"DRIVELAB_TRUSTED_PROXIES: {item!r} is not an address or a network "
+                    "(CIDR): list the proxies' addresses, comma-separated (10.0.0.5,10.1.0.0/16)"
+                ) from None
+        return out
 
     @field_validator("data_dir", mode="after")
     @classmethod
     def _expand(cls, v: Path) -> Path:
         return v.expanduser().resolve()
+
+    @property
+    def api_processes(self) -> int:
+        """How many api processes `drivelab up` runs: api_workers, else one per usable core."""
+        return self.api_workers or usable_cores()
 
     @property
     def embedded(self) -> bool:
@@ -79,12 +137,43 @@ class Settings(BaseSettings):
         return self.cookie_secure if self.cookie_secure is not None else not is_loopback(self.host)
 
     def check_safe_bind(self) -> None:
-        """Refuse to serve beyond loopback with no secret configured."""
-        if not is_loopback(self.host) and not self.secret_key:
+        """Refuse an empty host, and serving beyond loopback without a secret key long and
+        varied enough to be one (SECRET_KEY_MIN_CHARS)."""
+        if not self.host.strip():
             raise SystemExit(
-                f"refusing to bind to {self.host}: set DRIVELAB_SECRET_KEY to a long random "
-                "value before serving drivelab beyond this machine"
+                "the address to serve on (--host, DRIVELAB_HOST) is empty: give one, "
+                "127.0.0.1 (this machine only, the default) or 0.0.0.0 (every address; needs "
+                "DRIVELAB_SECRET_KEY)"
             )
+        if is_loopback(self.host):
+            return
+        problem = secret_key_problem(self.secret_key)
+        if problem:
+            raise SystemExit(
+                f"refusing to bind to {self.host}: {problem}; serving drivelab beyond this "
+                f"machine needs DRIVELAB_SECRET_KEY set to at least {SECRET_KEY_MIN_CHARS} "
+                "random characters. Make one with "
+                '`python -c "import secrets; print(secrets.token_urlsafe(32))"` '
+                "(or `openssl rand -hex 32`)"
+            )
+
+
+# A secret key is at least 32 random bytes written out: 43 characters of URL-safe base64
+# (secrets.token_urlsafe(32)) or 64 hex digits (openssl rand -hex 32) both pass. A key of a few
+# distinct characters repeated ("xxxx...") is refused however long.
+SECRET_KEY_MIN_CHARS = 43
+SECRET_KEY_MIN_DISTINCT = 10
+
+
+def secret_key_problem(key: str | None) -> str | None:
+    """Why `key` is not a secret key (None when it is one)."""
+    if not key:
+        return "DRIVELAB_SECRET_KEY is not set"
+    if len(key) < SECRET_KEY_MIN_CHARS:
+        return f"DRIVELAB_SECRET_KEY is too short ({len(key)} characters)"
+    if len(set(key)) < SECRET_KEY_MIN_DISTINCT:
+        return f"DRIVELAB_SECRET_KEY is not random (only {len(set(key))} distinct characters)"
+    return None
 
 
 class WorkerSettings(BaseSettings):
@@ -97,6 +186,11 @@ class WorkerSettings(BaseSettings):
     token: str | None = None
     broker_url: str | None = None  # defaults to DRIVELAB_REDIS_URL
     redis_url: str | None = None
+    # For a rediss:// broker: the lab's CA certificate that verifies it, and optionally this
+    # worker's own certificate and key (for a Redis that requires client certificates).
+    broker_ca: Path | None = None
+    broker_cert: Path | None = None
+    broker_key: Path | None = None
     data_dir: Path = Field(default_factory=default_data_dir)
     # File targets (simulated drives) must live inside this directory.
     sandbox_dir: Path | None = None

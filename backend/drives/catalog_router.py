@@ -11,11 +11,13 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validato
 from backend.core.deps import CurrentUser, Reviewer, SessionDep, StateDep, after_commit
 from backend.core.errors import InvalidParams
 from backend.core.events import visibility_changed
+from backend.core.jsonbody import FiniteJSONRoute
 from backend.drives import catalog_service as service
 from backend.drives.models import DriveModel
 from backend.drives.service import capacity_label, sees_embargoed, under_embargo
+from backend.results.schemas import FirmwareHistory
 
-router = APIRouter(prefix="/api/models", tags=["catalog"])
+router = APIRouter(prefix="/api/models", tags=["catalog"], route_class=FiniteJSONRoute)
 
 
 Vendor = Annotated[
@@ -171,6 +173,16 @@ def list_models(
 @router.get("/{model_id}", response_model=CatalogModelOut)
 def get_model(model_id: int, session: SessionDep, user: CurrentUser) -> CatalogModelOut:
     return model_out(service.get_model(session, model_id, hide_embargoed=not sees_embargoed(user)))
+
+
+@router.get("/{model_id}/firmware", response_model=FirmwareHistory)
+def firmware_history(model_id: int, session: SessionDep, user: CurrentUser) -> FirmwareHistory:
+    """Each figure of the model's drives by firmware version, with 95% intervals, and each
+    version against the one before: improvement or regression only when significant."""
+    from backend.results.firmware import history
+
+    hide = not sees_embargoed(user)
+    return FirmwareHistory.model_validate(history(session, model_id, hide_embargoed=hide))
 
 
 @router.post(

@@ -2,17 +2,19 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from backend.audit import service as audit
 from backend.benches.service import get_bench_by_name, is_online
 from backend.core.deps import CurrentUser, Reviewer, SessionDep, StateDep, after_commit
-from backend.core.errors import NotFound
+from backend.core.errors import Conflict, InvalidParams, NotFound
 from backend.core.events import visibility_changed
-from backend.drives import service
+from backend.core.jsonbody import FiniteJSONRoute
+from backend.drives import registration, service
 from backend.drives.models import DriveSample
 from backend.drives.schemas import BenchRef, DriveCreate, DriveModelOut, DriveOut, DriveUpdate
 from backend.runs import queue
 from backend.runs import service as runs_service
 
-router = APIRouter(prefix="/api/drives", tags=["drives"])
+router = APIRouter(prefix="/api/drives", tags=["drives"], route_class=FiniteJSONRoute)
 
 
 def drive_out(
@@ -64,42 +66,109 @@ def get_drive(drive_id: int, session: SessionDep, user: CurrentUser) -> DriveOut
 
 
 @router.post("", response_model=DriveOut, status_code=201)
-def add_drive(data: DriveCreate, session: SessionDep, _user: Reviewer) -> DriveOut:
-    """Register a drive sample (a whole block device, or a file in the bench's sandbox)."""
+def add_drive(data: DriveCreate, session: SessionDep, user: Reviewer) -> DriveOut:
+    """Register a drive sample: a whole block device or a file in the bench's sandbox, as the
+    bench's worker reports it (GET /api/benches/{bench}/devices). Refused: a target or serial
+    the bench does not report, the disk the system runs from, a disk in use."""
     bench = get_bench_by_name(session, data.bench)
     if bench is None:
         raise NotFound(
             f"bench {data.bench!r} does not exist: start its worker first", field="bench"
         )
+    service.check_target_path(data.target_path)  # a name fio would misread: said first
+    entry = registration.check(bench, data.target_path, data.serial)
+    registration.check_flag(entry, data.simulated)
+    simulated = registration.simulated(entry)
     model = service.get_or_create_model(
         session,
         vendor=data.vendor,
         model=data.model,
-        capacity_bytes=data.capacity_bytes,
+        capacity_bytes=data.capacity_bytes or int(entry.get("size_bytes") or 0),
         interface=data.interface,
-        simulated=data.simulated,
+        simulated=simulated,
     )
+    if model.simulated != simulated:
+        kind = "simulated" if model.simulated else "real"
+        raise Conflict(
+            f"model {model.vendor} {model.model} is registered as a {kind} drive's model, but "
+            f"bench {bench.name} reports {data.target_path} as "
+            f"{'simulated or emulated' if simulated else 'a real drive'}: give this drive a "
+            "model name of its own",
+            field="model",
+        )
     drive = service.register_drive(
         session,
         bench=bench,
         model=model,
-        serial=data.serial,
+        serial=str(entry["serial"]),
         target_path=data.target_path,
-        firmware=data.firmware,
-        logical_sector=data.logical_sector,
+        firmware=data.firmware if data.firmware is not None else entry.get("firmware"),
+        logical_sector=data.logical_sector or int(entry.get("logical_sector") or 512),
     )
     if data.short_name and data.short_name.strip():
         drive.short_name = data.short_name.strip()
-    return drive_out(service.get_drive(session, drive.id), None)
+    out = service.get_drive(session, drive.id)
+    audit.record(
+        session,
+        "drive.registered",
+        user,
+        drive=out,
+        subject=f"drive {drive.id} at {data.target_path} on bench {bench.name}"[:200],
+        details={"serial": drive.serial, "target_path": data.target_path, "bench": bench.name},
+    )
+    return drive_out(out, None)
 
 
 @router.patch("/{drive_id}", response_model=DriveOut)
 def edit_drive(
-    drive_id: int, data: DriveUpdate, session: SessionDep, state: StateDep, _user: Reviewer
+    drive_id: int, data: DriveUpdate, session: SessionDep, state: StateDep, user: Reviewer
 ) -> DriveOut:
-    """Edit a drive sample; refused while a run uses the drive."""
+    """Edit a drive sample; refused while a run uses the drive. A new serial, target or bench
+    must be what that bench reports; each such change is in the audit log (old -> new)."""
     changes = data.model_dump(exclude_unset=True)
     if "model_id" in changes:  # another model, maybe under embargo: streams check again
         after_commit(session, lambda: visibility_changed(state.redis, state.channels))
+    before = service.get_drive(session, drive_id)
+    old = {
+        "serial": before.serial,
+        "target_path": before.target_path,
+        "bench": before.bench.name,
+    }
+    moved = {k: v for k, v in changes.items() if k in old and v is not None and v != old[k]}
+    if "target_path" in moved:
+        service.check_target_path(moved["target_path"])
+    if moved:
+        bench_name = moved.get("bench", old["bench"])
+        bench = get_bench_by_name(session, bench_name)
+        if bench is None:
+            raise NotFound(f"bench {bench_name!r} does not exist", field="bench")
+        target = moved.get("target_path", old["target_path"])
+        entry = registration.check(bench, target, moved.get("serial", old["serial"]))
+        if registration.simulated(entry) != before.model.simulated:
+            raise InvalidParams(
+                f"bench {bench.name} reports {target} as "
+                f"{'simulated or emulated' if registration.simulated(entry) else 'a real drive'}"
+                f", but drive {drive_id}'s model is "
+                f"{'simulated' if before.model.simulated else 'a real one'}: register it as a "
+                "drive of its own",
+                field="target_path",
+            )
+        changes.pop("bench", None)
+        if "bench" in moved:
+            changes["bench_id"] = bench.id
+    else:
+        changes.pop("bench", None)
     drive = service.update_drive(session, drive_id, changes)
+    if moved:
+        audit.record(
+            session,
+            "drive.changed",
+            user,
+            drive=drive,
+            subject=(
+                f"drive {drive_id}: "
+                + ", ".join(f"{k} {old[k]} -> {v}" for k, v in sorted(moved.items()))
+            )[:200],
+            details={k: {"old": old[k], "new": v} for k, v in moved.items()},
+        )
     return drive_out(drive, queue.active_runs(session).get(drive_id))

@@ -46,19 +46,34 @@ class DriveOut(BaseModel):
 
 
 class DriveCreate(BaseModel):
-    """Register a drive on a bench. The worker's interlock checks, before every run, that the
+    """Register a drive on a bench, picked from what the bench's worker reports (GET
+    /api/benches/{bench}/devices). The worker's interlock checks, before every run, that the
     target still reports this serial."""
 
     bench: str
-    target_path: str
-    serial: str
+    target_path: str = Field(
+        description="A path or /dev/disk/by-id name the bench reports, or a file in its sandbox."
+    )
+    serial: str | None = Field(
+        None,
+        description="The serial the bench reports for the target; left out, the report's. "
+        "Another serial is refused.",
+    )
     vendor: str
     model: str
-    capacity_bytes: int
-    firmware: str | None = None
+    capacity_bytes: int | None = Field(
+        None, description="Left out: the capacity the bench reports for the target."
+    )
+    firmware: str | None = Field(None, description="Left out: what the bench reports.")
     interface: str | None = None
-    simulated: bool = False
-    logical_sector: int = Field(512, description="Logical sector size in bytes (512 or 4096).")
+    simulated: bool | None = Field(
+        None,
+        description="Taken from the bench's report (a sandbox file or loop device is simulated, "
+        "a virtual bench's drive emulated); if given it must agree.",
+    )
+    logical_sector: int | None = Field(
+        None, description="Logical sector size in bytes (512 or 4096); left out: the report's."
+    )
     short_name: str | None = Field(
         None, max_length=40, description="What charts and exports call the drive."
     )
@@ -66,13 +81,17 @@ class DriveCreate(BaseModel):
 
 class DriveUpdate(BaseModel):
     """Fields of a drive sample that can change: a firmware update, a new target path (the
-    drive moved to another port), a corrected serial or model."""
+    drive moved to another port or bench), a corrected serial or model. A new serial, target
+    or bench must match what the bench reports; every such change is in the audit log."""
 
     model_config = ConfigDict(extra="forbid")
 
     serial: str | None = Field(None, min_length=1)
     firmware: str | None = None
     target_path: str | None = Field(None, min_length=1)
+    bench: str | None = Field(
+        None, min_length=1, description="Move the drive to another bench (its report must list it)."
+    )
     model_id: int | None = None
     logical_sector: int | None = Field(
         None, description="512 or 4096", json_schema_extra={"enum": [512, 4096]}

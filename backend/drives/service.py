@@ -20,15 +20,25 @@ if TYPE_CHECKING:
 
 
 def capacity_label(n: int) -> str:
-    """Decimal capacity as drive makers print it (1 TB = 10^12 bytes)."""
-    if n >= 10**12:
-        return f"{n / 10**12:.3g} TB"
-    return f"{n / 10**9:.3g} GB"
+    """Decimal capacity as drive makers print it (1 TB = 10^12 bytes), one way on every page
+    (frontend/src/lib/format-utils.ts formatCapacity is the same rule): GB below 1,000 GB,
+    else TB; whole from 100, two decimals at most from 1 (1.92 TB, 15.36 TB), three
+    significant digits below (a 256 MiB simulated drive: 0.268 GB)."""
+    value, unit = (n / 10**12, "TB") if n >= 10**12 else (n / 10**9, "GB")
+    if value >= 100:
+        text = f"{value:.0f}"
+    elif value >= 1:
+        text = f"{value:.2f}".rstrip("0").rstrip(".")
+    else:
+        text = f"{value:.3g}"
+    return f"{text} {unit}"
 
 
-def drive_label(drive: DriveSample) -> str:
+def drive_label(drive: DriveSample, serial: str | None = None) -> str:
+    """The drive as `Vendor Model 1 TB (S/N ...)`, with its serial, or `serial` (what a run
+    was measured on: the serial typed to confirm it, when the drive's has changed since)."""
     m = drive.model
-    return f"{m.vendor} {m.model} {capacity_label(m.capacity_bytes)} (S/N {drive.serial})"
+    return f"{m.vendor} {m.model} {capacity_label(m.capacity_bytes)} (S/N {serial or drive.serial})"
 
 
 # --- embargo: until a model's embargo_until, viewers and shared links do not see it ---------

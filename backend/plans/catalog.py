@@ -71,11 +71,29 @@ def validate_params(plan: Plan, params: dict[str, Any] | None) -> Any:
         for err in exc.errors():
             name = ".".join(str(p) for p in err["loc"]) or "params"
             first_field = first_field or name
-            problems.append(f"{name}: {err['msg']}")
+            field = plan.Params.model_fields.get(str(err["loc"][0])) if err["loc"] else None
+            problems.append(f"{name}: {_in_words(err, field.description if field else None)}")
         raise InvalidParams(
             f"invalid parameters for plan {plan.key}: " + "; ".join(problems),
             field=f"params.{first_field}",
         ) from None
+
+
+def _in_words(err: Any, description: str | None) -> str:
+    """A validation error as the Queue form says it: a size that is not one is named in words
+    (`1x is not a size: ...`), never by its regular expression."""
+    from backend.plans.common import SIZE_PATTERN
+
+    if err.get("type") == "string_pattern_mismatch":
+        pattern = (err.get("ctx") or {}).get("pattern")
+        if pattern == SIZE_PATTERN:
+            return (
+                f"{err.get('input')!r} is not a size: use a whole number with k, m, g or t "
+                "(64m, 8g; fio's sizes, 8g = 8 GiB)"
+            )
+        what = f" ({description})" if description else ""
+        return f"{err.get('input')!r} does not have the expected form{what}"
+    return str(err["msg"])
 
 
 def compile_plan(

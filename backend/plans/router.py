@@ -6,12 +6,13 @@ from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
 from backend.core.deps import CurrentUser, SessionDep
+from backend.core.jsonbody import FiniteJSONRoute
 from backend.drives.service import get_drive, sees_embargoed
 from backend.plans.base import Plan
 from backend.plans.catalog import PLANS, get_plan
 from backend.runs import service as runs_service
 
-router = APIRouter(prefix="/api/plans", tags=["plans"])
+router = APIRouter(prefix="/api/plans", tags=["plans"], route_class=FiniteJSONRoute)
 
 
 class PlanOut(BaseModel):

@@ -8,12 +8,13 @@ from fastapi.responses import Response
 
 from backend.core.deps import CurrentUser, Reviewer, SessionDep
 from backend.core.errors import InvalidParams
+from backend.core.jsonbody import FiniteJSONRoute
 from backend.drives.models import DriveModel
 from backend.drives.service import sees_embargoed
 from backend.prices import schemas, service
 from backend.prices.models import Price
 
-router = APIRouter(tags=["prices"])
+router = APIRouter(tags=["prices"], route_class=FiniteJSONRoute)
 
 
 def price_out(p: Price, m: DriveModel) -> schemas.PriceOut:

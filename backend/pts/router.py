@@ -6,6 +6,7 @@ from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from backend.core.deps import CurrentUser, SessionDep
+from backend.core.jsonbody import FiniteJSONRoute
 from backend.drives.service import sees_embargoed
 from backend.pts import report as pts_report
 from backend.pts import service
@@ -13,7 +14,7 @@ from backend.pts.compare import compare_pts
 from backend.pts.schemas import PtsComparison, PtsReport, RoundOut
 from backend.results.router import _ids
 
-router = APIRouter(tags=["pts"])
+router = APIRouter(tags=["pts"], route_class=FiniteJSONRoute)
 
 
 @router.get("/api/runs/{run_id}/pts", response_model=PtsReport)

@@ -11,6 +11,7 @@ per run), their steps' conditions (from the steps' job options), and the results
 from __future__ import annotations
 
 import json
+import math
 import threading
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Hashable, Mapping, Sequence
@@ -20,6 +21,7 @@ from typing import Any
 from sqlalchemy import ARRAY, Integer, any_, bindparam, func, select
 from sqlalchemy.orm import Session, joinedload
 
+from backend.analysis import significance
 from backend.analysis.variation import variation
 from backend.core.errors import InvalidParams, NotFound
 from backend.drives.models import DriveSample
@@ -476,7 +478,9 @@ def _section(
             else:
                 entries.append(entry)
     described: dict[frozenset[tuple[int, cond.Items, tuple[Any, bool]]], tuple[bytes, bytes]] = {}
-    out = []
+    value_at = parts.LATEST_JSON if latest else parts.MEAN_JSON
+    shaped = []
+    family: Family = []
     for mid, entries in met.items():
         # The drives in the order compare() meets them, the unit of the latest result.
         entries.sort(key=itemgetter(parts.FIRST))
@@ -484,25 +488,42 @@ def _section(
         lower = lower_is_better(mid, unit)
         # Best first, as compare() sorts its rows (a stable sort: ties keep the drives' order).
         ranked = sorted(entries, key=_latest_value if latest else _mean_value, reverse=not lower)
-        value_at = parts.LATEST_JSON if latest else parts.MEAN_JSON
-        rows_json = [
-            b"".join(
-                (
-                    heads[e[parts.DRIVE]],
-                    b',"set_apart":',
-                    _json_text(why),
-                    b',"value":',
-                    e[value_at],
-                    e[parts.REST],
+        rows = _ranked(
+            ranked, [e[parts.COND] for e in ranked], [e[parts.DRIVE] for e in ranked], under_review
+        )
+        review = next(
+            (e for e, why in rows if why is None and e[parts.DRIVE] == under_review), None
+        )
+        if review is not None:
+            higher = _higher_is_better(mid, lower)
+            family += [
+                ((mid, e[parts.DRIVE]), review[parts.KEPT], e[parts.KEPT], higher)
+                for e, why in rows
+                if why is None and e is not review
+            ]
+        shaped.append((mid, entries, unit, lower, rows))
+    versus = _versus(family) if family else {}
+    out = []
+    for mid, entries, unit, lower, rows in shaped:
+        rows_json = []
+        for e, why in rows:
+            pitted = versus.get((mid, e[parts.DRIVE]))
+            rest = e[parts.REST]
+            rows_json.append(
+                b"".join(
+                    (
+                        heads[e[parts.DRIVE]],
+                        b',"set_apart":',
+                        _json_text(why),
+                        b',"value":',
+                        e[value_at],
+                        rest[:-1],
+                        b',"versus_review":',
+                        b"null" if pitted is None else parts.json_of(pitted),
+                        b"}",
+                    )
                 )
             )
-            for e, why in _ranked(
-                ranked,
-                [e[parts.COND] for e in ranked],
-                [e[parts.DRIVE] for e in ranked],
-                under_review,
-            )
-        ]
         key = frozenset((e[parts.DRIVE], e[parts.COND], e[parts.NOTE]) for e in entries)
         about = described.get(key)
         if about is None:
@@ -524,6 +545,35 @@ def _section(
 
 def _json_text(value: str | None) -> bytes:
     return b"null" if value is None else parts.json_str(value)
+
+
+Family = list[tuple[Hashable, Sequence[float], Sequence[float], bool | None]]
+
+
+def _versus(family: Family) -> dict[Hashable, dict[str, Any]]:
+    """The drive under review against each other drive of each metric of one plan (the
+    `versus_review` of their rows), from (key, the review's values, the drive's values, higher
+    is better or None); the practical test's p adjusted over the whole family at once."""
+    tests = [significance.welch(mine, theirs) for _k, mine, theirs, _h in family]
+    qs = significance.adjust([t["p_practical"] if t else None for t in tests])
+    out: dict[Hashable, dict[str, Any]] = {}
+    for (key, mine, theirs, higher), test, q in zip(family, tests, qs, strict=True):
+        out[key] = {
+            "review_runs": sum(map(math.isfinite, mine)),
+            "runs": sum(map(math.isfinite, theirs)),
+            "diff_pct": test["diff_pct"] if test else None,
+            "low_pct": test["low_pct"] if test else None,
+            "high_pct": test["high_pct"] if test else None,
+            "p": test["p"] if test else None,
+            "q": q,
+            "verdict": significance.verdict(test, q, higher),
+        }
+    return out
+
+
+def _higher_is_better(mid: str, lower: bool) -> bool | None:
+    """Only performance figures are called better or worse (not purge seconds, bytes moved)."""
+    return (not lower) if is_performance(mid) else None
 
 
 def _latest_value(entry: parts.Entry) -> float:
@@ -577,6 +627,7 @@ def _compare(
     shown = _shown(drives)
     names = _names(drives)
     out = []
+    kept: dict[tuple[str, int], list[float]] = {}
     for mid in sorted(groups):
         per_drive = groups[mid]
         rows: list[dict[str, Any]] = []
@@ -585,6 +636,7 @@ def _compare(
             label, short_name, simulated, embargoed = shown[drive_id]
             latest_cond, kept_values, kept_runs = parts.pooled(numbers, run_ids, step_ids, conds)
             stats = variation(kept_values)
+            kept[mid, drive_id] = kept_values
             run = info[run_ids[-1]]
             entries.append(
                 (drive_id, latest_cond, (run.host, any(info[r].resumed for r in kept_runs)))
@@ -632,6 +684,24 @@ def _compare(
                 "warnings": about["warnings"],
             }
         )
+    # The drive under review against the others, each plan's metrics one family.
+    families: dict[str, Family] = defaultdict(list)
+    for metric in out:
+        rows = [r for r in metric["rows"] if r["set_apart"] is None]
+        review = next((r for r in rows if r["under_review"]), None)
+        if review is None:
+            continue
+        higher = _higher_is_better(metric["metric"], metric["lower_is_better"])
+        mine = kept[metric["metric"], review["drive_id"]]
+        families[metric["metric"].partition(":")[0]] += [
+            ((metric["metric"], r["drive_id"]), mine, kept[metric["metric"], r["drive_id"]], higher)
+            for r in rows
+            if r is not review
+        ]
+    versus = {k: v for family in families.values() for k, v in _versus(family).items()}
+    for metric in out:
+        for row in metric["rows"]:
+            row["versus_review"] = versus.get((metric["metric"], row["drive_id"]))
     missing = sorted(wanted - set(groups)) if wanted else []
     return {"aggregate": aggregate, "metrics": out, "missing": missing}
 
@@ -639,8 +709,9 @@ def _compare(
 def pair(session: Session, a: int, b: int, *, hide_embargoed: bool = False) -> dict[str, Any]:
     """Every metric both drives have, side by side, with the difference in percent and the
     conditions they were measured under where these differ; measured over another span or
-    block size, the two are not ranked (`set_apart` says why)."""
-    result = compare(session, [a, b], None, None, hide_embargoed=hide_embargoed)
+    block size, the two are not ranked (`set_apart` says why). `versus` says whether B differs
+    from A beyond their run-to-run noise (B as the drive under review)."""
+    result = compare(session, [a, b], None, b, hide_embargoed=hide_embargoed)
     rows = []
     for m in result["metrics"]:
         by = {r["drive_id"]: r for r in m["rows"]}
@@ -670,6 +741,7 @@ def pair(session: Session, a: int, b: int, *, hide_embargoed: bool = False) -> d
                     for key in m["differing"]
                 },
                 "set_apart": "; ".join(apart) or None,
+                "versus": None if apart else ra["versus_review"],
                 "warnings": m["warnings"],
             }
         )

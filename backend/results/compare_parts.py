@@ -88,8 +88,20 @@ LATEST_JSON: Final = 7
 MEAN_JSON: Final = 8
 REST: Final = 9  # the row's JSON after its value: ,"runs":{...},...,"conditions":{...}}
 DRIVE: Final = 10  # the drive's id
+KEPT: Final = 11  # the values of the runs measured under COND: what significance tests use
 Entry = tuple[
-    Order, Order, str, Items, tuple[Any, bool], float, float | None, bytes, bytes, bytes, int
+    Order,
+    Order,
+    str,
+    Items,
+    tuple[Any, bool],
+    float,
+    float | None,
+    bytes,
+    bytes,
+    bytes,
+    int,
+    tuple[float, ...],
 ]
 
 
@@ -217,7 +229,7 @@ def build(
         ]
     )
     metrics: dict[str, Entry] = {}
-    for i, ((mid, (values, run_ids, step_ids)), (cond, _vals, kept), s) in enumerate(
+    for i, ((mid, (values, run_ids, step_ids)), (cond, kept_values, kept), s) in enumerate(
         zip(groups.items(), pools, stats, strict=True)
     ):
         latest_run = run_ids[-1]
@@ -248,5 +260,6 @@ def build(
                 )
             ),
             drive_id,
+            tuple(kept_values),
         )
     return Part(drive_id, plan, next(_serials), row_head, metrics)

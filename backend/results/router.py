@@ -7,13 +7,16 @@ from fastapi.responses import PlainTextResponse, Response
 
 from backend.core.deps import CurrentUser, SessionDep
 from backend.core.errors import InvalidParams
+from backend.core.jsonbody import FiniteJSONRoute
 from backend.drives.service import sees_embargoed
+from backend.results import article as art
 from backend.results import compare as cmp
 from backend.results import compare_series as cser
 from backend.results import qos, qos_compare
 from backend.results import series as ser
 from backend.results.compare_parts import json_of
 from backend.results.schemas import (
+    Article,
     CompareLatency,
     CompareSeries,
     CompareSweeps,
@@ -24,7 +27,7 @@ from backend.results.schemas import (
     ValueComparison,
 )
 
-router = APIRouter(tags=["results"])
+router = APIRouter(tags=["results"], route_class=FiniteJSONRoute)
 
 
 def _ids(text: str, field: str) -> list[int]:
@@ -96,6 +99,29 @@ def compare(
         hide_embargoed=not sees_embargoed(user),
     )
     return Response(body, media_type="application/json")
+
+
+@router.get("/api/compare/article", response_model=Article)
+def compare_article(
+    session: SessionDep,
+    user: CurrentUser,
+    drives: str = Query(..., description="drive ids, e.g. 1,2,3"),
+    under_review: int | None = None,
+    currency: str = Query("USD", pattern="^[A-Z]{3}$"),
+) -> Any:
+    """The review in article order, in one answer: the drives (capacity in GB, firmware,
+    price), a headline table of the figures reviewers quote with the drive under review's
+    difference to each other drive, the findings in words per drive (step-downs, stalls,
+    drop-off, steady state; what was not measured said so), and an appendix of every other
+    result grouped by plan and test in natural order, units scaled. Built from the results
+    and analyses stored when each step finished, never from the samples."""
+    return art.article(
+        session,
+        _ids(drives, "drives"),
+        under_review,
+        currency,
+        hide_embargoed=not sees_embargoed(user),
+    )
 
 
 @router.get("/api/compare/pair", response_model=Pair)

@@ -17,6 +17,36 @@ class Variation(BaseModel):
     min: float | None
     max: float | None
     spread_pct: float | None
+    low: float | None = Field(
+        description="95% confidence interval of the mean (Student's t), from at least 2 runs."
+    )
+    high: float | None
+
+
+class VersusReview(BaseModel):
+    """Whether the drive under review differs from this row's drive (backend.analysis.significance):
+    Welch's t-test of the two drives' runs measured under the same conditions, the practical
+    threshold tested one-sided, Benjamini-Hochberg over the plan's metrics shown at once."""
+
+    review_runs: int
+    runs: int
+    diff_pct: float | None = Field(
+        description="The drive under review's mean over this drive's, -1, in %: None when "
+        "either has fewer than 2 runs."
+    )
+    low_pct: float | None = Field(description="95% confidence interval of diff_pct.")
+    high_pct: float | None
+    p: float | None = Field(description="Two-sided p of Welch's test: do the means differ at all.")
+    q: float | None = Field(
+        description="p of the test that |diff_pct| exceeds the practical threshold, adjusted "
+        "(Benjamini-Hochberg) over the plan's metrics shown at once."
+    )
+    verdict: Literal["better", "worse", "within noise", "1 run: significance unknown"] | None = (
+        Field(
+            description="Of the drive under review: better or worse only when q < 0.05; None "
+            "for a figure with no better direction."
+        )
+    )
 
 
 Conditions = dict[str, str | None]
@@ -49,6 +79,10 @@ class CompareRow(BaseModel):
         description="What the value was measured under: span, block size, queue depth, "
         "runtime, data pattern, OP, drive state before, fio version, ioengine, firmware, "
         "drive (simulated or real)."
+    )
+    versus_review: VersusReview | None = Field(
+        description="The drive under review against this drive, on this metric: None on the "
+        "review's own row, without a drive under review, and on rows set apart."
     )
 
 
@@ -107,6 +141,11 @@ class PairMetric(BaseModel):
         None,
         description="Why A and B are not ranked (neither better nor worse): a span or block "
         "size that differs, e.g. 'span 1 GiB vs 32 MiB'. None when they are.",
+    )
+    versus: VersusReview | None = Field(
+        None,
+        description="Whether B differs from A beyond the runs' noise (B in the role of the "
+        "drive under review: `better` means B is better). None when set apart.",
     )
     warnings: list[str]
 
@@ -358,3 +397,121 @@ class CompareSweeps(BaseModel):
     drives: list[DriveSweep] = Field(description="In the order asked for.")
     missing: list[MissingSeries] = Field(description="Drives without a finished qd-sweep run.")
     warnings: list[str] = Field(description="Conditions the drives' sweeps differ in.")
+
+
+class FirmwareVersion(BaseModel):
+    firmware: str = Field(description="As the drive reported it at the run's start.")
+    first_run_at: datetime | None
+    runs: int
+
+
+class FirmwareFigure(BaseModel):
+    firmware: str
+    runs: Variation
+
+
+class FirmwareChange(BaseModel):
+    from_firmware: str
+    to_firmware: str
+    from_runs: int
+    to_runs: int
+    diff_pct: float | None = Field(description="The later version's mean over the earlier's, -1.")
+    low_pct: float | None = Field(description="95% confidence interval of diff_pct.")
+    high_pct: float | None
+    p: float | None
+    q: float | None
+    verdict: (
+        Literal["improvement", "regression", "within noise", "1 run: significance unknown"] | None
+    ) = Field(description="None for a figure with no better direction.")
+
+
+class FirmwareMetric(BaseModel):
+    metric: str
+    names: MetricNames
+    unit: str
+    lower_is_better: bool
+    performance: bool
+    by_firmware: list[FirmwareFigure] = Field(description="In the order first run.")
+    changes: list[FirmwareChange] = Field(description="Each version against the one before.")
+
+
+class FirmwareHistory(BaseModel):
+    model_id: int
+    label: str
+    simulated: bool
+    firmwares: list[FirmwareVersion] = Field(description="In the order first run.")
+    metrics: list[FirmwareMetric] = Field(
+        description="The metrics measured on at least two firmware versions alike."
+    )
+    method: str
+
+
+class ArticleDrive(BaseModel):
+    id: int
+    name: str = Field(description="the short name a reviewer set, else the label")
+    label: str
+    model: str
+    simulated: bool
+    under_review: bool
+    capacity_gb: float = Field(description="10^9 bytes")
+    capacity: str = Field(description='"512 GB", "0.268 GB": one way everywhere')
+    firmware: str = Field(description='as reported, or "firmware not reported"')
+    price: float | None
+    price_text: str
+    price_per_gb: float | None
+
+
+class ArticleCell(BaseModel):
+    text: str = Field(description='value and unit scaled for the row ("72.0 µs", "1.20 s")')
+    best: bool = Field(description="the best ranked performance figure of the row")
+
+
+class ArticleDiff(BaseModel):
+    pct: float = Field(description="the drive under review's difference, % of this drive's")
+    verdict: Literal["better", "worse", "within noise", "1 run: significance unknown", "same"] = (
+        Field(
+            description="Of a measured figure: the significance test's (backend.analysis."
+            "significance; better or worse only when real). Of a price: same under 0.5%."
+        )
+    )
+    low_pct: float | None = Field(None, description="95% confidence interval of pct.")
+    high_pct: float | None = None
+
+
+class ArticleRow(BaseModel):
+    key: str = Field(description="a headline figure's key, or an appendix row's metric id")
+    label: str
+    unit: str = Field(description="the unit the cells are shown in")
+    lower_is_better: bool
+    performance: bool = Field(description="only performance figures are ranked or bolded")
+    conditions: str | None = None
+    values: dict[str, float | None] = Field(description="drive id -> value in the api's unit")
+    cells: dict[str, ArticleCell]
+    diff: dict[str, ArticleDiff] = Field(description="drive id -> the reviewed drive vs it")
+    set_apart: dict[str, str] = Field(default_factory=dict, description="drive id -> why")
+
+
+class ArticleFinding(BaseModel):
+    topic: Literal["hdtach", "stalls", "consistency", "steady-state"]
+    text: str
+
+
+class ArticleFindings(BaseModel):
+    drive_id: int
+    findings: list[ArticleFinding]
+
+
+class ArticleGroup(BaseModel):
+    plan: str
+    test: str
+    warnings: list[str] = Field(description="each once for the group")
+    rows: list[ArticleRow]
+
+
+class Article(BaseModel):
+    under_review: int | None
+    currency: str
+    drives: list[ArticleDrive]
+    headline: list[ArticleRow]
+    findings: list[ArticleFindings]
+    appendix: list[ArticleGroup]

@@ -5,11 +5,12 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from backend.core.deps import Admin, SessionDep
+from backend.core.jsonbody import FiniteJSONRoute
 from backend.retention import service
 from backend.retention.models import RetentionPolicy
 from backend.retention.schemas import CompactIn, CompactOut, RetentionPolicyIn, RetentionPolicyOut
 
-router = APIRouter(prefix="/api/admin/retention", tags=["retention"])
+router = APIRouter(prefix="/api/admin/retention", tags=["retention"], route_class=FiniteJSONRoute)
 
 
 def _out(session: SessionDep, policy: RetentionPolicy) -> RetentionPolicyOut:

@@ -26,6 +26,31 @@ RUN_ACTIVE = ("queued", "running")
 RUN_FINAL = ("done", "failed", "cancelled", "lost")
 
 
+class RunSeries(Base):
+    """One plan queued several times on a drive: a fixed number of runs, or "until stable"
+    (repeated while the relative standard deviation of its throughput figures is at or above
+    rsd_pct, up to max_runs). Its runs are queued one after the other as each finishes
+    (backend.runs.series)."""
+
+    __tablename__ = "run_series"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    plan: Mapped[str] = mapped_column(String(64))
+    drive_id: Mapped[int] = mapped_column(ForeignKey("drive_samples.id"), index=True)
+    params: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict)
+    confirmed_serial: Mapped[str | None] = mapped_column(String(80))
+    until_stable: Mapped[bool] = mapped_column(default=False)
+    max_runs: Mapped[int] = mapped_column(Integer)  # the fixed count, or the most "until stable"
+    min_runs: Mapped[int] = mapped_column(Integer, default=3)
+    rsd_pct: Mapped[float] = mapped_column(Float, default=2.5)
+    # running | stable | not stable | done | stopped
+    status: Mapped[str] = mapped_column(String(16), default="running")
+    reason: Mapped[str | None] = mapped_column(Text)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None]
+
+
 class Run(Base):
     __tablename__ = "runs"
 
@@ -62,6 +87,9 @@ class Run(Base):
     # on them (backend.results.compare).
     results_count: Mapped[int] = mapped_column(Integer, server_default="0")
     results_digest: Mapped[int] = mapped_column(BigInteger, server_default="0")
+    # A repeat of a series (RunSeries): its place in it, 1 first.
+    series_id: Mapped[int | None] = mapped_column(ForeignKey("run_series.id"), index=True)
+    series_index: Mapped[int | None] = mapped_column(Integer)
 
     drive: Mapped[DriveSample] = relationship(lazy="raise")
     steps: Mapped[list[Step]] = relationship(

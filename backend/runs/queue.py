@@ -19,7 +19,7 @@ from backend.benches.models import Bench
 from backend.core.db import utcnow
 from backend.core.deps import AppState, after_commit
 from backend.core.errors import Conflict, InvalidParams
-from backend.drives.models import DriveSample
+from backend.drives.models import DriveModel, DriveSample
 from backend.runs.models import Run
 from worker.celery_app import send_run, tasks_in_broker
 
@@ -70,11 +70,51 @@ def active_runs(session: Session) -> dict[int, int]:
     return {d: r for d, r in session.execute(select(Run.drive_id, Run.id).where(_OWNS_DRIVE))}
 
 
+def check_side_by_side(session: Session, drive: DriveSample) -> None:
+    """Refuse a simulated drive's run on a bench where a real drive's run is queued or running,
+    and the other way round. A simulated drive's controller raises the priority of every kernel
+    worker thread on the machine while it runs (worker/sim/controller.py, KworkerBoost), which
+    changes a real drive's conditions on that bench; the two never share a bench's queue."""
+    simulated = drive.model.simulated
+    other = session.execute(
+        select(Run.id, Run.status, DriveSample.id)
+        .join(DriveSample, DriveSample.id == Run.drive_id)
+        .join(DriveModel, DriveModel.id == DriveSample.model_id)
+        .where(
+            DriveSample.bench_id == drive.bench_id,
+            Run.status.in_(("queued", "running")),
+            DriveModel.simulated.is_(not simulated),
+        )
+        .order_by(Run.id)
+        .limit(1)
+    ).first()
+    if other is None:
+        return
+    run_id, status, other_drive = other
+    mine, theirs = ("a simulated", "a real") if simulated else ("a real", "a simulated")
+    raise Conflict(
+        f"bench {drive.bench.name} has run {run_id} {status} on {theirs} drive (drive "
+        f"{other_drive}): {mine} drive's run does not share a bench with it, because a "
+        "simulated drive raises the priority of every kernel worker thread on the machine, "
+        f"which changes a real drive's conditions. Queue this run when run {run_id} has ended "
+        "(and the other runs of that kind on this bench), or on another bench",
+        field="drive_id",
+    )
+
+
 def next_position(session: Session, drive_id: int) -> float:
     last = session.scalar(
         select(func.max(Run.queue_position)).where(Run.drive_id == drive_id, Run.status == "queued")
     )
     return (last or 0.0) + 1.0
+
+
+def first_position(session: Session, drive_id: int) -> float:
+    """A queue position ahead of every run waiting on the drive."""
+    first = session.scalar(
+        select(func.min(Run.queue_position)).where(Run.drive_id == drive_id, Run.status == "queued")
+    )
+    return (first if first is not None else 1.0) - 1.0
 
 
 def dispatch_next(session: Session, state: AppState, drive_id: int) -> Run | None:
@@ -101,7 +141,9 @@ def dispatch_next(session: Session, state: AppState, drive_id: int) -> Run | Non
 def resend_lost_tasks(session: Session, state: AppState, older_than: timedelta) -> list[int]:
     """Send again the runs handed to their bench more than `older_than` ago, still not claimed,
     whose task the broker no longer holds (Redis restarted without its data). A task that was
-    not lost after all only makes a duplicate, which the worker's claim refuses."""
+    not lost after all only makes a duplicate, which the worker's claim refuses. Every api
+    process runs this: the runs are locked (skipping those another process holds), so one of
+    them sends a lost task again, and the others then see it freshly dispatched."""
     rows = session.execute(
         select(Run, Bench.name)
         .join(DriveSample, DriveSample.id == Run.drive_id)
@@ -111,6 +153,7 @@ def resend_lost_tasks(session: Session, state: AppState, older_than: timedelta) 
             Run.dispatched_at < utcnow() - older_than,
             Run.dispatch_task_id.isnot(None),
         )
+        .with_for_update(of=Run, skip_locked=True)
     ).all()
     if not rows:
         return []

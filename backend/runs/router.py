@@ -11,12 +11,14 @@ from fastapi.responses import Response, StreamingResponse
 
 from backend.core.deps import AppState, CurrentUser, Reviewer, SessionDep, StateDep
 from backend.core.events import lab_channel, run_channel, sse, visibility_key
+from backend.core.jsonbody import FiniteJSONRoute
+from backend.core.redis_tls import RedisTarget
 from backend.drives.service import sees_embargoed
 from backend.runs import service
 from backend.runs.models import RUN_FINAL
 from backend.runs.schemas import JobOut, RunCreate, RunMove, RunOut, RunSummary, SampleOut
 
-router = APIRouter(prefix="/api/runs", tags=["runs"])
+router = APIRouter(prefix="/api/runs", tags=["runs"], route_class=FiniteJSONRoute)
 
 
 @router.post("", response_model=RunOut, status_code=201)
@@ -137,7 +139,8 @@ def _is_final(frame: str) -> bool:
 async def _subscribe(
     state: AppState, channel: str
 ) -> tuple[aioredis.Redis, aioredis.client.PubSub]:
-    client = aioredis.from_url(state.settings.redis_url)  # type: ignore[arg-type]
+    target = state.redis_target or RedisTarget(state.settings.redis_url or "")
+    client = aioredis.from_url(target.url, **target.tls)
     pubsub = client.pubsub()
     await pubsub.subscribe(channel)
     return client, pubsub

@@ -10,6 +10,37 @@ RunStatus = Literal["queued", "running", "done", "failed", "cancelled", "lost"]
 StepStatus = Literal["pending", "running", "done", "failed", "cancelled", "skipped"]
 
 
+class RepeatSpec(BaseModel):
+    """Repeat the plan: `times` runs, or `until_stable` (while the relative standard deviation
+    of its MB/s and IOPS figures is at or above `rsd_pct`, from `min_runs` up to `max_runs`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    times: int | None = Field(None, ge=2, le=50, description="Run the plan this many times.")
+    until_stable: bool = Field(False, description="Repeat until the figures are stable.")
+    max_runs: int = Field(10, ge=2, le=50, description="Until stable: at most this many runs.")
+    min_runs: int = Field(3, ge=2, le=50, description="Until stable: at least this many runs.")
+    rsd_pct: float = Field(
+        2.5,
+        gt=0,
+        le=100,
+        description="Until stable: stop once every MB/s and IOPS figure's relative standard "
+        "deviation over the runs is under this (%).",
+    )
+
+    @model_validator(mode="after")
+    def _one_way(self) -> RepeatSpec:
+        if (self.times is None) == (not self.until_stable):
+            raise ValueError(
+                "repeat takes either times (2-50) or until_stable: true, not both and not neither"
+            )
+        if self.until_stable and self.min_runs > self.max_runs:
+            raise ValueError(
+                f"repeat: min_runs {self.min_runs} is more than max_runs {self.max_runs}"
+            )
+        return self
+
+
 class RunCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -18,6 +49,11 @@ class RunCreate(BaseModel):
     params: dict[str, Any] = Field(default_factory=dict, description="Plan parameters.")
     confirm_serial: str | None = Field(
         None, description="The drive's serial, typed by the reviewer: required by plans that write."
+    )
+    repeat: RepeatSpec | None = Field(
+        None,
+        description="Queue the plan as a series of repeats (GET /api/series/{id}): each is "
+        "queued when the one before finishes, ahead of the drive's other waiting runs.",
     )
 
 
@@ -135,6 +171,34 @@ class RunSummary(BaseModel):
     )
     created_at: datetime
     started_at: datetime | None
+    finished_at: datetime | None
+    series_id: int | None = Field(None, description="The series of repeats it belongs to.")
+    series_index: int | None = Field(None, description="Its place in the series, 1 first.")
+
+
+class SeriesFigure(BaseModel):
+    metric: str = Field(description="plan:step:metric")
+    name: str = Field(description="The figure in words.")
+    unit: str
+    values: list[float] = Field(description="Of the series' finished runs, first run first.")
+    rsd_pct: float | None = Field(description="Relative standard deviation (ddof=1), %.")
+
+
+class SeriesOut(BaseModel):
+    id: int
+    plan: str
+    drive_id: int
+    until_stable: bool
+    max_runs: int
+    min_runs: int
+    rsd_pct: float
+    status: Literal["running", "stable", "not stable", "done", "stopped"]
+    reason: str | None = Field(description="Why the series ended as it did, in words.")
+    runs: list[RunSummary]
+    figures: list[SeriesFigure] = Field(
+        description="The MB/s and IOPS figures stability is judged on, least stable first."
+    )
+    created_at: datetime
     finished_at: datetime | None
 
 

@@ -151,10 +151,32 @@ def _check_with_fio(steps: list[StepSpec]) -> None:
 
 
 def create_run(session: Session, state: AppState, data: RunCreate, user: User | None) -> Run:
-    drive = get_drive(session, data.drive_id)
-    plan, params, steps = compile_for_drive(session, data.plan, data.params, drive)
-    if plan.destructive and (data.confirm_serial or "").strip() != drive.serial:
-        given = (data.confirm_serial or "").strip()
+    """Queue the plan on the drive; with `repeat`, as the first run of a series of repeats."""
+    if data.repeat is None:
+        return queue_run(
+            session, state, data.plan, data.drive_id, data.params, data.confirm_serial, user
+        )
+    from backend.runs import series  # the series queues its repeats through queue_run
+
+    return series.start(session, state, data, user)
+
+
+def queue_run(
+    session: Session,
+    state: AppState,
+    plan_key: str,
+    drive_id: int,
+    given_params: dict[str, Any],
+    confirm_serial: str | None,
+    user: User | None,
+    *,
+    series_id: int | None = None,
+    series_index: int | None = None,
+) -> Run:
+    drive = get_drive(session, drive_id)
+    plan, params, steps = compile_for_drive(session, plan_key, given_params, drive)
+    if plan.destructive and (confirm_serial or "").strip() != drive.serial:
+        given = (confirm_serial or "").strip()
         problem = "is missing" if not given else f"{given!r} does not match this drive"
         raise InvalidParams(
             f"plan {plan.key} writes to drive #{drive.id} ({drive_label(drive)}) and erases what "
@@ -162,15 +184,24 @@ def create_run(session: Session, state: AppState, data: RunCreate, user: User | 
             field="confirm_serial",
         )
     _check_with_fio(steps)
+    queue.check_side_by_side(session, drive)
     queue.lock_drive(session, drive.id)
     run = Run(
         plan=plan.key,
         drive_id=drive.id,
         params=params,
         status="queued",
-        confirmed_serial=(data.confirm_serial or "").strip() or None,
+        confirmed_serial=(confirm_serial or "").strip() or None,
         created_by=user.id if user else None,
-        queue_position=queue.next_position(session, drive.id),
+        # A series' next repeat goes ahead of the drive's other waiting runs: its repeats
+        # follow one another, so that each starts from the state the one before left.
+        queue_position=(
+            queue.next_position(session, drive.id)
+            if series_index is None or series_index == 1
+            else queue.first_position(session, drive.id)
+        ),
+        series_id=series_id,
+        series_index=series_index,
     )
     run.drive = drive
     run.steps = [
@@ -223,12 +254,24 @@ def _results_by_step(session: Session, run_ids: list[int]) -> dict[int, list[Res
     return out
 
 
+def run_serial(run: Run) -> str | None:
+    """The serial a run was measured on: the one typed to confirm it, else the one its worker
+    recorded (when the environment is loaded); None: the drive's own. An old run keeps its
+    serial after the drive sample is edited."""
+    if run.confirmed_serial:
+        return run.confirmed_serial
+    env = run.__dict__.get("environment")  # not loaded for lists: not fetched for this
+    drive = env.get("drive") if isinstance(env, dict) else None
+    serial = drive.get("serial") if isinstance(drive, dict) else None
+    return serial if isinstance(serial, str) and serial else None
+
+
 def summary(run: Run, waiting_position: int | None = None) -> RunSummary:
     return RunSummary(
         id=run.id,
         plan=run.plan,
         drive_id=run.drive_id,
-        drive_label=drive_label(run.drive),
+        drive_label=drive_label(run.drive, run_serial(run)),
         simulated=run.drive.model.simulated,
         embargoed=under_embargo(run.drive.model),
         status=run.status,  # type: ignore[arg-type]
@@ -238,6 +281,8 @@ def summary(run: Run, waiting_position: int | None = None) -> RunSummary:
         created_at=run.created_at,
         started_at=run.started_at,
         finished_at=run.finished_at,
+        series_id=run.series_id,
+        series_index=run.series_index,
     )
 
 
@@ -372,6 +417,9 @@ def cancel_run(session: Session, state: AppState, run_id: int, user: User | None
             if step.status == "pending":
                 step.status = "cancelled"
         session.flush()
+        from backend.runs import series
+
+        series.after_run(session, state, run)
         queue.dispatch_next(session, state, run.drive_id)
     elif run.status == "running":
         # The worker learns it from the reply to its next post (within a second) and stops fio.

@@ -12,6 +12,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from backend.benches.service import touch
 from backend.core.deps import BenchAuth, SessionDep, StateDep
+from backend.core.jsonbody import FiniteJSONRoute, check_finite
 from backend.pts.schemas import RoundIn
 from backend.runs import worker_service as svc
 from backend.runs.schemas import (
@@ -26,7 +27,7 @@ from backend.runs.schemas import (
     StepStart,
 )
 
-router = APIRouter(prefix="/api/worker", tags=["worker"])
+router = APIRouter(prefix="/api/worker", tags=["worker"], route_class=FiniteJSONRoute)
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -69,6 +70,7 @@ async def read_body(request: Request, model: type[M]) -> M:
     body = await request.body()
 
     def validate() -> M:
+        check_finite(body)  # pydantic's JSON parser takes NaN and turns 1e400 into inf
         try:
             return model.model_validate_json(body)
         except ValidationError as exc:

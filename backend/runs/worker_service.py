@@ -34,7 +34,7 @@ from backend.pts.schemas import RoundIn
 from backend.results.models import Result
 from backend.results.qos import store_latency
 from backend.results.service import derive
-from backend.runs import queue
+from backend.runs import queue, series
 from backend.runs.models import RUN_FINAL, SAMPLE_COLUMNS, Run, Step
 from backend.runs.schemas import (
     SAMPLE_FIELDS,
@@ -388,6 +388,7 @@ def finish_run(
                 step.finished_at = run.finished_at
     log.info("run %s %s%s", run_id, data.status, f": {data.error}" if data.error else "")
     session.flush()
+    series.after_run(session, state, run)
     queue.dispatch_next(session, state, run.drive_id)
     publish_run(session, state, run_id)
 
@@ -415,6 +416,10 @@ def mark_lost_runs(session: Session, state: AppState, timeout_s: float) -> list[
             .values(status="failed", error="worker lost")
         )
         drive_id = session.scalar(select(Run.drive_id).where(Run.id == run_id))
+        lost = session.get(Run, run_id)
+        if lost is not None:
+            session.refresh(lost)
+            series.after_run(session, state, lost)
         if drive_id is not None:
             queue.dispatch_next(session, state, drive_id)
         publish_run(session, state, run_id)

@@ -27,3 +27,6 @@ class Share(Base):
     created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     revoked_at: Mapped[datetime | None]
+    # Openings of the shared page (GET /api/shares/{token}), and the latest.
+    views: Mapped[int] = mapped_column(default=0, server_default="0")
+    last_viewed_at: Mapped[datetime | None]

@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Query, Request
 
 from backend.core.deps import Reviewer, SessionDep, StateDep
+from backend.core.jsonbody import FiniteJSONRoute
 from backend.prices import schemas as price_schemas
 from backend.prices.service import price_table
 from backend.pts.compare import compare_pts
@@ -31,10 +32,10 @@ from backend.shares.schemas import (
 )
 from backend.users.auth_router import public_base
 
-router = APIRouter(prefix="/api/shares", tags=["shares"])
+router = APIRouter(prefix="/api/shares", tags=["shares"], route_class=FiniteJSONRoute)
 
 
-def share_out(s: Share, created_by: str | None) -> ShareOut:
+def share_out(s: Share, created_by: str | None, drive_names: list[str] | None = None) -> ShareOut:
     return ShareOut(
         id=s.id,
         title=s.title,
@@ -45,6 +46,9 @@ def share_out(s: Share, created_by: str | None) -> ShareOut:
         created_by=created_by,
         created_at=s.created_at,
         revoked_at=s.revoked_at,
+        views=s.views or 0,
+        last_viewed_at=s.last_viewed_at,
+        drive_names=drive_names or [],
     )
 
 
@@ -66,8 +70,14 @@ def create_share(
 
 @router.get("", response_model=list[ShareOut])
 def list_shares(session: SessionDep, _user: Reviewer) -> list[ShareOut]:
-    """Every share, revoked ones too (their tokens are not stored, so not shown)."""
-    return [share_out(s, name) for s, name in service.list_shares(session)]
+    """Every share, newest first, revoked ones too (their tokens are not stored, so not
+    shown): who made it, when, the drives compared and how often it was opened."""
+    shares = service.list_shares(session)
+    names = service.drive_names(session, {d for s, _n in shares for d in s.drive_ids})
+    return [
+        share_out(s, name, [names.get(d, f"drive {d} (deleted)") for d in s.drive_ids])
+        for s, name in shares
+    ]
 
 
 @router.get("/{token}", response_model=SharedComparison)
@@ -75,6 +85,7 @@ def read_share(token: str, session: SessionDep) -> SharedComparison:
     """The shared comparison, without signing in: as GET /api/compare, computed now, leaving
     out drives under embargo. 404 once revoked."""
     share, under_review, comparison = service.shared_comparison(session, token)
+    service.count_view(session, share)
     _share, drives, _review = service.live_share(session, token)
     return SharedComparison(
         title=share.title,

@@ -18,7 +18,7 @@ class ShareCreate(BaseModel):
         default_factory=list,
         max_length=100,
         description="plan:step:metric names added as charts of their own on the Compare page "
-        "(\"Add a metric\"); the shared page draws them after the headline ones.",
+        '("Add a metric"); the shared page draws them after the headline ones.',
     )
     under_review: int | None = Field(None, description="The drive under review, highlighted.")
     title: str = Field(min_length=1, max_length=200)
@@ -34,6 +34,11 @@ class ShareOut(BaseModel):
     created_by: str | None
     created_at: datetime
     revoked_at: datetime | None
+    views: int = Field(0, description="times the shared page was opened")
+    last_viewed_at: datetime | None = None
+    drive_names: list[str] = Field(
+        default_factory=list, description="the drives compared, named as the pages name them"
+    )
 
 
 class NewShare(ShareOut):

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session, joinedload
 
 from backend.core.db import utcnow
 from backend.core.errors import InvalidParams, NotFound
@@ -64,10 +64,37 @@ def create_share(session: Session, data: ShareCreate, user: User) -> tuple[Share
 
 
 def list_shares(session: Session) -> list[tuple[Share, str | None]]:
+    """Every share with its maker's name, newest first."""
     rows = session.execute(
-        select(Share, User.name).outerjoin(User, User.id == Share.created_by).order_by(Share.id)
+        select(Share, User.name)
+        .outerjoin(User, User.id == Share.created_by)
+        .order_by(Share.id.desc())
     )
     return [(s, name) for s, name in rows]
+
+
+def drive_names(session: Session, drive_ids: set[int]) -> dict[int, str]:
+    """Drives by id, named as the pages name them (short name, else label)."""
+    from backend.drives.models import DriveSample
+
+    if not drive_ids:
+        return {}
+    found = session.scalars(
+        select(DriveSample)
+        .where(DriveSample.id.in_(drive_ids))
+        .options(joinedload(DriveSample.model))
+    )
+    return {d.id: d.short_name or drive_label(d) for d in found}
+
+
+def count_view(session: Session, share: Share) -> None:
+    """One more opening of the shared page, counted in the database (concurrent readers add
+    up: the increment is SQL's, not a value read and written back)."""
+    session.execute(
+        update(Share)
+        .where(Share.id == share.id)
+        .values(views=Share.views + 1, last_viewed_at=utcnow())
+    )
 
 
 def find_share(session: Session, ref: str) -> Share:

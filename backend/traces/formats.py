@@ -5,7 +5,10 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
+from backend.traces import iolog
+
 BLK_MAGIC = 0x65617400
+BLK_VERSION = 7  # fio refuses a record of another version ("bad blktrace version")
 BLK_HEADER = struct.Struct("<IIQQIIIIIHH")  # struct blk_io_trace, 48 bytes, little endian
 BLK_TA_QUEUE = 1
 BLK_TC_READ = 1 << 16
@@ -41,11 +44,8 @@ def _alignment(length: int) -> int:
 def summarise(data: bytes) -> TraceSummary:
     if data[:4] and len(data) >= 4 and struct.unpack("<I", data[:4])[0] & 0xFFFFFF00 == BLK_MAGIC:
         return _blktrace(data)
-    head = data[:64].decode("ascii", errors="replace")
-    if head.startswith("fio version 2 iolog"):
-        return _iolog(data, version=2)
-    if head.startswith("fio version 3 iolog"):
-        return _iolog(data, version=3)
+    if any(data.startswith(prefix) for prefix in iolog.VERSION_PREFIXES.values()):
+        return _iolog(data)
     raise TraceFormatError(
         "not a trace drivelab can replay: upload a fio iolog (first line 'fio version 2 iolog' "
         "or 'fio version 3 iolog', e.g. from fio's write_iolog=) or a blktrace binary "
@@ -53,39 +53,80 @@ def summarise(data: bytes) -> TraceSummary:
     )
 
 
-def _iolog(data: bytes, version: int) -> TraceSummary:
+# No drive holds a byte past this (PostgreSQL's bigint, where the extent is kept).
+MAX_END = 2**63 - 1
+# The replay_align of a trace replay (backend.plans.trace_replay).
+REPLAY_ALIGN = 4096
+
+
+def _misread(number: iolog.Misread) -> TraceFormatError:
+    """A number fio reads as another value than it says: the trace would replay an I/O its
+    author did not write."""
+    face = int(number.text)
+    if face < 0:
+        why = "a negative number wraps around 2^64"
+    elif face >= 2**64:
+        why = "a number past 2^64 - 1 stops there"
+    else:
+        why = "a length keeps only its low 32 bits"
+    return TraceFormatError(
+        f"iolog line {number.line}: fio reads the {number.field} {number.text!r} as "
+        f"{number.value} ({why}): write the {number.field} as a decimal number of bytes"
+    )
+
+
+def _iolog(data: bytes) -> TraceSummary:
+    """Summarise an iolog as fio replays it (backend.traces.iolog), and refuse what fio
+    refuses, skips or would replay otherwise than it reads."""
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise TraceFormatError(f"the iolog is not text: byte {exc.start} is not UTF-8") from None
+        log = iolog.read(data)
+    except iolog.FioRefuses as exc:
+        raise TraceFormatError(str(exc)) from None
+    if log.long_lines:
+        n = log.long_lines[0]
+        limit = iolog.HEADER_BUFFER if n == 1 else iolog.LINE_BUFFER
+        raise TraceFormatError(
+            f"iolog line {n} is longer than the {limit - 1} bytes fio reads of a line at once: "
+            "fio would read the rest as a line of its own; shorten it"
+        )
+    if log.nul_lines:
+        raise TraceFormatError(
+            f"iolog line {log.nul_lines[0]} holds a NUL byte, where fio stops reading the "
+            "line: remove it"
+        )
+    for skipped in log.skipped:
+        if not skipped.harmless:
+            text = skipped.text.rstrip(b"\n").decode("utf-8", errors="backslashreplace")
+            raise TraceFormatError(f"iolog line {skipped.line}: {skipped.reason}: {text!r}")
+    if log.misread:
+        raise _misread(log.misread[0])
+    try:
+        iolog.check_has_io(log)
+    except iolog.FioRefuses as exc:
+        raise TraceFormatError(str(exc)) from None
+    replayed = iolog.replay(log)
+    if replayed.stop is not None:
+        raise TraceFormatError(f"iolog line {replayed.stop_line}: {replayed.stop}")
     ios = read = write = end = 0
     align = MAX_ALIGN
-    for n, line in enumerate(text.splitlines()[1:], start=2):
-        parts = line.split()
-        if not parts:
-            continue
-        if version == 3:
-            parts = parts[1:]  # leading timestamp
-        if len(parts) == 2:
-            continue  # add / open / close of a file
-        if len(parts) != 4:
-            raise TraceFormatError(f"iolog line {n} is not 'file action offset length': {line!r}")
-        action = parts[1]
-        try:
-            offset = int(parts[2])
-            length = int(parts[3])
-        except ValueError:
-            raise TraceFormatError(f"iolog line {n} has a non-numeric offset or length") from None
-        if action not in ("read", "write", "trim", "sync", "datasync", "wait"):
-            raise TraceFormatError(f"iolog line {n}: unknown action {action!r}")
-        if action in ("read", "write", "trim"):
-            if offset < 0 or length <= 0:
+    for n, action, offset, length in [*replayed.issued, *log.trims]:
+        if action in ("sync", "datasync"):
+            if length:
                 raise TraceFormatError(
-                    f"iolog line {n}: {action} at offset {offset} of {length} bytes: offsets "
-                    "start at 0 and lengths at 1"
+                    f"iolog line {n}: a {action} of {length} bytes: fio fails the replay there "
+                    "with an I/O error (a synchronous ioengine leaves the length undone); "
+                    "write its offset and length as 0 0"
                 )
-            end = max(end, offset + length)
-            ios += 1
+            continue
+        if length == 0:
+            raise TraceFormatError(f"iolog line {n}: a {action} of 0 bytes: lengths start at 1")
+        if offset + length > MAX_END:
+            raise TraceFormatError(
+                f"iolog line {n}: a {action} of {length} bytes at offset {offset} ends past "
+                f"byte {MAX_END}, beyond any drive"
+            )
+        end = max(end, offset + length)
+        ios += 1
         if action in ("read", "write"):
             if length % SECTOR:
                 raise TraceFormatError(
@@ -97,9 +138,7 @@ def _iolog(data: bytes, version: int) -> TraceSummary:
                 read += length
             else:
                 write += length
-    if ios == 0:
-        raise TraceFormatError("the iolog holds no read or write: nothing to replay")
-    return TraceSummary(f"iolog-v{version}", ios, read, write, end, align)
+    return TraceSummary(f"iolog-v{log.version}", ios, read, write, end, align)
 
 
 def _blktrace(data: bytes) -> TraceSummary:
@@ -113,9 +152,23 @@ def _blktrace(data: bytes) -> TraceSummary:
         )
         if magic & 0xFFFFFF00 != BLK_MAGIC:
             raise TraceFormatError(f"blktrace record at byte {pos} has a bad magic number")
+        if magic & 0xFF != BLK_VERSION:
+            raise TraceFormatError(
+                f"blktrace record at byte {pos} is of version {magic & 0xFF}: fio replays "
+                f"version {BLK_VERSION} only"
+            )
         if action & 0xFFFF == BLK_TA_QUEUE and nbytes:
             ios += 1
-            end = max(end, sector * SECTOR + nbytes)
+            offset = sector * SECTOR
+            # fio's replay_align moves the offset down to 4 KiB and rounds the length up.
+            rounded = -(-nbytes // REPLAY_ALIGN) * REPLAY_ALIGN
+            furthest = max(offset + nbytes, (offset & -REPLAY_ALIGN) + rounded)
+            if furthest > MAX_END:
+                raise TraceFormatError(
+                    f"blktrace record at byte {pos}: {nbytes} bytes at sector {sector} end "
+                    f"past byte {MAX_END}, beyond any drive"
+                )
+            end = max(end, furthest)
             align = min(align, _alignment(nbytes))
             if action & BLK_TC_WRITE:
                 write += nbytes

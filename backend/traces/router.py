@@ -9,10 +9,11 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from backend.core.deps import BenchAuth, CurrentUser, Reviewer, SessionDep
+from backend.core.jsonbody import FiniteJSONRoute
 from backend.traces import service
 from backend.traces.models import Trace
 
-router = APIRouter(tags=["traces"])
+router = APIRouter(tags=["traces"], route_class=FiniteJSONRoute)
 
 
 class TraceOut(BaseModel):

@@ -22,6 +22,7 @@ from backend.core.deps import (
     StateDep,
 )
 from backend.core.errors import NotFound
+from backend.core.jsonbody import FiniteJSONRoute
 from backend.core.ratelimit import FailureCounter
 from backend.users import service
 from backend.users.models import ApiToken, User
@@ -36,17 +37,22 @@ from backend.users.schemas import (
     TokenOut,
 )
 
-router = APIRouter(prefix="/api/auth", tags=["auth"])
+router = APIRouter(prefix="/api/auth", tags=["auth"], route_class=FiniteJSONRoute)
 
 
 def login_counter(state: AppState) -> FailureCounter:
     s = state.settings
     return FailureCounter(
-        state.redis, f"drivelab:{state.channels}:login", s.login_max_failures, s.login_window_s
+        state.redis,
+        f"drivelab:{state.channels}:login",
+        {"user": s.login_max_failures, "address": s.login_max_failures_per_address},
+        s.login_window_s,
     )
 
 
 def client_address(request: Request) -> str:
+    """The client's address: the peer's, or, from a proxy in DRIVELAB_TRUSTED_PROXIES, the
+    one it forwarded (X-Forwarded-For; backend.main installs the middleware that reads it)."""
     return request.client.host if request.client else "unknown"
 
 
@@ -101,8 +107,9 @@ def login(
     data: LoginIn, request: Request, response: Response, session: SessionDep, state: StateDep
 ) -> Me:
     """Sign in with a name and password: sets the session cookie and the CSRF cookie. After 5
-    failures within 5 minutes from one address, or for one user name, further attempts get
-    429 until the window ends."""
+    failures within 5 minutes for one user name from one address (or 100 from one address,
+    all names together), further attempts from there get 429 until the window ends; the
+    user signs in from elsewhere, with a one-time link or an API token meanwhile."""
     user = service.password_login(
         session, login_counter(state), data.name, data.password, client_address(request)
     )
@@ -115,7 +122,7 @@ def login_once(
 ) -> Me:
     """Sign in with a one-time link's token (`/login?once=TOKEN`, which the web app posts
     here). A link works once and expires after 15 minutes."""
-    user = service.redeem_link(session, login_counter(state), data.token, client_address(request))
+    user = service.redeem_link(session, data.token)
     return _sign_in(request, response, session, state, user)
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from backend.core.deps import Admin, SessionDep
+from backend.core.jsonbody import FiniteJSONRoute
 from backend.users import service
 from backend.users.auth_router import new_token_out, token_out
 from backend.users.models import User
 from backend.users.schemas import NewToken, TokenCreate, TokenOut, UserCreate, UserOut, UserUpdate
 
-router = APIRouter(prefix="/api/users", tags=["users"])
+router = APIRouter(prefix="/api/users", tags=["users"], route_class=FiniteJSONRoute)
 
 
 def user_out(u: User) -> UserOut:

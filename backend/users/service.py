@@ -191,26 +191,41 @@ def end_session(session: Session, raw: str | None) -> None:
 def password_login(
     session: Session, counter: FailureCounter, name: str, password: str, address: str
 ) -> User:
-    """The user, when the name and password match and neither the address nor the name has
-    used up its failed attempts. The attempt is counted against both before the password is
-    checked (so that 60 attempts at once get at most `limit` checks), and given back when it
-    was right."""
-    keys = {"address": address, "name": name.lower()}
+    """The user, when the name and password match and neither this user name from this
+    address nor this address as a whole has used up its failed attempts.
+
+    Failures count per (address, user name): someone failing as a colleague from their own
+    address never locks the colleague out elsewhere, nor other users out from this address.
+    An address also has a larger allowance for all names together, against trying many
+    names from one place. The attempt is counted against both before the password is
+    checked (so that 60 attempts at once get at most the limit of checks), and given back
+    when it was right. One-time links and API tokens are never counted or refused here."""
+    user_key = f"{address} {name.lower()}"
+    keys = {"user": user_key, "address": address}
     blocked = counter.attempt(keys)
     if blocked is not None:
         kind, retry_after = blocked
-        who = f"for user {name}" if kind == "name" else f"from {address}"
+        minutes = counter.window_s // 60
+        if kind == "user":
+            why = (
+                f"for user {name} from {address} ({counter.limits['user']} within {minutes} "
+                "minutes)"
+            )
+        else:
+            why = (
+                f"from {address} ({counter.limits['address']} within {minutes} minutes, all "
+                "user names together)"
+            )
         raise TooManyAttempts(
-            f"too many failed sign-ins {who} ({counter.limit} within "
-            f"{counter.window_s // 60} minutes): try again in {retry_after} s, or ask an admin "
-            "for a one-time sign-in link",
+            f"too many failed sign-ins {why}: try again in {retry_after} s, or sign in with a "
+            "one-time link (an admin makes one: `drivelab login-link`)",
             retry_after,
         )
     user = get_user_by_name(session, name)
     if user is None or not verify_password(user.password_hash if user else None, password):
         raise Unauthorized("wrong user name or password")  # the attempt stays counted
     counter.give_back({"address": address})
-    counter.reset("name", name.lower())
+    counter.reset("user", user_key)
     if user.disabled:
         raise Forbidden(f"user {user.name} is disabled: ask an admin to enable it")
     if user.password_hash and needs_rehash(user.password_hash):
@@ -243,14 +258,10 @@ def create_link(
     return link, raw
 
 
-def redeem_link(session: Session, counter: FailureCounter, raw: str, address: str) -> User:
-    """The link's user; the link is used up at once (atomically: it works exactly once)."""
-    keys = {"address": address}
-    blocked = counter.attempt(keys)  # counted before the link is looked at, as passwords
-    if blocked is not None:
-        raise TooManyAttempts(
-            f"too many failed sign-ins from {address}: try again in {blocked[1]} s", blocked[1]
-        )
+def redeem_link(session: Session, raw: str) -> User:
+    """The link's user; the link is used up at once (atomically: it works exactly once).
+    Never refused for failed sign-ins: a link is 256 random bits (no number of attempts
+    guesses one), and it is the way in for a user whose password attempts are used up."""
     now = utcnow()
     digest = hash_token(raw)
     user_id = session.scalar(
@@ -273,7 +284,6 @@ def redeem_link(session: Session, counter: FailureCounter, raw: str, address: st
             f"this sign-in link {problem}; get a new one with `drivelab login-link` or sign in "
             "with a password"
         )
-    counter.give_back(keys)
     user = get_user(session, user_id)
     if user.disabled:
         raise Forbidden(f"user {user.name} is disabled: ask an admin to enable it")

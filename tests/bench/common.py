@@ -37,6 +37,7 @@ from tests.conftest import (
     Stack,
     create_local_database,
     local_services_available,
+    register_drive,
     reserve_redis_db,
     start_stack,
     stop_stack,
@@ -185,7 +186,19 @@ def median(values: list[float]) -> float | None:
 
 
 def cpu_seconds(pid: int) -> float:
-    """utime + stime of a process (all its threads, not its children), in seconds."""
+    """utime + stime of a process (all its threads, not its children), in seconds; for the
+    api's uvicorn supervisor, with its worker processes (multiprocessing's spawned children:
+    `drivelab up` runs one api process per core, and the supervisor does little itself)."""
+    total = _own_cpu_seconds(pid)
+    if "uvicorn" in cmdline(pid):
+        for child in _children(pid):
+            if "spawn_main" in cmdline(child):
+                with contextlib.suppress(OSError):
+                    total += _own_cpu_seconds(child)
+    return total
+
+
+def _own_cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
@@ -279,6 +292,7 @@ def start_profile(pid: int, name: str) -> subprocess.Popen[bytes] | None:
             "--rate",
             "200",
             "--threads",
+            "--subprocesses",  # the api's worker processes, under uvicorn's supervisor
             "--output",
             str(RESULTS / f"{name}.pyspy"),
             *(["--gil"] if os.environ.get("BENCH_PROFILE") == "gil" else []),
@@ -472,9 +486,15 @@ def check(resp: httpx.Response, status: int = 200) -> Any:
     return resp.json() if resp.content else None
 
 
+# Worker tokens of the benches add_bench made: their device reports are posted with them.
+_TOKENS: dict[str, str] = {}
+
+
 def add_bench(admin: httpx.Client, name: str) -> str:
     """A bench registered through the api, with its worker token."""
-    return check(admin.post("/api/benches", json={"name": name}), 201)["token"]
+    token = check(admin.post("/api/benches", json={"name": name}), 201)["token"]
+    _TOKENS[name] = str(token)
+    return str(token)
 
 
 def add_drive(
@@ -490,10 +510,12 @@ def add_drive(
     simulated: bool = True,
     firmware: str | None = "SYN1",
 ) -> dict[str, Any]:
+    """A synthetic drive on a bench add_bench made (no worker runs for it): its device report
+    is posted with the bench's token, then the drive registered from it."""
     return check(
-        admin.post(
-            "/api/drives",
-            json={
+        register_drive(
+            admin,
+            {
                 "bench": bench,
                 "target_path": target_path or f"/srv/drivelab-bench/{serial}",
                 "serial": serial,
@@ -504,6 +526,7 @@ def add_drive(
                 "simulated": simulated,
                 "firmware": firmware,
             },
+            bench_token=_TOKENS[bench],
         ),
         201,
     )

@@ -19,6 +19,7 @@ TITLES = {
     "live": "Live latency",
     "reads": "Reads at scale",
     "browser": "Browser",
+    "chart_pack": "Chart pack (5 drives)",
     "scaleout": "Scale-out (50 benches, simulated)",
     "archive": "Archive",
 }

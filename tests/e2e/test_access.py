@@ -11,6 +11,7 @@ shared links and the audit log.
 
 from __future__ import annotations
 
+import os
 import secrets
 import time
 from collections.abc import Iterator
@@ -23,8 +24,11 @@ from typing import Any
 import httpx
 import pytest
 
+from backend.core.settings import Settings
 from backend.openapi import schema
-from tests.conftest import Stack, User, wait_run
+from backend.up import _api as up_api
+from tests.conftest import Stack, User, free_port, wait_run
+from tests.e2e.test_hostile import environ, stack_process
 from tests.e2e.test_run_path import _bench_token, queue
 
 pytestmark = pytest.mark.e2e
@@ -140,6 +144,9 @@ MATRIX: dict[tuple[str, str], Case] = {
     ("GET", "/api/models"): Case(VIEWER, 200),
     ("POST", "/api/models"): Case(REVIEWER, 422, body={}),
     ("GET", "/api/models/{model_id}"): Case(VIEWER, 200, path={"model_id": "{model_id}"}),
+    ("GET", "/api/models/{model_id}/firmware"): Case(
+        VIEWER, 200, path={"model_id": "{model_id}"}
+    ),
     ("PATCH", "/api/models/{model_id}"): Case(
         REVIEWER, 200, body={}, path={"model_id": "{model_id}"}
     ),
@@ -167,6 +174,11 @@ MATRIX: dict[tuple[str, str], Case] = {
     ("GET", "/api/runs/{run_id}/events"): Case(VIEWER, 200, path=RUN),
     ("GET", "/api/runs/{run_id}/jobs"): Case(VIEWER, 200, path=RUN),
     ("GET", "/api/runs/{run_id}/samples"): Case(VIEWER, 200, path=RUN),
+    # series of repeats: one that does not exist, past the access check
+    ("GET", "/api/series/{series_id}"): Case(VIEWER, 404, path={"series_id": "2147483000"}),
+    ("POST", "/api/series/{series_id}/stop"): Case(
+        REVIEWER, 404, path={"series_id": "2147483000"}
+    ),
     ("GET", "/api/runs/{run_id}/series"): Case(
         VIEWER, 200, path=RUN, query={"step_id": "{step_id}", "metric": "read_mbps"}
     ),
@@ -201,6 +213,9 @@ MATRIX: dict[tuple[str, str], Case] = {
     ("GET", "/api/compare"): Case(VIEWER, 200, query={"drives": "{sim_drive}"}),
     ("GET", "/api/compare/pair"): Case(
         VIEWER, 200, query={"a": "{sim_drive}", "b": "{idle_drive}"}
+    ),
+    ("GET", "/api/compare/article"): Case(
+        VIEWER, 200, query={"drives": "{sim_drive},{idle_drive}"}
     ),
     ("GET", "/api/compare/series"): Case(
         VIEWER, 200, query={"drives": "{sim_drive}", "plan": "consistency"}
@@ -470,31 +485,143 @@ def _from(address: str, stack: Stack) -> httpx.Client:
     )
 
 
-def test_sign_in_is_rate_limited(stack: Stack) -> None:
-    user = stack.create_user("viewer")
-    wrong = {"name": user.name, "password": "not the password"}
-    right = {"name": user.name, "password": user.password}
+def _sign_in(c: httpx.Client, user: User, password: str | None = None, **kw: Any) -> httpx.Response:
+    body = {"name": user.name, "password": user.password if password is None else password}
+    return c.post("/api/auth/login", json=body, **kw)
+
+
+def test_failed_sign_ins_lock_one_name_from_one_address_only(stack: Stack) -> None:
+    """5 failures for user A from one address: A is refused from there, and only there; user
+    B signs in from the same address, A from another; A's one-time link and A's API token
+    work from the address where A's password attempts are used up."""
+    a, b = stack.create_user("viewer"), stack.create_user("viewer")
     with _from("127.0.0.2", stack) as c:
         for _ in range(5):
-            r = c.post("/api/auth/login", json=wrong)
+            r = _sign_in(c, a, "not the password")
             assert r.status_code == 401 and r.json()["detail"] == "wrong user name or password"
-        r = c.post("/api/auth/login", json=right)
+        r = _sign_in(c, a)
         assert r.status_code == 429, r.text
         assert 0 < int(r.headers["Retry-After"]) <= 300
-        assert "too many failed sign-ins" in r.json()["detail"]
-        assert "try again in" in r.json()["detail"]
-    # The user name is limited too, whatever the address...
+        detail = r.json()["detail"]
+        assert f"too many failed sign-ins for user {a.name} from 127.0.0.2" in detail, detail
+        assert "try again in" in detail and "one-time link" in detail
+        # A colleague is not locked out by someone failing as A...
+        assert _sign_in(c, b).status_code == 200
+    # ...nor is A from anywhere else.
     with _from("127.0.0.3", stack) as c:
-        r = c.post("/api/auth/login", json=right)
-        assert r.status_code == 429 and f"for user {user.name}" in r.json()["detail"]
-        # ...and the address only for what failed from it: another user signs in.
-        other = stack.create_user("viewer")
-        r = c.post("/api/auth/login", json={"name": other.name, "password": other.password})
-        assert r.status_code == 200, r.text
+        assert _sign_in(c, a).status_code == 200
+    link = stack.login_link(a.name).split("once=", 1)[1]
+    with _from("127.0.0.2", stack) as c:
+        assert _sign_in(c, a).status_code == 429  # still, from 127.0.0.2
+        r = c.post("/api/auth/once", json={"token": link})
+        assert r.status_code == 200 and r.json()["name"] == a.name, r.text
+        r = c.get("/api/auth/me", headers={"Authorization": f"Bearer {a.token}"})
+        assert r.status_code == 200 and r.json() == {**r.json(), "name": a.name, "via": "token"}
     # Unknown names fail the same way (nothing tells which names exist).
     with _from("127.0.0.4", stack) as c:
-        r = c.post("/api/auth/login", json={"name": "nobody-" + user.name, "password": "x"})
+        r = c.post("/api/auth/login", json={"name": "nobody-" + a.name, "password": "x"})
         assert r.status_code == 401 and r.json()["detail"] == "wrong user name or password"
+
+
+def test_an_address_trying_many_names_is_throttled_but_links_and_tokens_work(
+    stack: Stack,
+) -> None:
+    """100 failures from one address, whatever the names, and password sign-ins from there
+    wait for the window; one-time links and API tokens are never refused for it."""
+    user = stack.create_user("viewer")
+    tag = secrets.token_hex(3)
+    with _from("127.0.0.6", stack) as c:
+        for i in range(100):
+            r = c.post("/api/auth/login", json={"name": f"spray-{tag}-{i}", "password": "x"})
+            assert r.status_code == 401, (i, r.text)
+        r = _sign_in(c, user)
+        assert r.status_code == 429, r.text
+        assert "from 127.0.0.6 (100 within 5 minutes, all user names together)" in r.text
+        link = stack.login_link(user.name).split("once=", 1)[1]
+        r = c.post("/api/auth/once", json={"token": link})
+        assert r.status_code == 200 and r.json()["name"] == user.name, r.text
+        r = c.get("/api/auth/me", headers={"Authorization": f"Bearer {user.token}"})
+        assert r.status_code == 200 and r.json()["name"] == user.name
+        # A wrong link is refused for what it is, not for the address's failures.
+        r = c.post("/api/auth/once", json={"token": "not-a-link"})
+        assert r.status_code == 401 and "not a drivelab sign-in link" in r.json()["detail"]
+
+
+@pytest.fixture(scope="module")
+def proxied_api(stack: Stack) -> Iterator[str]:
+    """A second api on the stack's database and Redis, started as `drivelab up` starts its
+    api, that trusts 127.0.0.9 as its reverse proxy (DRIVELAB_TRUSTED_PROXIES)."""
+    api_env = environ(stack_process(stack, "uvicorn"))
+    port = free_port()
+    settings = Settings(host="127.0.0.1", port=port)
+    env = {
+        **os.environ,
+        **{k: v for k, v in api_env.items() if k.startswith("DRIVELAB_")},
+        "DRIVELAB_HOST": "127.0.0.1",
+        "DRIVELAB_PORT": str(port),
+        "DRIVELAB_TRUSTED_PROXIES": "127.0.0.9",
+    }
+    child = up_api(settings, env, verbose=False).start()
+    assert child.proc is not None
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert child.exited() is None, f"the api exited ({child.exited()})"
+            try:
+                if httpx.get(f"{url}/api/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "the second api did not answer"
+            time.sleep(0.2)
+        yield url
+    finally:
+        child.proc.terminate()
+        child.proc.wait(30)
+
+
+def _peer(url: str, address: str) -> httpx.Client:
+    return httpx.Client(
+        base_url=url, transport=httpx.HTTPTransport(local_address=address), timeout=30
+    )
+
+
+def test_x_forwarded_for_counts_only_from_a_trusted_proxy(stack: Stack, proxied_api: str) -> None:
+    # `drivelab up`'s api trusts no proxy, not even 127.0.0.1 (uvicorn's own default).
+    user = stack.create_user("viewer")
+    with _peer(stack.api_url, "127.0.0.1") as c:
+        for i in range(5):
+            r = _sign_in(c, user, "wrong", headers={"X-Forwarded-For": f"10.9.0.{i}"})
+            assert r.status_code == 401, r.text
+        r = _sign_in(c, user, headers={"X-Forwarded-For": "10.9.0.99"})
+        assert r.status_code == 429 and "from 127.0.0.1 (" in r.json()["detail"], r.text
+    # From its proxy, an api counts each forwarded address apart...
+    user = stack.create_user("viewer")
+    with _peer(proxied_api, "127.0.0.9") as proxy:
+        for _ in range(5):
+            r = _sign_in(proxy, user, "wrong", headers={"X-Forwarded-For": "10.9.1.1"})
+            assert r.status_code == 401, r.text
+        r = _sign_in(proxy, user, headers={"X-Forwarded-For": "10.9.1.1"})
+        assert r.status_code == 429 and "from 10.9.1.1 (" in r.json()["detail"], r.text
+        # What a client claims ahead of the address its proxy appends is not believed.
+        r = _sign_in(proxy, user, headers={"X-Forwarded-For": "10.9.1.1, 10.9.1.2"})
+        assert r.status_code == 200, r.text
+        # ...and takes the scheme it forwards: links made through it are https.
+        r = proxy.post(
+            "/api/auth/links",
+            json={},
+            headers={"Authorization": f"Bearer {stack.token}", "X-Forwarded-Proto": "https"},
+        )
+        assert r.status_code == 201 and r.json()["url"].startswith("https://"), r.text
+    # ...but from any other peer, X-Forwarded-For is ignored.
+    user = stack.create_user("viewer")
+    with _peer(proxied_api, "127.0.0.8") as c:
+        for i in range(5):
+            r = _sign_in(c, user, "wrong", headers={"X-Forwarded-For": f"10.9.2.{i}"})
+            assert r.status_code == 401, r.text
+        r = _sign_in(c, user, headers={"X-Forwarded-For": "10.9.2.99"})
+        assert r.status_code == 429 and "from 127.0.0.8 (" in r.json()["detail"], r.text
 
 
 # --- one-time sign-in links ----------------------------------------------------------------
@@ -657,6 +784,10 @@ def test_embargoed_drives_are_hidden_from_viewers_and_shared_links(
             assert r.status_code == 404 and f"no drive with id {drive['id']}" in r.json()["detail"]
             r = viewer.get("/api/compare/pair", params={"a": sim_drive["id"], "b": drive["id"]})
             assert r.status_code == 404
+            r = viewer.get(
+                "/api/compare/article", params={"drives": f"{sim_drive['id']},{drive['id']}"}
+            )
+            assert r.status_code == 404 and f"no drive with id {drive['id']}" in r.json()["detail"]
         with stack.client(token=users["reviewer"].token) as reviewer:
             d = reviewer.get(f"/api/drives/{drive['id']}").json()
             assert d["embargoed"] and d["model"]["embargo_until"]
@@ -717,8 +848,12 @@ def test_shared_links_are_read_without_login_until_revoked(
         for added, words in (([other_metric], "not among the shared metrics"), (["x"], "plan:")):
             r = reviewer.post(
                 "/api/shares",
-                json={"drives": [sim_drive["id"]], "metrics": [METRIC], "title": "x",
-                      "added_metrics": added},  # fmt: skip
+                json={
+                    "drives": [sim_drive["id"]],
+                    "metrics": [METRIC],
+                    "title": "x",
+                    "added_metrics": added,
+                },  # fmt: skip
             )
             assert r.status_code == 422 and words in r.json()["detail"], r.text
 
@@ -729,10 +864,24 @@ def test_shared_links_are_read_without_login_until_revoked(
         assert body["added_metrics"] == [METRIC]
         assert [m["metric"] for m in body["comparison"]["metrics"]] == [METRIC]
         assert body["comparison"]["metrics"][0]["rows"][0]["drive_id"] == sim_drive["id"]
-        # Listed for reviewers, without the token.
+        # Listed for reviewers, without the token: who, when, which drives, views.
         listed = {s["id"]: s for s in reviewer.get("/api/shares").json()}
         assert listed[share["id"]]["title"] == "For the editor"
         assert "token" not in listed[share["id"]]
+        assert listed[share["id"]]["created_by"] == users["reviewer"].name
+        assert listed[share["id"]]["views"] == 1
+        assert listed[share["id"]]["last_viewed_at"] is not None
+        drive_name = sim_drive.get("short_name") or sim_drive["label"]
+        assert listed[share["id"]]["drive_names"] == [drive_name]
+        assert httpx.get(share["url"]).status_code == 200
+        assert httpx.get(share["url"]).status_code == 200
+        listed = {s["id"]: s for s in reviewer.get("/api/shares").json()}
+        assert listed[share["id"]]["views"] == 3
+        # Reading the list or a chart of the link is not a view of it.
+        assert httpx.get(f"{share['url']}/pts").status_code == 200
+        listed = reviewer.get("/api/shares").json()
+        assert {s["id"]: s for s in listed}[share["id"]]["views"] == 3
+        assert [s["id"] for s in listed] == sorted((s["id"] for s in listed), reverse=True)
 
         # Revoked by its token, or by its id: the link answers 404 from then on.
         assert reviewer.delete(f"/api/shares/{share['token']}").status_code == 204

@@ -222,7 +222,7 @@ def test_admin_users_tokens_and_audit(browser, stack: Stack) -> None:  # type: i
             expect(bench).to_contain_text("online")
             if loop is not None:
                 row = bench.locator(f'tr[data-device="{loop}"]')
-                # the worker reports its devices every 10 s
+                # the worker reports its devices within a second or two of a change
                 expect(row).to_have_count(1, timeout=30_000)
                 row.get_by_role("button", name=f"Register {loop} as a drive").click()
                 form = row.get_by_role("form", name=f"Register {loop}")
@@ -238,6 +238,16 @@ def test_admin_users_tokens_and_audit(browser, stack: Stack) -> None:  # type: i
                 assert added["serial"] == device["serial"] and added["short_name"] == "Picked"
                 assert added["model"]["capacity_bytes"] == device["size_bytes"]
                 assert added["simulated"]
+            # The disk the system runs from is marked and not offered for registration.
+            with stack.client() as c:
+                devices = c.get("/api/benches/local/devices").json()
+            system = [d for d in devices if d["system"]]
+            assert system, devices  # the root filesystem lives on some block device here
+            for d in system:
+                row = bench.locator(f'tr[data-device="{d["path"]}"]')
+                expect(row).to_contain_text("system disk")
+                expect(row).to_contain_text("the system runs from it: not offered")
+                expect(row.get_by_role("button")).to_have_count(0)
 
         # 8. A second bench added on the page: its worker command, token included, complete
         # against this installation (tests/test_up.py runs such a command).
@@ -255,6 +265,14 @@ def test_admin_users_tokens_and_audit(browser, stack: Stack) -> None:  # type: i
         with stack.client(token=token) as worker:
             hello = worker.post("/api/worker/hello", json={"host_info": {}})
             assert hello.status_code == 200 and hello.json()["name"] == name, hello.text
+        with stack.client() as c:
+            # Its hello carried no device report: nothing can be registered on it yet.
+            r = c.get(f"/api/benches/{name}/devices")
+            assert r.status_code == 409, r.text
+            assert f"the worker of bench {name} has not reported its devices yet" in r.text
+            assert not next(b for b in c.get("/api/benches").json() if b["name"] == name)[
+                "devices_reported"
+            ]
         expect(page.get_by_role("status", name=f"Worker command of {name}")).to_contain_text(
             "listens on 127.0.0.1 only"
         )

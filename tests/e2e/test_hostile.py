@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
+import select
+import socket
 import subprocess
 import sys
 import threading
@@ -22,7 +25,8 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from tests.conftest import ROOT, Stack, User, wait_run
+from backend.openapi import schema
+from tests.conftest import ROOT, Stack, User, register_drive, wait_run
 from tests.e2e.test_run_path import queue
 
 pytestmark = pytest.mark.e2e
@@ -66,6 +70,28 @@ def stack_process(stack: Stack, marker: str) -> int:
         if marker in " ".join(cmdline(pid)):
             return pid
     raise AssertionError(f"drivelab up runs no process with {marker!r}")
+
+
+def api_processes(stack: Stack) -> list[int]:
+    """The processes that serve the api: uvicorn's worker processes (multiprocessing's
+    spawned children of its supervisor), or uvicorn itself when it runs one process."""
+    top = stack_process(stack, "uvicorn")
+    workers = [pid for pid in _children(top) if "spawn_main" in " ".join(cmdline(pid))]
+    return workers or [top]
+
+
+class PeakRss:
+    """Each api process's peak RSS over a block, from its RSS at the start (VmHWM reset)."""
+
+    def __init__(self, stack: Stack) -> None:
+        self.pids = api_processes(stack)
+        self.before = {}
+        for pid in self.pids:
+            Path(f"/proc/{pid}/clear_refs").write_text("5")
+            self.before[pid] = status_kib(pid, "VmRSS")
+
+    def grown_kib(self) -> dict[int, int]:
+        return {pid: status_kib(pid, "VmHWM") - self.before[pid] for pid in self.pids}
 
 
 def worker_processes(stack: Stack) -> list[int]:
@@ -183,9 +209,7 @@ def test_a_workers_large_body_is_read_only_for_a_bench_token(stack: Stack) -> No
     body: 60 MiB of `[{},{},...]` without a token, or with a wrong one, is answered 401
     without being parsed (it had taken the api from 120 MB to 1.7 GB). The other worker
     routes keep the 512 KiB limit of every body."""
-    api = stack_process(stack, "uvicorn")
-    Path(f"/proc/{api}/clear_refs").write_text("5")
-    before = status_kib(api, "VmRSS")
+    rss = PeakRss(stack)
     total = 60 * MIB
     with httpx.Client(base_url=stack.api_url, timeout=300) as c:
         for path in LARGE:
@@ -206,8 +230,8 @@ def test_a_workers_large_body_is_read_only_for_a_bench_token(stack: Stack) -> No
         for path in ("/api/worker/hello", "/api/worker/runs/1/claim", "/api/worker/runs/1/finish"):
             r = c.post(path, content=objects(total), headers={"Content-Type": "application/json"})
             assert_413(r)
-    peak = status_kib(api, "VmHWM")
-    assert peak - before < 50 * 1024, f"api RSS grew from {before} KiB to a peak of {peak} KiB"
+    grown = rss.grown_kib()
+    assert max(grown.values()) < 50 * 1024, f"api processes' RSS grew by (KiB): {grown}"
     # A bench's own report of that size is read and answered on its merits.
     token = _new_bench_token(stack)
     with stack.client(token=token) as c:
@@ -228,10 +252,8 @@ def _new_bench_token(stack: Stack, name: str | None = None) -> str:
 
 
 def test_api_memory_stays_flat_under_a_gigabyte_body(stack: Stack) -> None:
-    api = stack_process(stack, "uvicorn")
-    # Reset the process's peak RSS (VmHWM), so the peak measured is this test's.
-    Path(f"/proc/{api}/clear_refs").write_text("5")
-    before = status_kib(api, "VmRSS")
+    # Each api process's peak RSS (VmHWM) reset, so the peak measured is this test's.
+    rss = PeakRss(stack)
     gib = 1024 * MIB
     with httpx.Client(base_url=stack.api_url, timeout=300) as c:
         for path in ("/api/auth/login", "/api/runs"):
@@ -247,10 +269,226 @@ def test_api_memory_stays_flat_under_a_gigabyte_body(stack: Stack) -> None:
                 headers={"Content-Length": str(gib), "Content-Type": "application/json"},
             )
             assert_413(r)
-    peak = status_kib(api, "VmHWM")
-    assert peak - before < 50 * 1024, f"api RSS grew from {before} KiB to a peak of {peak} KiB"
+    grown = rss.grown_kib()
+    assert max(grown.values()) < 50 * 1024, f"api processes' RSS grew by (KiB): {grown}"
     with stack.client() as c:
         assert c.get("/api/health").json()["status"] == "ok"
+
+
+# --- numbers JSON cannot carry ------------------------------------------------------------
+
+# What Python's and pydantic's JSON decoders take although JSON has no such number.
+NON_FINITE = ("NaN", "Infinity", "-Infinity", "1e400", "-1e400")
+
+
+def _json_operations() -> list[tuple[str, str, dict[str, Any]]]:
+    """(method, path, body schema) of every operation of the api's OpenAPI schema
+    (app.openapi()) that takes a JSON body."""
+    api = schema()
+    found = []
+    for path, operations in api["paths"].items():
+        for method, op in operations.items():
+            body = op.get("requestBody", {}).get("content", {}).get("application/json")
+            if body is None:
+                continue
+            ref = body["schema"].get("$ref", "")
+            resolved = (
+                api["components"]["schemas"][ref.rsplit("/", 1)[1]] if ref else body["schema"]
+            )
+            found.append((method.upper(), path, resolved))
+    return found
+
+
+def _non_finite_body(body_schema: dict[str, Any], literal: str) -> tuple[bytes, list[list[Any]]]:
+    """A body with `literal` in every top-level field, and the fields' locations."""
+    fields = list(body_schema.get("properties", {}))
+    if fields:
+        text = "{" + ", ".join(f"{json.dumps(f)}: {literal}" for f in fields) + "}"
+        return text.encode(), [["body", f] for f in fields]
+    if body_schema.get("type") == "array":
+        return f"[{literal}]".encode(), [["body", 0]]
+    return f'{{"value": {literal}}}'.encode(), [["body", "value"]]
+
+
+def test_non_finite_numbers_get_a_422_naming_the_field_on_every_operation(stack: Stack) -> None:
+    """NaN, Infinity and 1e400 in any JSON body, anonymously and signed in (a user's token;
+    a bench's on the worker api): a 422 in JSON that names every field holding one, or 401
+    where a route checks the token before it reads the body; never a 500."""
+    from backend.runs.worker_router import LARGE_BODY_PATHS
+
+    raw_first = [re.compile(f"/api/worker{p}") for p in LARGE_BODY_PATHS]
+    operations = _json_operations()
+    assert len(operations) > 20, operations  # the schema was read
+    bench = _new_bench_token(stack)
+    wrong: list[str] = []
+    with stack.client(token="") as anon, stack.client() as admin, stack.client(token=bench) as b:
+        for method, template, body_schema in operations:
+            path = re.sub(r"\{[^}]+\}", "1", template)
+            worker = path.startswith("/api/worker/")
+            checks_token_first = any(p.fullmatch(path) for p in raw_first)
+            for who, client in (("anonymous", anon), ("signed in", b if worker else admin)):
+                for literal in NON_FINITE:
+                    body, locs = _non_finite_body(body_schema, literal)
+                    r = client.request(
+                        method, path, content=body, headers={"Content-Type": "application/json"}
+                    )
+                    where = f"{method} {path} {who} {literal}"
+                    if who == "anonymous" and checks_token_first:
+                        if r.status_code != 401:
+                            wrong.append(f"{where}: {r.status_code}, want 401: {r.text[:200]}")
+                        continue
+                    if r.status_code != 422:
+                        wrong.append(f"{where}: {r.status_code}, want 422: {r.text[:200]}")
+                        continue
+                    answer = r.json()  # valid JSON, or this fails
+                    named = [e["loc"] for e in answer["errors"] if e["type"] == "finite_number"]
+                    if named != locs:
+                        wrong.append(f"{where}: names {named}, want {locs}: {r.text[:300]}")
+                    for loc in locs[:10]:
+                        if f"{loc[1]}: Input should be a finite number" not in answer["detail"]:
+                            wrong.append(f"{where}: the detail does not name {loc[1]}")
+    assert not wrong, f"{len(wrong)} wrong answers:\n" + "\n".join(wrong[:40])
+
+
+def test_a_non_finite_number_deep_in_a_workers_batch_is_refused(stack: Stack) -> None:
+    """The worker's large bodies are parsed by pydantic, which took NaN in a float field as it
+    is: a sample batch with one reaches no run, and the 422 says where it is."""
+    bench = _new_bench_token(stack)
+    counts = '"dt_ms": 1000, "read_bytes": 0, "write_bytes": 0, "read_ios": 0, "write_ios": 0'
+    batch = (
+        f'{{"step_id": 1, "progress": 0.5, "samples": [{{"t_ms": 1000, {counts}}}, '
+        f'{{"t_ms": 2000, {counts}, "read_lat_mean_us": NaN}}]}}'
+    ).encode()
+    with stack.client(token=bench) as c:
+        r = c.post(
+            "/api/worker/runs/1/samples",
+            content=batch,
+            headers={"Content-Type": "application/json"},
+        )
+    assert r.status_code == 422, r.text
+    loc = ["body", "samples", 1, "read_lat_mean_us"]
+    assert [e["loc"] for e in r.json()["errors"]] == [loc], r.text
+    assert "samples.1.read_lat_mean_us: Input should be a finite number" in r.json()["detail"]
+
+
+# --- the rest of an oversized body is never read ------------------------------------------
+
+
+def _raw(stack: Stack) -> socket.socket:
+    port = int(urlsplit(stack.api_url).port or 80)
+    sock = socket.create_connection(("127.0.0.1", port), timeout=60)
+    return sock
+
+
+def _head(path: str, *headers: str) -> bytes:
+    lines = [f"POST {path} HTTP/1.1", "Host: drivelab", "Content-Type: application/json"]
+    return ("\r\n".join([*lines, *headers]) + "\r\n\r\n").encode()
+
+
+def _read_to_close(sock: socket.socket) -> bytes:
+    """Everything the api sends until it closes the connection (a timeout fails the test:
+    the api kept the connection open, waiting for the rest of the body)."""
+    data = b""
+    while True:
+        try:
+            chunk = sock.recv(65536)
+        except ConnectionResetError:
+            return data
+        except TimeoutError:
+            raise AssertionError(f"the api kept the connection open after {data[:300]!r}") from None
+        if not chunk:
+            return data
+        data += chunk
+
+
+def _response(data: bytes) -> tuple[int, dict[str, str], bytes]:
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.lower().split(": ", 1) for line in lines[1:])
+    return int(lines[0].split()[1]), headers, body
+
+
+@pytest.mark.parametrize(
+    ("path", "limit"),
+    [
+        ("/api/auth/login", LIMIT),
+        ("/api/runs", LIMIT),
+        ("/api/worker/runs/1/samples", 64 * MIB),
+        ("/api/traces?name=big", 256 * MIB),
+        ("/api/prices/import", 5 * MIB),
+    ],
+)
+def test_a_declared_gigabyte_is_answered_413_and_the_connection_closed_unread(
+    stack: Stack, path: str, limit: int
+) -> None:
+    """Headers declaring 1 GiB and not one byte of the body: the 413 comes, and the api closes
+    the connection rather than read (and throw away) the gigabyte it was promised."""
+    with _raw(stack) as sock:
+        sock.sendall(_head(path, f"Content-Length: {1024 * MIB}"))
+        status, headers, body = _response(_read_to_close(sock))
+    assert status == 413, body
+    assert headers["connection"] == "close"
+    detail = json.loads(body)["detail"]
+    assert "1024.0 MiB declared" in detail and f"({limit} bytes)" in detail, detail
+
+
+def test_an_answer_before_the_body_closes_the_connection(stack: Stack) -> None:
+    """A worker route checks the bench's token before it reads its (up to 64 MiB) body: the
+    401 comes without the body, and the connection is closed, not drained."""
+    with _raw(stack) as sock:
+        sock.sendall(_head("/api/worker/runs/1/samples", f"Content-Length: {60 * MIB}"))
+        sock.sendall(b'{"samples": [')
+        status, headers, body = _response(_read_to_close(sock))
+    assert status == 401, body
+    assert headers["connection"] == "close"
+    assert "bench token missing" in json.loads(body)["detail"]
+    # A request whose body has all arrived keeps its connection (no close for nothing).
+    with _raw(stack) as sock:
+        sock.sendall(_head("/api/auth/login", "Content-Length: 2") + b"{}")
+        sock.settimeout(5)
+        data = sock.recv(65536)
+    status, headers, _body = _response(data)
+    assert status == 422 and "connection" not in headers, data
+
+
+def test_a_chunked_body_that_never_ends_is_cut_off_at_the_limit(stack: Stack) -> None:
+    """A chunked body sent without end: the api reads up to its limit, answers 413 and closes
+    the connection. The bytes the client got to send are the limit plus what the sockets'
+    buffers hold (a few MB), never the 256 MiB this test is ready to send."""
+    frame = b"%x\r\n" % (64 * KIB) + b"x" * (64 * KIB) + b"\r\n"
+    sent, data, closed = 0, b"", False
+    with _raw(stack) as sock:
+        sock.sendall(_head("/api/auth/login", "Transfer-Encoding: chunked"))
+        sock.setblocking(False)
+        pending = b""
+        while sent < 256 * MIB and not closed:
+            readable, writable, _ = select.select([sock], [sock], [], 60)
+            assert readable or writable, "the api neither read nor answered for 60 s"
+            if readable:
+                try:
+                    chunk = sock.recv(65536)
+                except ConnectionResetError:
+                    chunk = b""
+                data += chunk
+                closed = not chunk
+            elif writable:
+                pending = pending or frame
+                try:
+                    n = sock.send(pending)
+                except (BrokenPipeError, ConnectionResetError):
+                    closed = True
+                    continue
+                sent, pending = sent + n, pending[n:]
+        if not closed:
+            sock.setblocking(True)
+            sock.settimeout(60)
+            data += _read_to_close(sock)
+    assert closed, f"the api read {sent} bytes of a chunked body without closing"
+    status, headers, body = _response(data)
+    assert status == 413, data[:300]
+    assert headers["connection"] == "close"
+    assert "at most 512 KiB" in json.loads(body)["detail"]
+    assert LIMIT < sent < LIMIT + 32 * MIB, sent
 
 
 # --- sign-in attempts all at once ----------------------------------------------------------
@@ -300,9 +538,9 @@ def test_a_bench_reads_only_the_traces_its_runs_replay(stack: Stack) -> None:
     data = (FIXTURES / "traces" / "mixed-v3.iolog").read_bytes()
     with stack.client() as admin:
         trace = admin.post("/api/traces", params={"name": f"own-{tag}"}, content=data).json()
-        drive = admin.post(
-            "/api/drives",
-            json={
+        drive = register_drive(
+            admin,
+            {
                 "bench": bench,
                 "target_path": f"/dev/disk/by-id/nvme-hostile-{tag}",
                 "serial": f"HOSTILE{tag}",
@@ -310,6 +548,7 @@ def test_a_bench_reads_only_the_traces_its_runs_replay(stack: Stack) -> None:
                 "model": f"Hostile {tag}",
                 "capacity_bytes": 256 * MIB,
             },
+            bench_token=token,
         )
         assert drive.status_code == 201, drive.text
         run = admin.post(
@@ -498,11 +737,11 @@ def test_an_embargo_stops_open_streams_for_viewers(
     drive = stack.add_drive(target, f"Hostile embargo {tag}", size=128 * MIB)
     # The marker: a run on a drive of a bench with no worker (it stays queued), visible to all.
     bench = f"marker-{tag}"
-    _new_bench_token(stack, bench)
+    marker_token = _new_bench_token(stack, bench)
     with stack.client() as admin:
-        marker_drive = admin.post(
-            "/api/drives",
-            json={
+        marker_drive = register_drive(
+            admin,
+            {
                 "bench": bench,
                 "target_path": f"/dev/disk/by-id/nvme-marker-{tag}",
                 "serial": f"MARKER{tag}",
@@ -510,6 +749,7 @@ def test_an_embargo_stops_open_streams_for_viewers(
                 "model": f"Marker {tag}",
                 "capacity_bytes": 256 * MIB,
             },
+            bench_token=marker_token,
         ).json()
         params = {"span": "32m", "runtime_s": 60, "seq_runtime_s": 60, "prewrite": False}
         run = queue(admin, drive, {**params, "patterns": ["incompressible"]})

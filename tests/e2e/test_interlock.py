@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Stack, register_drive, wait_run
+from tests.conftest import Stack, register_drive, reported_device, wait_run
 from worker.devices import identify
 
 pytestmark = pytest.mark.e2e
@@ -52,8 +52,8 @@ def loop(tmp_path: Path) -> Iterator[str]:
         subprocess.run(["losetup", "-d", dev], check=False)
 
 
-def attempt(stack: Stack, target: str, serial: str, *, name: str) -> dict:
-    """Register `target` on bench local and queue four-corners on it, confirmed."""
+def register(stack: Stack, target: str, serial: str, *, name: str) -> dict:
+    """Register `target` on bench local, as the bench reports it (clean, not in use)."""
     with stack.client() as c:
         r = register_drive(
             c,
@@ -66,9 +66,41 @@ def attempt(stack: Stack, target: str, serial: str, *, name: str) -> dict:
                 "capacity_bytes": 64 * 1024 * 1024,
                 "simulated": True,
             },
+            sandbox=stack.data_dir / "targets",
         )
-        assert r.status_code == 201, r.text
-        drive = r.json()
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def refused_in_use(stack: Stack, target: str, why: str, *, name: str) -> None:
+    """Once the bench reports `target` in use (`why` in its reasons), registering it is
+    refused, saying so."""
+    with stack.client() as c:
+        deadline = time.monotonic() + 60
+        entry = reported_device(c, "local", target)
+        while why not in " ".join(entry["in_use"]):
+            assert time.monotonic() < deadline, entry
+            time.sleep(0.2)
+            entry = reported_device(c, "local", target)
+        r = register_drive(
+            c,
+            {
+                "bench": "local",
+                "target_path": target,
+                "vendor": "drivelab",
+                "model": f"interlock test {name} in use",
+                "capacity_bytes": 64 * 1024 * 1024,
+            },
+            refused=True,
+        )
+    assert r.status_code == 422 and "is in use" in r.json()["detail"], r.text
+    assert why in r.json()["detail"], r.text
+
+
+def attempt(stack: Stack, drive: dict) -> dict:
+    """Queue four-corners on a registered drive, confirmed: refused by the interlock."""
+    serial = drive["serial"]
+    with stack.client() as c:
         run = c.post(
             "/api/runs",
             json={
@@ -89,13 +121,16 @@ def attempt(stack: Stack, target: str, serial: str, *, name: str) -> dict:
 def refused_while_mounted(stack: Stack, disk: str, filesystem: str, mnt: Path, *, name: str) -> str:
     """Make a filesystem on `filesystem` (the disk or one of its partitions), mount it
     read-only at `mnt` (so the checksum holds still) and try to run on `disk`: refused by the
-    mounted rule, nothing written. The run's error."""
+    mounted rule, nothing written. The disk is registered while it is free; once mounted, the
+    bench reports it in use and registering it is refused too. The run's error."""
+    drive = register(stack, disk, identify(disk).serial, name=name)
     subprocess.run(["mkfs.ext4", "-q", "-F", filesystem], check=True, capture_output=True)
     mnt.mkdir()
     subprocess.run(["mount", "-o", "ro", filesystem, str(mnt)], check=True)
     try:
+        refused_in_use(stack, disk, "(rule: mounted)", name=name)
         before = sha256(disk)
-        run = attempt(stack, disk, identify(disk).serial, name=name)
+        run = attempt(stack, drive)
         assert "(rule: mounted)" in run["error"], run["error"]
         assert sha256(disk) == before
         return run["error"]
@@ -173,6 +208,7 @@ def test_swap(stack: Stack, loop: str) -> None:
     whole device's checksum is then compared only when /proc/swaps showed no use of it at any
     moment; its swap header page (which fio's first write or a purge would destroy) is
     compared always."""
+    drive = register(stack, loop, identify(loop).serial, name="swap")
     subprocess.run(["mkswap", "-q", loop], check=True, capture_output=True)
     on = subprocess.run(["swapon", loop], capture_output=True, text=True)
     if on.returncode != 0:
@@ -190,7 +226,8 @@ def test_swap(stack: Stack, loop: str) -> None:
             header = f.read(4096)
         before = sha256(loop)
         watcher.start()
-        run = attempt(stack, loop, identify(loop).serial, name="swap")
+        refused_in_use(stack, loop, "(rule: swap)", name="swap")
+        run = attempt(stack, drive)
         stop.set()
         watcher.join(5)
         assert "(rule: swap)" in run["error"]
@@ -204,30 +241,84 @@ def test_swap(stack: Stack, loop: str) -> None:
         subprocess.run(["swapoff", loop], check=False)
 
 
-def test_wrong_serial(stack: Stack, loop: str) -> None:
+def test_wrong_serial(stack: Stack, loop: str, tmp_path: Path) -> None:
+    """A serial the device does not report is refused at registration; a drive registered
+    with the right one whose loop device is then attached to another file is refused by the
+    interlock (the device now reports another serial)."""
+    with stack.client() as c:
+        reported_device(c, "local", loop, identify(loop).serial)
+        r = register_drive(
+            c,
+            {
+                "bench": "local",
+                "target_path": loop,
+                "serial": "S6XXNX0R999999",
+                "vendor": "drivelab",
+                "model": "interlock test serial",
+                "capacity_bytes": 64 * 1024 * 1024,
+            },
+            refused=True,
+        )
+    assert r.status_code == 422, r.text
+    assert f"reports serial {identify(loop).serial} at {loop}, not S6XXNX0R999999" in r.text
+    assert "drivelab devices --bench local" in r.json()["detail"]
+    drive = register(stack, loop, identify(loop).serial, name="serial")
+    other = tmp_path / "other.img"
+    with open(other, "wb") as f:
+        f.write(os.urandom(1 << 20))
+        f.truncate(64 * 1024 * 1024)
+    subprocess.run(["losetup", "-d", loop], check=True)
+    subprocess.run(["losetup", loop, str(other)], check=True)
     before = sha256(loop)
-    run = attempt(stack, loop, "S6XXNX0R999999", name="serial")
+    run = attempt(stack, drive)
     assert "(rule: serial-mismatch)" in run["error"] and identify(loop).serial in run["error"]
     assert sha256(loop) == before
 
 
 def test_file_outside_the_sandbox(stack: Stack, tmp_path: Path) -> None:
+    """A file outside the sandbox is not in the bench's report: registering it is refused.
+    A sandbox file registered, then replaced by a symlink to the outside file: the interlock
+    refuses it."""
     target = tmp_path / "outside.img"
     with open(target, "wb") as f:
         f.write(os.urandom(1 << 20))
         f.truncate(64 * 1024 * 1024)
-    before = sha256(str(target))
-    run = attempt(stack, str(target), identify(target).serial, name="outside")
-    assert "(rule: outside-sandbox)" in run["error"]
-    assert sha256(str(target)) == before
+    with stack.client() as c:
+        r = register_drive(
+            c,
+            {
+                "bench": "local",
+                "target_path": str(target),
+                "vendor": "drivelab",
+                "model": "interlock test outside",
+                "capacity_bytes": 64 * 1024 * 1024,
+            },
+            refused=True,
+        )
+    assert r.status_code == 422, r.text
+    assert f"bench local reports no device or sandbox file at {target}" in r.json()["detail"]
+    link = stack.data_dir / "targets" / "outside-link.img"
+    drive = stack.add_drive(link, "interlock test outside link", size=64 * 1024 * 1024)
+    link.unlink()
+    link.symlink_to(target)
+    try:
+        before = sha256(str(target))
+        run = attempt(stack, drive)
+        assert "(rule: outside-sandbox)" in run["error"]
+        assert sha256(str(target)) == before
+    finally:
+        link.unlink()
 
 
 def test_symlink_into_dev_from_the_sandbox(stack: Stack, loop: str) -> None:
+    """A sandbox file registered, then replaced by a symlink to a block device."""
     link = stack.data_dir / "targets" / "innocent.img"
+    drive = stack.add_drive(link, "interlock test symlink", size=64 * 1024 * 1024)
+    link.unlink()
     link.symlink_to(loop)
     try:
         before = sha256(loop)
-        run = attempt(stack, str(link), identify(loop).serial, name="symlink")
+        run = attempt(stack, drive)
         assert "(rule: outside-sandbox)" in run["error"]
         assert sha256(loop) == before
     finally:

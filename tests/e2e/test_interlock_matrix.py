@@ -25,7 +25,7 @@ import psycopg
 import pytest
 
 from tests.bench.common import stack_database_url
-from tests.conftest import Stack, register_drive, wait_run
+from tests.conftest import Stack, register_drive, reported_device, wait_run
 from tests.faults.conftest import queue
 from tests.worker.conftest import Host, MiB, loop_backing_files, sha256_of
 from worker.client import ApiClient
@@ -55,6 +55,14 @@ def protected(host: Host, name: str) -> Path:
     return path
 
 
+def by_id_dir(host: Host) -> Path:
+    """/dev/disk/by-id, where the bench's report finds a drive's stable names (links made
+    there are removed by the test's cleanup)."""
+    links = Path("/dev/disk/by-id")
+    links.mkdir(parents=True, exist_ok=True)
+    return links
+
+
 def register(stack: Stack, target: str, serial: str, name: str) -> dict:
     with stack.client() as c:
         r = register_drive(
@@ -68,6 +76,7 @@ def register(stack: Stack, target: str, serial: str, name: str) -> dict:
                 "capacity_bytes": 16 * MiB,
                 "simulated": True,
             },
+            sandbox=stack.data_dir / "targets",
         )
     assert r.status_code == 201, r.text
     return r.json()
@@ -129,16 +138,15 @@ def test_a_by_id_link_repointed_during_the_idle_is_refused(stack: Stack, host: H
     """udev moves names: the registered by-id style link now leads to another drive."""
     drive_device = host.attach(protected(host, "drive.img"))
     victim_device = host.attach(protected(host, "victim.img"))
-    links = host.root / "by-id"
-    links.mkdir()
-    link = links / "nvme-drivelab_TEST_S6XXNX0R123456"
-    link.symlink_to(drive_device)
+    links = by_id_dir(host)
+    link = links / f"nvme-drivelab_TEST_S6XXNX0R123456-{secrets.token_hex(3)}"
+    host.symlink(link, drive_device)
     drive = register(stack, str(link), identify(drive_device).serial, "repointed")
     victim_before = sha256_of(victim_device)
     with stack.client() as c:
         run_id = queue(c, drive, "performance-over-time", OVER_TIME)["id"]
         wait_for_running_step(c, run_id, "idle")
-        moved = links / "moved"
+        moved = links / f"drivelab-test-moved-{secrets.token_hex(3)}"
         moved.symlink_to(victim_device)
         moved.replace(link)
         run = wait_run(c, run_id, timeout=120)
@@ -157,10 +165,9 @@ def test_a_link_repointed_between_two_rounds_is_refused_before_the_next_round(
     round is refused, and neither the victim nor anything after the loop is written."""
     drive_device = host.attach(protected(host, "drive.img"))
     victim_device = host.attach(protected(host, "victim.img"))
-    links = host.root / "by-id"
-    links.mkdir()
-    link = links / "nvme-drivelab_TEST_S6XXNX0R654321"
-    link.symlink_to(drive_device)
+    links = by_id_dir(host)
+    link = links / f"nvme-drivelab_TEST_S6XXNX0R654321-{secrets.token_hex(3)}"
+    host.symlink(link, drive_device)
     drive = register(stack, str(link), identify(drive_device).serial, "rounds")
     victim_before = sha256_of(victim_device)
     params = {"span": "8m", "round_s": 2, "max_rounds": 5, "measurement_s": 1}
@@ -171,7 +178,7 @@ def test_a_link_repointed_between_two_rounds_is_refused_before_the_next_round(
         while not c.get(f"/api/runs/{run_id}/samples", params={"step_id": step["id"]}).json():
             assert time.monotonic() < deadline, "round 1 wrote no samples"
             time.sleep(0.05)
-        moved = links / "moved"
+        moved = links / f"drivelab-test-moved-{secrets.token_hex(3)}"
         moved.symlink_to(victim_device)
         moved.replace(link)
         run = wait_run(c, run_id, timeout=120)
@@ -212,6 +219,9 @@ def test_the_held_drive_cannot_be_formatted_or_mounted_during_the_run(
         "kind": "block",
         "device": f"7:{os.minor(os.stat(device).st_rdev)}",
         "held": "exclusive (O_EXCL)",
+        # fio is given the held device under its own name in a mount namespace of its own.
+        "fio_opens": device,
+        "fio_pinned_by": "mount namespace",
     }
 
 
@@ -263,10 +273,10 @@ def test_a_by_path_link_with_colons_is_written_through_its_device(stack: Stack, 
     and writes no stray files named after the pieces between the colons."""
     drive_file = protected(host, "drive.img")
     device = host.attach(drive_file)
-    links = host.root / "by-path"
-    links.mkdir()
-    link = links / "pci-0000:00:05.0-nvme-1"
-    link.symlink_to(device)
+    links = Path("/dev/disk/by-path")  # where the bench's report finds stable names
+    links.mkdir(parents=True, exist_ok=True)
+    link = links / f"pci-0000:00:05.0-nvme-{secrets.token_hex(3)}"
+    host.symlink(link, device)
     drive = register(stack, str(link), identify(device).serial, "by-path")
     before = sha256_of(drive_file)
     with stack.client() as c:
@@ -308,6 +318,7 @@ def test_targets_fio_would_read_differently_are_refused_at_registration(
                 "model": "interlock matrix names",
                 "capacity_bytes": 16 * MiB,
             },
+            refused=True,
         )
         assert r.status_code == 422, r.text
         assert r.json()["field"] == "target_path"
@@ -368,13 +379,26 @@ def test_another_drive_at_a_registered_path_does_not_take_over_its_history(
     drive with another serial at a registered path must not hand it the first one's runs."""
     path = stack.data_dir / "targets" / "reused-name.img"
     first = stack.add_drive(path, "interlock matrix first at a path", size=MiB)
+    # The same drive registered again is an update, as before.
+    assert stack.add_drive(path, "interlock matrix first at a path")["id"] == first["id"]
+    # Another "drive" at the same name: a new file (a new inode, so a new serial) put there.
+    fresh = path.with_name("reused-name.new")
+    with open(fresh, "wb") as f:
+        f.truncate(MiB)
+    os.replace(fresh, path)
     with stack.client() as c:
-        r = c.post(
-            "/api/drives",
-            json={
+        entry = reported_device(c, "local", str(path))
+        deadline = time.monotonic() + 60
+        while entry["serial"] == first["serial"] and time.monotonic() < deadline:
+            time.sleep(0.2)
+            entry = reported_device(c, "local", str(path))
+        assert entry["serial"] != first["serial"]
+        r = register_drive(
+            c,
+            {
                 "bench": "local",
                 "target_path": str(path),
-                "serial": "S6XXNX0R000002",
+                "serial": entry["serial"],
                 "vendor": "drivelab",
                 "model": "interlock matrix second at a path",
                 "capacity_bytes": MiB,
@@ -385,8 +409,6 @@ def test_another_drive_at_a_registered_path_does_not_take_over_its_history(
         assert "/dev/disk/by-id/" in r.json()["detail"]
         kept = c.get(f"/api/drives/{first['id']}").json()
         assert kept["serial"] == first["serial"] and kept["model"] == first["model"]
-        # The same drive registered again is an update, as before.
-        assert stack.add_drive(path, "interlock matrix first at a path")["id"] == first["id"]
     path.unlink()
 
 
@@ -526,7 +548,29 @@ def test_a_sandbox_file_hard_linked_to_a_file_outside_is_refused(
     os.link(outside, link)
     before = sha256_of(outside)
     try:
-        drive = stack.add_drive(link, f"interlock matrix {link.name}")
+        with stack.client() as c:
+            # The bench reports the hard link as in use: registration refuses it.
+            entry = reported_device(c, "local", str(link))
+            assert "2 names (hard links)" in " ".join(entry["in_use"]), entry
+            r = register_drive(
+                c,
+                {
+                    "bench": "local",
+                    "target_path": str(link),
+                    "serial": entry["serial"],
+                    "vendor": "drivelab",
+                    "model": f"interlock matrix {link.name}",
+                    "capacity_bytes": 16 * MiB,
+                },
+                refused=True,
+            )
+            assert r.status_code == 422 and "hard links" in r.json()["detail"], r.text
+        # A file of its own registered at the name, then the hard link put in its place.
+        link.unlink()
+        drive = stack.add_drive(link, f"interlock matrix {link.name}", size=16 * MiB)
+        swap = link.with_name(link.name + ".new")
+        os.link(outside, swap)
+        os.replace(swap, link)
         with stack.client() as c:
             run = wait_run(c, queue(c, drive, "four-corners", FOUR_CORNERS)["id"], timeout=60)
         assert run["status"] == "failed", run
@@ -556,7 +600,7 @@ def test_a_worker_with_another_benchs_token_is_refused_the_run(
     refuses it the run (claim, and every later call), and nothing is written."""
     tag = secrets.token_hex(3)
     owner, other = f"owner-{tag}", f"other-{tag}"
-    new_bench(stack, owner)  # no worker runs for it: its run stays queued
+    owner_token = new_bench(stack, owner)  # no worker runs for it: its run stays queued
     other_token = new_bench(stack, other)
     device = host.attach(protected(host, "drive.img"))
     serial = identify(device).serial
@@ -571,6 +615,7 @@ def test_a_worker_with_another_benchs_token_is_refused_the_run(
                 "model": f"interlock matrix {owner}",
                 "capacity_bytes": 16 * MiB,
             },
+            bench_token=owner_token,
         )
         assert r.status_code == 201, r.text
         run_id = queue(c, r.json(), "four-corners", FOUR_CORNERS)["id"]

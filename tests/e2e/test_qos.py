@@ -33,7 +33,7 @@ import pytest
 
 from backend.analysis import latency
 from tests.backend.analysis.test_latency import fio_difference
-from tests.conftest import Stack, wait_run
+from tests.conftest import Stack, register_drive, wait_run
 from tests.e2e.test_browser import DOCS_SCREENSHOTS, VIEWPORT, browser, shot, sign_in
 from worker.sim.controller import SimDrive, requirements
 from worker.sim.profile import Cliff, Level, Profile
@@ -69,9 +69,9 @@ def sweep(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[di
         assert sim.state is not None
         info = identify(sim.device)
         with stack.client() as c:
-            r = c.post(
-                "/api/drives",
-                json={
+            r = register_drive(
+                c,
+                {
                     "bench": "local",
                     "target_path": sim.state.target,
                     "serial": info.serial,

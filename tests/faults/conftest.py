@@ -86,8 +86,12 @@ def api_answers(stack: Stack) -> bool:
         return False
 
 
-def api_process(stack: Stack) -> psutil.Process:
-    return child(stack, "uvicorn")
+def api_processes(stack: Stack) -> list[psutil.Process]:
+    """Every process of the api: uvicorn (the supervisor, when it runs several workers) and
+    all under it. A fault of "the api" (paused, killed) takes them all: one worker process
+    left answering would still serve."""
+    top = child(stack, "uvicorn")
+    return [top, *top.children(recursive=True)]
 
 
 def worker_process(stack: Stack) -> psutil.Process:
@@ -200,12 +204,14 @@ def _pg_ctl(data_dir: Path, args: list[str]) -> None:
     pg_ctl(args, pgdata=EmbeddedPostgres(data_dir).pgdata, user=user, timeout=60)
 
 
-def pause(proc: psutil.Process) -> None:
-    proc.send_signal(signal.SIGSTOP)
+def pause(procs: psutil.Process | list[psutil.Process]) -> None:
+    for proc in procs if isinstance(procs, list) else [procs]:
+        proc.send_signal(signal.SIGSTOP)
 
 
-def resume(proc: psutil.Process) -> None:
-    proc.send_signal(signal.SIGCONT)
+def resume(procs: psutil.Process | list[psutil.Process]) -> None:
+    for proc in procs if isinstance(procs, list) else [procs]:
+        proc.send_signal(signal.SIGCONT)
 
 
 # --- runs and their samples ----------------------------------------------------------------

@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import Stack, wait_run
 from tests.faults.conftest import (
-    api_process,
+    api_processes,
     assert_samples_cover_steps,
     log_lines,
     pause,
@@ -35,7 +35,7 @@ def test_a_run_outlives_a_30_s_api_outage_with_every_sample_once(fault_stack: St
         run = queue(c, sim_drive(c), "consistency", PARAMS)
         step = wait_until(lambda: running_step(c, run["id"], 3, STEP), 60, "the timed step")
         spool = s.data_dir / "spool" / f"run-{run['id']}-step-{step['id']}.jsonl"
-        api = api_process(s)
+        api = api_processes(s)
         pause(api)
         paused = time.monotonic()
         try:

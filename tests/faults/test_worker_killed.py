@@ -12,7 +12,7 @@ from tests.conftest import Stack, wait_run
 from tests.faults.conftest import (
     LOST_WITHIN_S,
     api_answers,
-    api_process,
+    api_processes,
     assert_samples_cover_steps,
     fio_processes,
     log_lines,
@@ -97,7 +97,8 @@ def test_samples_spooled_by_a_killed_worker_are_delivered_by_its_successor(
         up = psutil.Process(s.proc.pid)
         pause(up)
         try:
-            api_process(s).kill()
+            for proc in api_processes(s):
+                proc.kill()
             wait_until(spool.exists, 20, "the worker to spool its samples")
             worker_process(s).kill()
         finally:

@@ -1,7 +1,8 @@
 """Property-based fuzzing of the whole OpenAPI schema against a running api (schemathesis),
 with every check it has: no input causes a 5xx, answers match the schema (statuses, headers,
-bodies), schema-valid input is accepted and invalid input refused, and every 4xx says what to
-fix (a non-empty JSON `detail`).
+bodies), schema-valid input is accepted and invalid input refused, every 4xx says what to
+fix (a non-empty JSON `detail`), and every JSON body sent again with NaN, Infinity or 1e400 in
+one place is refused with a 422 naming that place.
 
 Runs against a private stack so random cancels and uploads never touch other tests' runs.
 `make test` runs a bounded number of examples per operation within a time budget; `make fuzz`
@@ -102,7 +103,9 @@ def _schemathesis(stack: Stack, report: Path, seconds: int, *selection: str) -> 
 
 def test_api_never_fails_and_always_explains(fuzz_stack: Stack, tmp_path: Path) -> None:
     """Every schemathesis check (no 5xx, statuses, headers and bodies as documented, valid
-    input accepted, invalid refused, methods and Allow, auth...) plus says_what_to_fix."""
+    input accepted, invalid refused, methods and Allow, auth...) plus drivelab's own
+    (tests/fuzz/hooks.py): says_what_to_fix, and refuses_non_finite_numbers, which sends each
+    JSON body again with NaN, Infinity or 1e400 in one place of it."""
     others = [a for op in CREDENTIAL_OPERATIONS for a in ("--exclude-operation-id", op)]
     own = [a for op in CREDENTIAL_OPERATIONS for a in ("--include-operation-id", op)]
     # schemathesis repeats fuzzing and stateful testing until its time budget is spent, so each

@@ -95,6 +95,16 @@ class Host:
         self.root = root
         self._cleanup = cleanup
 
+    def symlink(self, link: Path, target: str | Path) -> Path:
+        """`link` -> `target`, removed at the end of the test."""
+        link.symlink_to(target)
+        self.later(lambda: link.unlink(missing_ok=True))
+        return link
+
+    def later(self, undo: Callable[[], object]) -> None:
+        """Run `undo` at the end of the test."""
+        self._cleanup.callback(undo)
+
     def sparse_file(self, name: str, size: int = 64 * MiB) -> Path:
         path = self.root / name
         path.parent.mkdir(parents=True, exist_ok=True)

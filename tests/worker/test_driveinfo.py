@@ -188,7 +188,12 @@ def test_no_smart_or_nvme_data_for_loop_devices_and_files(
 
 def test_drive_record_of_a_loop_device(loop: DeviceInfo) -> None:
     record = driveinfo.drive_record(loop)
-    assert record == loop.as_dict() | {"smart": None, "nvme_id_ctrl": None, "link_speed": None}
+    assert record == loop.as_dict() | {
+        "smart": None,
+        "nvme_id_ctrl": None,
+        "link_speed": None,
+        "hwmon_temperature_c": None,
+    }
 
 
 def fake_drive(path: str, transport: str) -> DeviceInfo:

@@ -171,6 +171,9 @@ def test_a_replaced_file_is_refused(
         "resolved": str(sim),
         "kind": "file",
         "held": "open",
+        # fio opens the held file, not its name (worker.fio.pin).
+        "fio_opens": "/dev/drivelab/sim.img" if target.namespace else target.pins()[0].path,
+        "fio_pinned_by": "mount namespace" if target.namespace else "descriptor",
     }
     fresh = dirs[0] / "fresh.img"
     with open(fresh, "wb") as f:

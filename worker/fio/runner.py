@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from backend.plans.base import fio_args
+from worker.fio.pin import PIN_FAILED, Pin, argv_prefix
 from worker.fio.stream import JsonStreamDecoder, Sample, SampleStream, progress_of
 
 log = logging.getLogger("drivelab.worker.fio")
@@ -100,9 +101,13 @@ def run_fio(
     status_interval_ms: int = 1000,
     cgroup_procs: Path | None = None,
     nice: int = 0,
+    pins: list[Pin] | None = None,
+    namespace: bool = False,
 ) -> FioOutcome:
     """Run fio on `job_file`, call `on_samples` for every status snapshot, stop on request.
-    With `cgroup_procs`, fio runs in that cgroup (a simulated drive's).
+    With `cgroup_procs`, fio runs in that cgroup (a simulated drive's). `pins` are the held
+    descriptors fio must open under the names the job file gives them (worker.fio.pin): passed
+    to fio, and bound at those names in a mount namespace of its own when `namespace`.
 
     Parsing never waits for anything but fio: `on_samples` must only queue.
     """
@@ -110,8 +115,16 @@ def run_fio(
     path = workdir / f"{name}.fio"
     path.write_text(job_file)
     argv = [fio_binary, *fio_args(status_interval_ms), path.name]
+    pins = pins or []
     proc = subprocess.Popen(
-        [*_dies_with_worker(), *_in_cgroup(cgroup_procs), *_with_priority(nice), *argv],
+        [
+            *_dies_with_worker(),
+            *_in_cgroup(cgroup_procs),
+            *_with_priority(nice),
+            *argv_prefix(pins, namespace=namespace),
+            *argv,
+        ],
+        pass_fds=[pin.fd for pin in pins],
         cwd=workdir,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -170,6 +183,8 @@ def run_fio(
         returncode = proc.wait()
         err_thread.join(timeout=5)
     stderr = b"".join(stderr_chunks).decode("utf-8", errors="replace")
+    if returncode == PIN_FAILED and last_text is None:
+        log.error("fio (%s) was not started: %s", name, stderr.strip())
     return FioOutcome(
         returncode=returncode,
         final_text=last_text,

@@ -91,10 +91,12 @@ def cmd_start(args: argparse.Namespace) -> int:
 
 def _register(args: argparse.Namespace, state: Any) -> dict[str, Any]:
     from backend.cli import api_client, call
+    from backend.demo import wait_reported
     from worker.devices import identify
 
     info = identify(state.device)
     with api_client(args) as client:
+        wait_reported(client, args.bench, state.target, info.serial)
         return dict(
             call(
                 client,

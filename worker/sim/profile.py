@@ -79,6 +79,11 @@ class Profile:
     trim_stall_s: float = 0.0
     # Each level's speed is redrawn every 0.2 s within +- this share (noise, not steps).
     bw_jitter: float = 0.0
+    # And at the start of each burst of writes (after an idle second: a run, a step) within
+    # +- this share, uniformly (a standard deviation of share / sqrt(3)): run-to-run noise, as
+    # a real drive's state and housekeeping differ from run to run; 0.2 s noise averages out
+    # over a run, this does not.
+    burst_jitter: float = 0.0
     seed: int = 1
 
     def __post_init__(self) -> None:
@@ -134,6 +139,11 @@ class Profile:
             start = lv.until_pct
         if self.bw_jitter:
             lines.append(f"write speed varies within +-{self.bw_jitter * 100:g}% (noise)")
+        if self.burst_jitter:
+            lines.append(
+                f"each burst of writes runs within +-{self.burst_jitter * 100:g}% of that speed "
+                "(run-to-run noise)"
+            )
         lines.append(f"reads at {self.read_mbps:g} MB/s" if self.read_mbps else "reads unthrottled")
         if self.cliff and self.cliff.fob_iops == self.cliff.steady_iops:
             lines.append(f"writes at most {self.cliff.fob_iops:g} IOPS")
@@ -194,6 +204,7 @@ class Simulation:
     _stall_kind: str = ""
     _jitter_at: float = -math.inf
     _bw_factor: float = 1.0
+    _burst_factor: float = 1.0
     _iops_factor: float = 1.0
     _level: Level | None = None
     _cliffed: bool = False
@@ -262,7 +273,7 @@ class Simulation:
         read_bps = int(self.profile.read_mbps * MB) if self.profile.read_mbps else None
         if self.stalled(now):
             return Limits(STALL_BPS, None, read_bps), events
-        write_bps = int(level.mbps * MB * self._bw_factor)
+        write_bps = int(level.mbps * MB * self._bw_factor * self._burst_factor)
         iops = None
         if cliff:
             base = cliff.steady_iops if self._cliffed else cliff.fob_iops
@@ -310,7 +321,8 @@ class Simulation:
                 self._anchor = now
                 if stalls:
                     self._next_stall = now + stalls.period_s
-                event("burst")
+                self._burst_factor = self._draw(self.profile.burst_jitter)
+                event("burst", factor=self._burst_factor)
             self._last_write_at = now
         if stalls and self._next_stall is not None and now >= self._next_stall:
             if self._last_write_at is not None and now - self._last_write_at < IDLE_RESET_S:

@@ -95,10 +95,14 @@ def _call(client: httpx.Client, method: str, path: str, body: Any = None) -> Any
 
 def register(client: httpx.Client, bench: str, case: Case) -> dict[str, Any]:
     """The running simulated drive as a drive of `bench`, with a simulated model of its own."""
+    from backend.demo import wait_reported
     from worker.devices import identify
 
     assert case.sim is not None and case.sim.state is not None
     info = identify(case.sim.device)
+    # Drives are registered from what the bench reports: wait until its worker lists the new
+    # drive (within a second or two).
+    wait_reported(client, bench, case.sim.state.target, info.serial)
     return dict(
         _call(
             client,

@@ -105,8 +105,9 @@ export interface paths {
         /**
          * Login
          * @description Sign in with a name and password: sets the session cookie and the CSRF cookie. After 5
-         *     failures within 5 minutes from one address, or for one user name, further attempts get
-         *     429 until the window ends.
+         *     failures within 5 minutes for one user name from one address (or 100 from one address,
+         *     all names together), further attempts from there get 429 until the window ends; the
+         *     user signs in from elsewhere, with a one-time link or an API token meanwhile.
          */
         post: operations["login_api_auth_login_post"];
         delete?: never;
@@ -251,8 +252,11 @@ export interface paths {
         };
         /**
          * Bench Devices
-         * @description The block devices the bench's worker reported (model, serial, size, mounts...), to pick
-         *     a target from when registering a drive.
+         * @description What the bench's worker reports, to register a drive from (worker/report.py): every
+         *     block device (serial, model, firmware, size, transport, LBA size, its /dev/disk/by-id
+         *     names; `system`: why it is the disk the system runs from; `in_use`: mounted, swap,
+         *     holders; `simulated`: a loop device; `emulated`: a virtual bench's controller), then the
+         *     files in its sandbox with their serials. 409 until the worker has reported.
          */
         get: operations["bench_devices_api_benches__name__devices_get"];
         put?: never;
@@ -301,6 +305,31 @@ export interface paths {
          *     resumed runs, simulated drives).
          */
         get: operations["compare_api_compare_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/compare/article": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare Article
+         * @description The review in article order, in one answer: the drives (capacity in GB, firmware,
+         *     price), a headline table of the figures reviewers quote with the drive under review's
+         *     difference to each other drive, the findings in words per drive (step-downs, stalls,
+         *     drop-off, steady state; what was not measured said so), and an appendix of every other
+         *     result grouped by plan and test in natural order, units scaled. Built from the results
+         *     and analyses stored when each step finished, never from the samples.
+         */
+        get: operations["compare_article_api_compare_article_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -476,7 +505,9 @@ export interface paths {
         put?: never;
         /**
          * Add Drive
-         * @description Register a drive sample (a whole block device, or a file in the bench's sandbox).
+         * @description Register a drive sample: a whole block device or a file in the bench's sandbox, as the
+         *     bench's worker reports it (GET /api/benches/{bench}/devices). Refused: a target or serial
+         *     the bench does not report, the disk the system runs from, a disk in use.
          */
         post: operations["add_drive_api_drives_post"];
         delete?: never;
@@ -501,7 +532,8 @@ export interface paths {
         head?: never;
         /**
          * Edit Drive
-         * @description Edit a drive sample; refused while a run uses the drive.
+         * @description Edit a drive sample; refused while a run uses the drive. A new serial, target or bench
+         *     must be what that bench reports; each such change is in the audit log (old -> new).
          */
         patch: operations["edit_drive_api_drives__drive_id__patch"];
         trace?: never;
@@ -568,6 +600,27 @@ export interface paths {
          * @description Edit a product's name, capacity or specifications, or set its embargo.
          */
         patch: operations["update_model_api_models__model_id__patch"];
+        trace?: never;
+    };
+    "/api/models/{model_id}/firmware": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Firmware History
+         * @description Each figure of the model's drives by firmware version, with 95% intervals, and each
+         *     version against the one before: improvement or regression only when significant.
+         */
+        get: operations["firmware_history_api_models__model_id__firmware_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/plans": {
@@ -1105,6 +1158,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/series/{series_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Series
+         * @description The series' runs, its status (running, stable, not stable, done, stopped) and why, and
+         *     the MB/s and IOPS figures its stability is judged on.
+         */
+        get: operations["get_series_api_series__series_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/series/{series_id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop Series
+         * @description Stop the series: its waiting or running repeat is cancelled, its finished runs stay.
+         */
+        post: operations["stop_series_api_series__series_id__stop_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/shares": {
         parameters: {
             query?: never;
@@ -1114,7 +1208,8 @@ export interface paths {
         };
         /**
          * List Shares
-         * @description Every share, revoked ones too (their tokens are not stored, so not shown).
+         * @description Every share, newest first, revoked ones too (their tokens are not stored, so not
+         *     shown): who made it, when, the drives compared and how often it was opened.
          */
         get: operations["list_shares_api_shares_get"];
         put?: never;
@@ -1589,6 +1684,174 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** Article */
+        Article: {
+            /** Appendix */
+            appendix: components["schemas"]["ArticleGroup"][];
+            /** Currency */
+            currency: string;
+            /** Drives */
+            drives: components["schemas"]["ArticleDrive"][];
+            /** Findings */
+            findings: components["schemas"]["ArticleFindings"][];
+            /** Headline */
+            headline: components["schemas"]["ArticleRow"][];
+            /** Under Review */
+            under_review: number | null;
+        };
+        /** ArticleCell */
+        ArticleCell: {
+            /**
+             * Best
+             * @description the best ranked performance figure of the row
+             */
+            best: boolean;
+            /**
+             * Text
+             * @description value and unit scaled for the row ("72.0 µs", "1.20 s")
+             */
+            text: string;
+        };
+        /** ArticleDiff */
+        ArticleDiff: {
+            /** High Pct */
+            high_pct?: number | null;
+            /**
+             * Low Pct
+             * @description 95% confidence interval of pct.
+             */
+            low_pct?: number | null;
+            /**
+             * Pct
+             * @description the drive under review's difference, % of this drive's
+             */
+            pct: number;
+            /**
+             * Verdict
+             * @description Of a measured figure: the significance test's (backend.analysis.significance; better or worse only when real). Of a price: same under 0.5%.
+             * @enum {string}
+             */
+            verdict: "better" | "worse" | "within noise" | "1 run: significance unknown" | "same";
+        };
+        /** ArticleDrive */
+        ArticleDrive: {
+            /**
+             * Capacity
+             * @description "512 GB", "0.268 GB": one way everywhere
+             */
+            capacity: string;
+            /**
+             * Capacity Gb
+             * @description 10^9 bytes
+             */
+            capacity_gb: number;
+            /**
+             * Firmware
+             * @description as reported, or "firmware not reported"
+             */
+            firmware: string;
+            /** Id */
+            id: number;
+            /** Label */
+            label: string;
+            /** Model */
+            model: string;
+            /**
+             * Name
+             * @description the short name a reviewer set, else the label
+             */
+            name: string;
+            /** Price */
+            price: number | null;
+            /** Price Per Gb */
+            price_per_gb: number | null;
+            /** Price Text */
+            price_text: string;
+            /** Simulated */
+            simulated: boolean;
+            /** Under Review */
+            under_review: boolean;
+        };
+        /** ArticleFinding */
+        ArticleFinding: {
+            /** Text */
+            text: string;
+            /**
+             * Topic
+             * @enum {string}
+             */
+            topic: "hdtach" | "stalls" | "consistency" | "steady-state";
+        };
+        /** ArticleFindings */
+        ArticleFindings: {
+            /** Drive Id */
+            drive_id: number;
+            /** Findings */
+            findings: components["schemas"]["ArticleFinding"][];
+        };
+        /** ArticleGroup */
+        ArticleGroup: {
+            /** Plan */
+            plan: string;
+            /** Rows */
+            rows: components["schemas"]["ArticleRow"][];
+            /** Test */
+            test: string;
+            /**
+             * Warnings
+             * @description each once for the group
+             */
+            warnings: string[];
+        };
+        /** ArticleRow */
+        ArticleRow: {
+            /** Cells */
+            cells: {
+                [key: string]: components["schemas"]["ArticleCell"];
+            };
+            /** Conditions */
+            conditions?: string | null;
+            /**
+             * Diff
+             * @description drive id -> the reviewed drive vs it
+             */
+            diff: {
+                [key: string]: components["schemas"]["ArticleDiff"];
+            };
+            /**
+             * Key
+             * @description a headline figure's key, or an appendix row's metric id
+             */
+            key: string;
+            /** Label */
+            label: string;
+            /** Lower Is Better */
+            lower_is_better: boolean;
+            /**
+             * Performance
+             * @description only performance figures are ranked or bolded
+             */
+            performance: boolean;
+            /**
+             * Set Apart
+             * @description drive id -> why
+             */
+            set_apart?: {
+                [key: string]: string;
+            };
+            /**
+             * Unit
+             * @description the unit the cells are shown in
+             */
+            unit: string;
+            /**
+             * Values
+             * @description drive id -> value in the api's unit
+             */
+            values: {
+                [key: string]: number | null;
+            };
+        };
         /** AuditEventOut */
         AuditEventOut: {
             /**
@@ -1649,6 +1912,11 @@ export interface components {
         };
         /** BenchSummary */
         BenchSummary: {
+            /**
+             * Devices Reported
+             * @description Its worker has reported its devices since it started (GET /api/benches/{name}/devices answers 409 until then).
+             */
+            devices_reported: boolean;
             /** Host Info */
             host_info: {
                 [key: string]: unknown;
@@ -1897,6 +2165,8 @@ export interface components {
             under_review: boolean;
             /** Value */
             value: number;
+            /** @description The drive under review against this drive, on this metric: None on the review's own row, without a drive under review, and on rows set apart. */
+            versus_review: components["schemas"]["VersusReview"] | null;
         };
         /** CompareSeries */
         CompareSeries: {
@@ -2011,28 +2281,37 @@ export interface components {
         };
         /**
          * DriveCreate
-         * @description Register a drive on a bench. The worker's interlock checks, before every run, that the
+         * @description Register a drive on a bench, picked from what the bench's worker reports (GET
+         *     /api/benches/{bench}/devices). The worker's interlock checks, before every run, that the
          *     target still reports this serial.
          */
         DriveCreate: {
             /** Bench */
             bench: string;
-            /** Capacity Bytes */
-            capacity_bytes: number;
-            /** Firmware */
+            /**
+             * Capacity Bytes
+             * @description Left out: the capacity the bench reports for the target.
+             */
+            capacity_bytes?: number | null;
+            /**
+             * Firmware
+             * @description Left out: what the bench reports.
+             */
             firmware?: string | null;
             /** Interface */
             interface?: string | null;
             /**
              * Logical Sector
-             * @description Logical sector size in bytes (512 or 4096).
-             * @default 512
+             * @description Logical sector size in bytes (512 or 4096); left out: the report's.
              */
-            logical_sector: number;
+            logical_sector?: number | null;
             /** Model */
             model: string;
-            /** Serial */
-            serial: string;
+            /**
+             * Serial
+             * @description The serial the bench reports for the target; left out, the report's. Another serial is refused.
+             */
+            serial?: string | null;
             /**
              * Short Name
              * @description What charts and exports call the drive.
@@ -2040,10 +2319,13 @@ export interface components {
             short_name?: string | null;
             /**
              * Simulated
-             * @default false
+             * @description Taken from the bench's report (a sandbox file or loop device is simulated, a virtual bench's drive emulated); if given it must agree.
              */
-            simulated: boolean;
-            /** Target Path */
+            simulated?: boolean | null;
+            /**
+             * Target Path
+             * @description A path or /dev/disk/by-id name the bench reports, or a file in its sandbox.
+             */
             target_path: string;
             /** Vendor */
             vendor: string;
@@ -2178,9 +2460,15 @@ export interface components {
         /**
          * DriveUpdate
          * @description Fields of a drive sample that can change: a firmware update, a new target path (the
-         *     drive moved to another port), a corrected serial or model.
+         *     drive moved to another port or bench), a corrected serial or model. A new serial, target
+         *     or bench must match what the bench reports; every such change is in the audit log.
          */
         DriveUpdate: {
+            /**
+             * Bench
+             * @description Move the drive to another bench (its report must list it).
+             */
+            bench?: string | null;
             /** Firmware */
             firmware?: string | null;
             /**
@@ -2245,6 +2533,99 @@ export interface components {
             params?: {
                 [key: string]: unknown;
             };
+        };
+        /** FirmwareChange */
+        FirmwareChange: {
+            /**
+             * Diff Pct
+             * @description The later version's mean over the earlier's, -1.
+             */
+            diff_pct: number | null;
+            /** From Firmware */
+            from_firmware: string;
+            /** From Runs */
+            from_runs: number;
+            /** High Pct */
+            high_pct: number | null;
+            /**
+             * Low Pct
+             * @description 95% confidence interval of diff_pct.
+             */
+            low_pct: number | null;
+            /** P */
+            p: number | null;
+            /** Q */
+            q: number | null;
+            /** To Firmware */
+            to_firmware: string;
+            /** To Runs */
+            to_runs: number;
+            /**
+             * Verdict
+             * @description None for a figure with no better direction.
+             */
+            verdict: ("improvement" | "regression" | "within noise" | "1 run: significance unknown") | null;
+        };
+        /** FirmwareFigure */
+        FirmwareFigure: {
+            /** Firmware */
+            firmware: string;
+            runs: components["schemas"]["Variation"];
+        };
+        /** FirmwareHistory */
+        FirmwareHistory: {
+            /**
+             * Firmwares
+             * @description In the order first run.
+             */
+            firmwares: components["schemas"]["FirmwareVersion"][];
+            /** Label */
+            label: string;
+            /** Method */
+            method: string;
+            /**
+             * Metrics
+             * @description The metrics measured on at least two firmware versions alike.
+             */
+            metrics: components["schemas"]["FirmwareMetric"][];
+            /** Model Id */
+            model_id: number;
+            /** Simulated */
+            simulated: boolean;
+        };
+        /** FirmwareMetric */
+        FirmwareMetric: {
+            /**
+             * By Firmware
+             * @description In the order first run.
+             */
+            by_firmware: components["schemas"]["FirmwareFigure"][];
+            /**
+             * Changes
+             * @description Each version against the one before.
+             */
+            changes: components["schemas"]["FirmwareChange"][];
+            /** Lower Is Better */
+            lower_is_better: boolean;
+            /** Metric */
+            metric: string;
+            names: components["schemas"]["MetricNames"];
+            /** Performance */
+            performance: boolean;
+            /** Unit */
+            unit: string;
+        };
+        /** FirmwareVersion */
+        FirmwareVersion: {
+            /**
+             * Firmware
+             * @description As the drive reported it at the run's start.
+             */
+            firmware: string;
+            /** First Run At */
+            first_run_at: string | null;
+            /** Runs */
+            runs: number;
         };
         /** HTTPValidationError */
         HTTPValidationError: {
@@ -2545,10 +2926,17 @@ export interface components {
             created_at: string;
             /** Created By */
             created_by: string | null;
+            /**
+             * Drive Names
+             * @description the drives compared, named as the pages name them
+             */
+            drive_names?: string[];
             /** Drives */
             drives: number[];
             /** Id */
             id: number;
+            /** Last Viewed At */
+            last_viewed_at?: string | null;
             /** Metrics */
             metrics: string[] | null;
             /**
@@ -2572,6 +2960,12 @@ export interface components {
              * @description The read-only link: GET it without signing in (JSON).
              */
             url: string;
+            /**
+             * Views
+             * @description times the shared page was opened
+             * @default 0
+             */
+            views: number;
         };
         /** NewToken */
         NewToken: {
@@ -2676,6 +3070,8 @@ export interface components {
             set_apart?: string | null;
             /** Unit */
             unit: string;
+            /** @description Whether B differs from A beyond the runs' noise (B in the role of the drive under review: `better` means B is better). None when set apart. */
+            versus?: components["schemas"]["VersusReview"] | null;
             /** Warnings */
             warnings: string[];
         };
@@ -2952,6 +3348,42 @@ export interface components {
                 [key: string]: string;
             };
         };
+        /**
+         * RepeatSpec
+         * @description Repeat the plan: `times` runs, or `until_stable` (while the relative standard deviation
+         *     of its MB/s and IOPS figures is at or above `rsd_pct`, from `min_runs` up to `max_runs`).
+         */
+        RepeatSpec: {
+            /**
+             * Max Runs
+             * @description Until stable: at most this many runs.
+             * @default 10
+             */
+            max_runs: number;
+            /**
+             * Min Runs
+             * @description Until stable: at least this many runs.
+             * @default 3
+             */
+            min_runs: number;
+            /**
+             * Rsd Pct
+             * @description Until stable: stop once every MB/s and IOPS figure's relative standard deviation over the runs is under this (%).
+             * @default 2.5
+             */
+            rsd_pct: number;
+            /**
+             * Times
+             * @description Run the plan this many times.
+             */
+            times?: number | null;
+            /**
+             * Until Stable
+             * @description Repeat until the figures are stable.
+             * @default false
+             */
+            until_stable: boolean;
+        };
         /** ResultOut */
         ResultOut: {
             /** Metric */
@@ -3103,6 +3535,8 @@ export interface components {
              * @description Plan key, see GET /api/plans.
              */
             plan: string;
+            /** @description Queue the plan as a series of repeats (GET /api/series/{id}): each is queued when the one before finishes, ahead of the drive's other waiting runs. */
+            repeat?: components["schemas"]["RepeatSpec"] | null;
         };
         /** RunFinish */
         RunFinish: {
@@ -3157,6 +3591,16 @@ export interface components {
             plan: string;
             /** Progress */
             progress: number;
+            /**
+             * Series Id
+             * @description The series of repeats it belongs to.
+             */
+            series_id?: number | null;
+            /**
+             * Series Index
+             * @description Its place in the series, 1 first.
+             */
+            series_index?: number | null;
             /** Simulated */
             simulated: boolean;
             /** Started At */
@@ -3248,6 +3692,16 @@ export interface components {
             plan: string;
             /** Progress */
             progress: number;
+            /**
+             * Series Id
+             * @description The series of repeats it belongs to.
+             */
+            series_id?: number | null;
+            /**
+             * Series Index
+             * @description Its place in the series, 1 first.
+             */
+            series_index?: number | null;
             /** Simulated */
             simulated: boolean;
             /** Started At */
@@ -3430,6 +3884,72 @@ export interface components {
             /** Write Mbps */
             write_mbps: number;
         };
+        /** SeriesFigure */
+        SeriesFigure: {
+            /**
+             * Metric
+             * @description plan:step:metric
+             */
+            metric: string;
+            /**
+             * Name
+             * @description The figure in words.
+             */
+            name: string;
+            /**
+             * Rsd Pct
+             * @description Relative standard deviation (ddof=1), %.
+             */
+            rsd_pct: number | null;
+            /** Unit */
+            unit: string;
+            /**
+             * Values
+             * @description Of the series' finished runs, first run first.
+             */
+            values: number[];
+        };
+        /** SeriesOut */
+        SeriesOut: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Drive Id */
+            drive_id: number;
+            /**
+             * Figures
+             * @description The MB/s and IOPS figures stability is judged on, least stable first.
+             */
+            figures: components["schemas"]["SeriesFigure"][];
+            /** Finished At */
+            finished_at: string | null;
+            /** Id */
+            id: number;
+            /** Max Runs */
+            max_runs: number;
+            /** Min Runs */
+            min_runs: number;
+            /** Plan */
+            plan: string;
+            /**
+             * Reason
+             * @description Why the series ended as it did, in words.
+             */
+            reason: string | null;
+            /** Rsd Pct */
+            rsd_pct: number;
+            /** Runs */
+            runs: components["schemas"]["RunSummary"][];
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "running" | "stable" | "not stable" | "done" | "stopped";
+            /** Until Stable */
+            until_stable: boolean;
+        };
         /** ShareCreate */
         ShareCreate: {
             /**
@@ -3466,10 +3986,17 @@ export interface components {
             created_at: string;
             /** Created By */
             created_by: string | null;
+            /**
+             * Drive Names
+             * @description the drives compared, named as the pages name them
+             */
+            drive_names?: string[];
             /** Drives */
             drives: number[];
             /** Id */
             id: number;
+            /** Last Viewed At */
+            last_viewed_at?: string | null;
             /** Metrics */
             metrics: string[] | null;
             /** Revoked At */
@@ -3478,6 +4005,12 @@ export interface components {
             title: string;
             /** Under Review */
             under_review: number | null;
+            /**
+             * Views
+             * @description times the shared page was opened
+             * @default 0
+             */
+            views: number;
         };
         /** SharedComparison */
         SharedComparison: {
@@ -4145,6 +4678,8 @@ export interface components {
             under_review: boolean;
             /** Value */
             value: number;
+            /** @description The drive under review against this drive, on this metric: None on the review's own row, without a drive under review, and on rows set apart. */
+            versus_review: components["schemas"]["VersusReview"] | null;
         };
         /**
          * Variation
@@ -4153,6 +4688,13 @@ export interface components {
         Variation: {
             /** Count */
             count: number;
+            /** High */
+            high: number | null;
+            /**
+             * Low
+             * @description 95% confidence interval of the mean (Student's t), from at least 2 runs.
+             */
+            low: number | null;
             /** Max */
             max: number | null;
             /** Mean */
@@ -4163,6 +4705,45 @@ export interface components {
             spread_pct: number | null;
             /** Stddev */
             stddev: number | null;
+        };
+        /**
+         * VersusReview
+         * @description Whether the drive under review differs from this row's drive (backend.analysis.significance):
+         *     Welch's t-test of the two drives' runs measured under the same conditions, the practical
+         *     threshold tested one-sided, Benjamini-Hochberg over the plan's metrics shown at once.
+         */
+        VersusReview: {
+            /**
+             * Diff Pct
+             * @description The drive under review's mean over this drive's, -1, in %: None when either has fewer than 2 runs.
+             */
+            diff_pct: number | null;
+            /** High Pct */
+            high_pct: number | null;
+            /**
+             * Low Pct
+             * @description 95% confidence interval of diff_pct.
+             */
+            low_pct: number | null;
+            /**
+             * P
+             * @description Two-sided p of Welch's test: do the means differ at all.
+             */
+            p: number | null;
+            /**
+             * Q
+             * @description p of the test that |diff_pct| exceeds the practical threshold, adjusted (Benjamini-Hochberg) over the plan's metrics shown at once.
+             */
+            q: number | null;
+            /** Review Runs */
+            review_runs: number;
+            /** Runs */
+            runs: number;
+            /**
+             * Verdict
+             * @description Of the drive under review: better or worse only when q < 0.05; None for a figure with no better direction.
+             */
+            verdict: ("better" | "worse" | "within noise" | "1 run: significance unknown") | null;
         };
         /** WorkerCommand */
         WorkerCommand: {
@@ -5361,6 +5942,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflicts with what is stored, or with the state of a run or drive. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -5554,6 +6144,76 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Comparison"];
+                };
+            };
+            /** @description Not signed in, or the token is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (role, bench, CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Something the request names does not exist (or is not visible to you). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description The database or the broker is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    compare_article_api_compare_article_get: {
+        parameters: {
+            query: {
+                /** @description drive ids, e.g. 1,2,3 */
+                drives: string;
+                under_review?: number | null;
+                currency?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Article"];
                 };
             };
             /** @description Not signed in, or the token is unknown or revoked. */
@@ -6729,6 +7389,73 @@ export interface operations {
             };
             /** @description The body is larger than this operation accepts (the limit is in `detail`). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description The database or the broker is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    firmware_history_api_models__model_id__firmware_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                model_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FirmwareHistory"];
+                };
+            };
+            /** @description Not signed in, or the token is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (role, bench, CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Something the request names does not exist (or is not visible to you). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8774,6 +9501,149 @@ export interface operations {
             };
             /** @description Something the request names does not exist (or is not visible to you). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description The database or the broker is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_series_api_series__series_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                series_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesOut"];
+                };
+            };
+            /** @description Not signed in, or the token is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (role, bench, CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Something the request names does not exist (or is not visible to you). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description The database or the broker is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    stop_series_api_series__series_id__stop_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                series_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesOut"];
+                };
+            };
+            /** @description Not signed in, or the token is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (role, bench, CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Something the request names does not exist (or is not visible to you). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with what is stored, or with the state of a run or drive. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

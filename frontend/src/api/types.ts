@@ -127,3 +127,16 @@ export interface StepSeries {
   downsampled: boolean;
   points: [number, number][];
 }
+
+// --- Repeats, significance and firmware history (issue 28) ---------------------------------
+
+export type RepeatSpec = Schemas["RepeatSpec"];
+export type Series = Schemas["SeriesOut"];
+export type SeriesStatus = Series["status"];
+export type SeriesFigure = Schemas["SeriesFigure"];
+/** Whether the drive under review differs from another: verdict, difference and its interval. */
+export type VersusReview = Schemas["VersusReview"];
+export type Variation = Schemas["Variation"];
+export type FirmwareHistory = Schemas["FirmwareHistory"];
+export type FirmwareMetric = Schemas["FirmwareMetric"];
+export type FirmwareChange = Schemas["FirmwareChange"];

@@ -14,6 +14,9 @@ const PtsReportPage = lazy(() =>
 const QueuePage = lazy(() =>
   import("../pages/queue/queue-page").then((m) => ({ default: m.QueuePage })),
 );
+const SharesPage = lazy(() =>
+  import("../pages/shares/shares-page").then((m) => ({ default: m.SharesPage })),
+);
 const CatalogPage = lazy(() =>
   import("../pages/catalog/catalog-page").then((m) => ({ default: m.CatalogPage })),
 );
@@ -25,6 +28,12 @@ const SideBySidePage = lazy(() =>
 );
 const ReportPage = lazy(() =>
   import("../pages/report/report-page").then((m) => ({ default: m.ReportPage })),
+);
+const SeriesPage = lazy(() =>
+  import("../pages/series/series-page").then((m) => ({ default: m.SeriesPage })),
+);
+const FirmwarePage = lazy(() =>
+  import("../pages/firmware/firmware-page").then((m) => ({ default: m.FirmwarePage })),
 );
 const AdminPage = lazy(() =>
   import("../pages/admin/admin-page").then((m) => ({ default: m.AdminPage })),
@@ -54,10 +63,13 @@ export const router = createBrowserRouter([
       { path: "queue", element: suspended(<QueuePage />) },
       { path: "runs/:id", element: suspended(<RunPage />) },
       { path: "runs/:id/report", element: suspended(<PtsReportPage />) },
+      { path: "series/:id", element: suspended(<SeriesPage />) },
+      { path: "models/:id/firmware", element: suspended(<FirmwarePage />) },
       { path: "compare", element: suspended(<ComparePage />) },
       { path: "compare/pair", element: suspended(<SideBySidePage />) },
       { path: "report", element: suspended(<ReportPage />) },
       { path: "catalog", element: suspended(<CatalogPage />) },
+      { path: "shares", element: suspended(<SharesPage />) },
       { path: "plans", element: <PlansPage /> },
       { path: "admin", element: suspended(<AdminPage />) },
       { path: "*", element: <NotFoundPage /> },

@@ -77,13 +77,48 @@ export function capturePlot(plot: HTMLElement): { markup: string; width: number;
     if (!text || r.width === 0) continue;
     const cs = getComputedStyle(el);
     const size = parseFloat(cs.fontSize) || 12;
+    const lineHeight = parseFloat(cs.lineHeight) || Math.round(size * 1.3);
+    // Wrapped at the label's own width as the page wraps it (measured in its font), never
+    // run into the next panel's label.
+    const lines = wrapMeasured(text, r.width, `${cs.fontWeight} ${size}px ${cs.fontFamily}`);
+    const x = Math.round(r.left - box.left);
     parts.push(
-      `<text x="${Math.round(r.left - box.left)}" y="${Math.round(r.top - box.top + size)}" ` +
+      `<text x="${x}" y="${Math.round(r.top - box.top + size)}" ` +
         `font-size="${size}" font-weight="${cs.fontWeight}" fill="${cs.color}">` +
-        `${escapeXml(text)}</text>`,
+        lines
+          .map(
+            (l, i) =>
+              `<tspan x="${x}" y="${Math.round(r.top - box.top + size + i * lineHeight)}">${escapeXml(l)}</tspan>`,
+          )
+          .join("") +
+        `</text>`,
     );
   }
   return { markup: parts.join("\n"), width: Math.round(box.width), height: Math.round(box.height) };
+}
+
+let measureCtx: CanvasRenderingContext2D | null = null;
+
+/** `text` in lines no wider than `width` px in `font` (measured on a canvas); a word wider
+ * than a line stays whole on a line of its own. */
+export function wrapMeasured(text: string, width: number, font: string): string[] {
+  measureCtx ??= document.createElement("canvas").getContext("2d");
+  const ctx = measureCtx;
+  if (!ctx) return [text];
+  ctx.font = font;
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    const next = line ? `${line} ${word}` : word;
+    if (line && ctx.measureText(next).width > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = next;
+    }
+  }
+  if (line) lines.push(line);
+  return lines;
 }
 
 /** The SVG drawn on a canvas at `scale` times its size, as a PNG. */
@@ -104,6 +139,18 @@ export async function svgToPng(
       image.onerror = () => reject(new Error("the chart's SVG could not be drawn as an image"));
       image.src = url;
     });
+    // An OffscreenCanvas encodes the PNG off the page's thread (convertToBlob); a page
+    // canvas's toBlob waits for the page to be idle, which it is not while a pack is drawn.
+    if (typeof OffscreenCanvas !== "undefined") {
+      const off = new OffscreenCanvas(size.width, size.height);
+      const octx = off.getContext("2d");
+      if (octx) {
+        octx.fillStyle = "#ffffff";
+        octx.fillRect(0, 0, size.width, size.height);
+        octx.drawImage(image, 0, 0, size.width, size.height);
+        return await off.convertToBlob({ type: "image/png" });
+      }
+    }
     const canvas = document.createElement("canvas");
     canvas.width = size.width;
     canvas.height = size.height;

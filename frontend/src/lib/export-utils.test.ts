@@ -11,6 +11,7 @@ import {
   simulatedMark,
   svgLayout,
   toCsv,
+  uniqueHeader,
   wrapText,
 } from "./export-utils";
 
@@ -134,6 +135,24 @@ describe("toCsv and names", () => {
       "compare-consistency-linear.svg",
     );
     expect(exportFileName(["compare", "4K QD32 / write"], "png")).toBe("compare-4k-qd32-write.png");
+  });
+
+  it("says no word twice where a part repeats the one before", () => {
+    expect(exportFileName(["compare", "compare-qd-sweep-iops", "randread"], "png")).toBe(
+      "compare-qd-sweep-iops-randread.png",
+    );
+    expect(exportFileName(["run", "12", "run-12-throughput"], "svg")).toBe("run-12-throughput.svg");
+    expect(exportFileName(["compare", "consistency", "consistency"], "csv")).toBe("compare-consistency.csv");
+    // Words that only look alike stay.
+    expect(exportFileName(["compare", "comparison"], "csv")).toBe("compare-comparison.csv");
+  });
+
+  it("writes every CSV header name once", () => {
+    const text = toCsv(["drive", "firmware", "value", "firmware", "drive", "firmware"], [[1, 2, 3, 4, 5, 6]]);
+    const header = text.split("\n")[0]!.split(",");
+    expect(new Set(header).size).toBe(header.length);
+    expect(header.slice(0, 3)).toEqual(["drive", "firmware", "value"]);
+    expect(uniqueHeader(["a", "b"])).toEqual(["a", "b"]);
   });
 
   it("escapes XML", () => {

@@ -269,9 +269,25 @@ function csvCell(value: string | number | null | undefined): string {
   return /[",\n\r]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 }
 
-/** CSV text with a header row; numbers as given. */
+/**
+ * A header whose names are all different, as pandas and spreadsheets need them to read it
+ * unchanged: a name met again is said with what it is ("firmware" of a condition the drives
+ * differ in after the provenance's "firmware": "firmware (condition)"), then numbered.
+ */
+export function uniqueHeader(header: string[], again = "condition"): string[] {
+  const seen = new Set<string>();
+  return header.map((name) => {
+    let out = name;
+    if (seen.has(out)) out = `${name} (${again})`;
+    for (let i = 2; seen.has(out); i++) out = `${name} (${again} ${i})`;
+    seen.add(out);
+    return out;
+  });
+}
+
+/** CSV text with a header row (its names made unique: uniqueHeader); numbers as given. */
 export function toCsv(header: string[], rows: (string | number | null | undefined)[][]): string {
-  return [header, ...rows].map((row) => row.map(csvCell).join(",")).join("\n") + "\n";
+  return [uniqueHeader(header), ...rows].map((row) => row.map(csvCell).join(",")).join("\n") + "\n";
 }
 
 /** What a CSV states about its data in its leading `# ` lines. */
@@ -283,6 +299,8 @@ export interface CsvAbout {
   simulated?: string;
   warnings?: string[];
   provenance?: string;
+  /** How sure the differences are (the method and the verdicts), when the chart has them. */
+  significance?: string;
 }
 
 /** A CSV whose leading `# name: value` lines say what it holds (spreadsheets and pandas'
@@ -300,21 +318,34 @@ export function csvDocument(
     line("conditions", about.conditions) +
     line("simulated", about.simulated) +
     (about.warnings ?? []).map((w) => line("warning", w)).join("") +
-    line("provenance", about.provenance);
+    line("provenance", about.provenance) +
+    line("significance", about.significance);
   const rounded = rows.map((row) => row.map((v) => (typeof v === "number" ? roundMeasured(v) : v)));
   return head + toCsv(header, rounded);
 }
 
-/** A download name from its parts: `compare-consistency-linear.svg`. */
+/**
+ * A download name from its parts: `compare-consistency-linear.svg`. Words a part repeats
+ * from the one before are said once: ["compare", "compare-qd-sweep-iops"] ->
+ * compare-qd-sweep-iops, never compare-compare-qd-sweep-iops.
+ */
 export function exportFileName(parts: string[], extension: string): string {
-  const base = parts
-    .map((p) =>
-      p
-        .toLowerCase()
-        .replace(/[^a-z0-9]+/g, "-")
-        .replace(/^-|-$/g, ""),
-    )
-    .filter(Boolean)
-    .join("-");
-  return `${base || "chart"}.${extension}`;
+  const words: string[] = [];
+  for (const part of parts) {
+    const slug = part
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "");
+    if (!slug) continue;
+    let own = slug.split("-");
+    // The longest run of words at the end of the name so far that this part begins with.
+    for (let n = Math.min(words.length, own.length); n > 0; n--) {
+      if (words.slice(words.length - n).join("-") === own.slice(0, n).join("-")) {
+        own = own.slice(n);
+        break;
+      }
+    }
+    words.push(...own);
+  }
+  return `${words.join("-") || "chart"}.${extension}`;
 }

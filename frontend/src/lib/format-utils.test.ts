@@ -19,6 +19,13 @@ describe("formatCapacity", () => {
     expect(formatCapacity(256_060_514_304)).toBe("256 GB");
   });
 
+  it("writes small and simulated drives in GB, as the api's labels do", () => {
+    expect(formatCapacity(256 * 1024 ** 2)).toBe("0.268 GB");
+    expect(formatCapacity(1024 ** 3)).toBe("1.07 GB");
+    expect(formatCapacity(16 * 1024 ** 3)).toBe("17.18 GB");
+    expect(formatCapacity(-1)).toBe("—");
+  });
+
   it("keeps two decimals below 100 so enterprise sizes stay exact", () => {
     expect(formatCapacity(1_920_383_410_176)).toBe("1.92 TB");
     expect(formatCapacity(3_840_755_982_336)).toBe("3.84 TB");

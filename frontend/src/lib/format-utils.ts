@@ -33,7 +33,20 @@ export function formatDecimalBytes(bytes: number): string {
 }
 
 /** A drive's capacity, decimal as on the box. */
-export const formatCapacity = formatDecimalBytes;
+/** A drive's capacity as drive makers print it and as the api's labels write it
+ * (backend/drives/service.py capacity_label, the same rule): GB below 1,000 GB, else TB;
+ * whole from 100, two decimals at most from 1, three significant digits below ("0.268 GB"
+ * for a 256 MiB simulated drive, never "268 MB" on one page and "0.3 GB" on another). */
+export function formatCapacity(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined || !Number.isFinite(bytes) || bytes < 0) return "—";
+  const [value, unit] = bytes >= 1e12 ? [bytes / 1e12, "TB"] : [bytes / 1e9, "GB"];
+  let text: string;
+  if (value >= 100) text = value.toFixed(0);
+  else if (value >= 1) text = value.toFixed(2).replace(/\.?0+$/, "");
+  else if (value === 0) text = "0";
+  else text = String(Number(value.toPrecision(3)));
+  return `${text} ${unit}`;
+}
 
 const pad2 = (n: number) => String(n).padStart(2, "0");
 

@@ -1,38 +1,56 @@
 /**
  * House style of the comparison charts and their exports: one colour per drive, the same in
- * every chart of a page and in every exported file. Colours follow the drive's position in
- * the chosen list; the drive under review always gets the accent colour.
+ * every chart, every comparison and every exported file. A drive's colour follows from its
+ * id alone (not from its role or its place in the chosen list): the drive under review keeps
+ * its own colour and is set apart by a thicker line, a dark outline and a bold label.
  */
 
 import { DRIVE_COLORS } from "../components/chart-frame/chart-theme";
 
-export const REVIEW_COLOR = "#d9480f";
-/** Colours of the other drives, in assignment order (none close to the accent). */
-const OTHERS = DRIVE_COLORS.filter((c) => c !== "#ea580c" && c !== "#dc2626");
+/** Kept for the places that still name the drive-under-review mark in words. */
+export const REVIEW_WIDTH = 2.75;
 
 export interface DriveStyle {
   color: string;
   underReview: boolean;
 }
 
-/** Drive id -> colour, by position in `driveIds`; the drive under review gets the accent. */
+/** The colour of drive `id`: fixed by the id (DRIVE_COLORS[id mod n]). */
+export function driveColor(id: number): string {
+  const n = DRIVE_COLORS.length;
+  return DRIVE_COLORS[((Math.trunc(id) % n) + n) % n] ?? "#555";
+}
+
+/**
+ * Drive id -> colour and whether it is under review. Every drive gets its own colour
+ * (driveColor); only when two drives of one comparison share it (ids n apart) does the one
+ * with the higher id move on to the next free colour, so that no two lines look alike.
+ */
 export function driveStyles(
   driveIds: number[],
   underReview: number | null,
 ): Map<number, DriveStyle> {
   const styles = new Map<number, DriveStyle>();
-  let next = 0;
-  for (const id of driveIds) {
-    if (styles.has(id)) continue;
-    if (id === underReview) {
-      styles.set(id, { color: REVIEW_COLOR, underReview: true });
-    } else {
-      styles.set(id, { color: OTHERS[next % OTHERS.length] ?? "#555", underReview: false });
-      next += 1;
-    }
+  const taken = new Set<string>();
+  const n = DRIVE_COLORS.length;
+  for (const id of Array.from(new Set(driveIds)).sort((a, b) => a - b)) {
+    let color = driveColor(id);
+    for (let k = 1; taken.has(color) && k < n; k++) color = driveColor(id + k);
+    taken.add(color);
+    styles.set(id, { color, underReview: id === underReview });
   }
-  return styles;
+  // Insertion in the chosen order (legends list drives as they were chosen).
+  const ordered = new Map<number, DriveStyle>();
+  for (const id of driveIds) {
+    const s = styles.get(id);
+    if (s && !ordered.has(id)) ordered.set(id, s);
+  }
+  return ordered;
 }
 
 export const colorOf = (styles: Map<number, DriveStyle>, id: number) =>
   styles.get(id)?.color ?? "#6b7785";
+
+/** The line width of a drive: thicker for the drive under review. */
+export const widthOf = (styles: Map<number, DriveStyle>, id: number, base = 1.5) =>
+  styles.get(id)?.underReview ? REVIEW_WIDTH : base;

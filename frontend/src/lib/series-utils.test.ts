@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CompareSeries, DriveSeries } from "../api/results/types";
-import { driveStyles, REVIEW_COLOR } from "./house-style";
+import { driveColor, driveStyles } from "./house-style";
 import {
   conditionsLine,
   formatBinaryBytes,
@@ -86,7 +86,8 @@ describe("toLines", () => {
       ["Simulated drive 2, 4K random write QD32", false],
       ["Simulated drive 2, after TRIM", true],
     ]);
-    expect(lines[1]?.color).toBe(REVIEW_COLOR);
+    expect(lines[1]?.color).toBe(driveColor(2));
+    expect(lines[1]?.width).toBeGreaterThan(lines[0]?.width ?? 0);
     expect(legendOf(lines, styles).map((l) => l.highlight)).toEqual([false, true, true]);
     // the later pass is dashed in the legend too
     expect(legendOf(lines, styles).map((l) => l.dashed)).toEqual([false, false, true]);

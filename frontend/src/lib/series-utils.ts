@@ -5,7 +5,7 @@
  */
 
 import type { CompareSeries, DriveSeries, RunConditions } from "../api/results/types";
-import { colorOf, type DriveStyle } from "./house-style";
+import { colorOf, widthOf, type DriveStyle } from "./house-style";
 import type { CsvAbout, LegendItem } from "./export-utils";
 import { csvDocument, simulatedMark } from "./export-utils";
 
@@ -16,7 +16,11 @@ export interface Line {
   color: string;
   /** Second and later passes of a drive are dashed. */
   dashed: boolean;
+  /** Stroke width: thicker for the drive under review (house-style widthOf). */
+  width?: number;
   points: [number, number][];
+  /** A label per point (its queue depth), drawn beside the point where it overlaps nothing. */
+  pointLabels?: string[];
 }
 
 /** What charts, legends and exports call a drive: the short name a reviewer set, else its
@@ -139,6 +143,7 @@ export function toLines(
         driveId: drive.drive_id,
         label: steps.length > 1 ? `${driveName(drive)}, ${s.label}` : driveName(drive),
         color: colorOf(styles, drive.drive_id),
+        width: widthOf(styles, drive.drive_id),
         dashed: i > 0,
         points: s.points.map(([x, y]) => [x, y] as [number, number]),
       });
@@ -177,47 +182,5 @@ export function maxX(lines: Line[]): number {
   return m;
 }
 
-/** Round tick values (1, 2, 5 x 10^k steps) covering [lo, hi]. */
-export function niceTicks(lo: number, hi: number, count = 5): number[] {
-  if (!(hi > lo)) return [lo];
-  const raw = (hi - lo) / Math.max(1, count);
-  const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = ([1, 2, 2.5, 5, 10].find((m) => m * mag >= raw) ?? 10) * mag;
-  const ticks: number[] = [];
-  for (let v = Math.ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) {
-    ticks.push(Number(v.toPrecision(12)));
-  }
-  return ticks;
-}
-
-/**
- * One number format for every tick of an axis (never "8,000 / 22k / 10K"): the unit suffix
- * and the decimals the largest tick needs, the same for all. [0, 10000, 20000] -> 0, 10K,
- * 20K; [0, 2500, 5000] -> 0, 2,500, 5,000; [0, 0.5, 1] -> 0.0, 0.5, 1.0; the decades of a
- * log axis [100, 1000, 10000] -> 100, 1K, 10K.
- */
-export function tickFormat(ticks: number[]): (value: number) => string {
-  // Whole decades of a log axis: 100, 1K, 10K (not 0.1K, 1.0K, 10.0K).
-  const nonzero = ticks.filter((t) => t > 0);
-  const decades =
-    nonzero.length >= 2 &&
-    nonzero.length === ticks.length &&
-    nonzero.every((t) => Math.abs(Math.log10(t) - Math.round(Math.log10(t))) < 1e-9);
-  if (decades) {
-    const plain = (v: number) => String(Number(v.toPrecision(6)));
-    return (value: number) =>
-      value >= 1e6 ? `${plain(value / 1e6)}M` : value >= 1e3 ? `${plain(value / 1e3)}K` : plain(value);
-  }
-  const max = Math.max(0, ...ticks.map(Math.abs));
-  const [div, suffix] = max >= 1e6 ? [1e6, "M"] : max >= 1e4 ? [1e3, "K"] : [1, ""];
-  const scaled = ticks.map((t) => t / div);
-  const decimals = Math.min(
-    3,
-    Math.max(0, ...scaled.map((t) => (Number.isInteger(t) ? 0 : (String(Number(t.toPrecision(6))).split(".")[1] ?? "").length))),
-  );
-  const format = new Intl.NumberFormat("en-US", {
-    minimumFractionDigits: decimals,
-    maximumFractionDigits: decimals,
-  });
-  return (value: number) => (value === 0 ? "0" : `${format.format(value / div)}${suffix}`);
-}
+/** The one tick rule, in axis-utils.ts; here for the charts that import it from here. */
+export { niceTicks, tickFormat } from "./axis-utils";

@@ -1,98 +1,71 @@
-/** A small store-only (uncompressed) zip writer for the chart pack: PNG and SVG files. */
+/**
+ * The chart pack's zip, written by fflate as the files arrive: text (SVG, CSV) deflated,
+ * PNGs stored as they are (they are compressed already). Entries are streamed into the
+ * archive while the next chart is drawn; finish() hands the whole archive as a Blob.
+ */
 
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
+import { AsyncZipDeflate, Zip, ZipDeflate, ZipPassThrough } from "fflate";
 
-export function crc32(data: Uint8Array): number {
-  let crc = 0xffffffff;
-  for (let i = 0; i < data.length; i++) {
-    crc = (CRC_TABLE[(crc ^ (data[i] ?? 0)) & 0xff] ?? 0) ^ (crc >>> 8);
-  }
-  return (crc ^ 0xffffffff) >>> 0;
-}
+/** Deflate in fflate's workers where the browser has them (off the page's thread). */
+const canWork = typeof Worker !== "undefined" && typeof window !== "undefined";
 
 export interface ZipEntry {
   name: string;
   data: Uint8Array;
 }
 
-/** DOS date and time fields of a zip entry. */
-function dosDateTime(date: Date): { time: number; day: number } {
-  const time =
-    (date.getHours() << 11) | (date.getMinutes() << 5) | Math.floor(date.getSeconds() / 2);
-  const day =
-    ((Math.max(date.getFullYear(), 1980) - 1980) << 9) |
-    ((date.getMonth() + 1) << 5) |
-    date.getDate();
-  return { time, day };
+/** Already-compressed formats: stored, not deflated again. */
+const STORED = /\.(png|jpe?g|gif|webp|zip|gz)$/i;
+
+export class ZipStream {
+  private readonly chunks: Uint8Array[] = [];
+  private readonly zip: Zip;
+  private readonly names = new Set<string>();
+  private error: Error | null = null;
+  private done: Promise<void>;
+  private resolveDone!: () => void;
+
+  constructor() {
+    this.done = new Promise<void>((resolve) => {
+      this.resolveDone = resolve;
+    });
+    this.zip = new Zip((err, chunk, final) => {
+      if (err) {
+        this.error = err;
+        this.resolveDone();
+        return;
+      }
+      this.chunks.push(chunk);
+      if (final) this.resolveDone();
+    });
+  }
+
+  /** Adds one file; a name given twice is refused (a pack never holds two files of a name). */
+  add(name: string, data: Uint8Array, mtime = new Date()): void {
+    if (this.names.has(name)) throw new Error(`the chart pack already has a file named ${name}`);
+    this.names.add(name);
+    const file = STORED.test(name)
+      ? new ZipPassThrough(name)
+      : canWork
+        ? new AsyncZipDeflate(name, { level: 6 })
+        : new ZipDeflate(name, { level: 6 });
+    file.mtime = mtime;
+    this.zip.add(file);
+    file.push(data, true);
+  }
+
+  /** Ends the archive: its central directory written, every chunk in one Blob. */
+  async finish(): Promise<Blob> {
+    this.zip.end();
+    await this.done;
+    if (this.error) throw this.error;
+    return new Blob(this.chunks as BlobPart[], { type: "application/zip" });
+  }
 }
 
-/** The zip archive of `entries`, stored without compression (PNGs are compressed already). */
-export function zipStore(entries: ZipEntry[], date = new Date()): Uint8Array {
-  const encoder = new TextEncoder();
-  const { time, day } = dosDateTime(date);
-  const locals: Uint8Array[] = [];
-  const centrals: Uint8Array[] = [];
-  let offset = 0;
-  for (const entry of entries) {
-    const name = encoder.encode(entry.name);
-    const crc = crc32(entry.data);
-    const size = entry.data.length;
-    const local = new Uint8Array(30 + name.length);
-    const lv = new DataView(local.buffer);
-    lv.setUint32(0, 0x04034b50, true);
-    lv.setUint16(4, 20, true); // version needed
-    lv.setUint16(6, 0x0800, true); // UTF-8 names
-    lv.setUint16(8, 0, true); // stored
-    lv.setUint16(10, time, true);
-    lv.setUint16(12, day, true);
-    lv.setUint32(14, crc, true);
-    lv.setUint32(18, size, true);
-    lv.setUint32(22, size, true);
-    lv.setUint16(26, name.length, true);
-    lv.setUint16(28, 0, true);
-    local.set(name, 30);
-    locals.push(local, entry.data);
-
-    const central = new Uint8Array(46 + name.length);
-    const cv = new DataView(central.buffer);
-    cv.setUint32(0, 0x02014b50, true);
-    cv.setUint16(4, 20, true); // made by
-    cv.setUint16(6, 20, true);
-    cv.setUint16(8, 0x0800, true);
-    cv.setUint16(10, 0, true);
-    cv.setUint16(12, time, true);
-    cv.setUint16(14, day, true);
-    cv.setUint32(16, crc, true);
-    cv.setUint32(20, size, true);
-    cv.setUint32(24, size, true);
-    cv.setUint16(28, name.length, true);
-    cv.setUint32(42, offset, true);
-    central.set(name, 46);
-    centrals.push(central);
-    offset += local.length + size;
-  }
-  const centralSize = centrals.reduce((n, c) => n + c.length, 0);
-  const end = new Uint8Array(22);
-  const ev = new DataView(end.buffer);
-  ev.setUint32(0, 0x06054b50, true);
-  ev.setUint16(8, entries.length, true);
-  ev.setUint16(10, entries.length, true);
-  ev.setUint32(12, centralSize, true);
-  ev.setUint32(16, offset, true);
-  const parts = [...locals, ...centrals, end];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+/** The zip of `entries` in one go (tests, small archives). */
+export async function zipEntries(entries: ZipEntry[], mtime = new Date()): Promise<Blob> {
+  const zip = new ZipStream();
+  for (const e of entries) zip.add(e.name, e.data, mtime);
+  return zip.finish();
 }

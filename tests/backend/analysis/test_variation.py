@@ -16,6 +16,9 @@ def test_known_values() -> None:
         "min": 90.0,
         "max": 110.0,
         "spread_pct": 20.0,
+        # 95% interval of the mean: t(0.975, 2 df) = 4.302653 (tables), x 10 / sqrt(3)
+        "low": pytest.approx(100.0 - 24.841377),
+        "high": pytest.approx(100.0 + 24.841377),
     }
 
 
@@ -29,6 +32,7 @@ def test_sample_not_population_stddev() -> None:
 def test_one_value_none_and_zero_mean() -> None:
     one = variation([512.5])
     assert one["count"] == 1 and one["stddev"] == 0.0 and one["spread_pct"] == 0.0
+    assert one["low"] is None and one["high"] is None  # no interval from one run
     assert variation([None, 300.0, float("nan"), 500.0])["mean"] == 400.0  # failed runs skipped
     empty = variation([])
     assert empty == {
@@ -38,5 +42,7 @@ def test_one_value_none_and_zero_mean() -> None:
         "min": None,
         "max": None,
         "spread_pct": None,
+        "low": None,
+        "high": None,
     }
     assert variation([-1.0, 1.0])["spread_pct"] is None

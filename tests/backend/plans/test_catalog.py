@@ -229,3 +229,16 @@ def test_fio_refuses_a_seed_past_2_63() -> None:
     assert fio_check.rejected([("a", job.format(FIO_RANDSEED_MAX))]) is None
     found = fio_check.rejected([("a", job.format(FIO_RANDSEED_MAX + 1))])
     assert found is not None and "randseed" in found.message
+
+
+@pytest.mark.parametrize("span", ["1x", "8 g", "-1g"], ids=["1x", "space", "negative"])
+def test_a_size_that_is_not_one_is_said_in_words(span: str) -> None:
+    """As the Queue form says it: no regular expression in the message (CLI, api)."""
+    from backend.plans.catalog import get_plan, validate_params
+
+    with pytest.raises(InvalidParams) as exc:
+        validate_params(get_plan("four-corners"), {"span": span})
+    assert exc.value.field == "params.span"
+    words = f"span: {span!r} is not a size: use a whole number with k, m, g or t"
+    assert words in exc.value.message
+    assert "^" not in exc.value.message and "pattern" not in exc.value.message

@@ -91,8 +91,8 @@ def test_bssplit_below_the_logical_sector_is_refused() -> None:
     ("bssplit", "words"),
     [
         ("256m/100", "larger than 128 mib"),
-        ("４k/100", "string should match pattern"),
-        ("99999999999999999999k/100", "string should match pattern"),
+        ("４k/100", "does not have the expected form (custom profile: fio bssplit"),
+        ("99999999999999999999k/100", "does not have the expected form (custom profile"),
     ],
 )
 def test_bssplit_entries_fio_rejects_are_refused(bssplit: str, words: str) -> None:

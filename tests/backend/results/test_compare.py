@@ -13,7 +13,8 @@ from sqlalchemy.orm import Session
 from backend.benches.models import Bench
 from backend.core.db import session_factory, utcnow
 from backend.drives.models import DriveModel, DriveSample
-from backend.results.compare import compare, lower_is_better, pair
+from backend.results.compare import compare, compare_json, lower_is_better, pair
+from backend.results.compare_parts import PLAIN
 from backend.results.models import Result
 from backend.results.schemas import Comparison
 from backend.runs.models import Run, Step
@@ -356,3 +357,60 @@ def test_a_different_span_sets_rows_apart(engine: Engine, lab: dict[str, list[in
 def test_a_smaller_spread_is_better() -> None:
     assert lower_is_better("consistency:consistency-4k-qd32:iops_stddev_last400", "IOPS")
     assert not lower_is_better("consistency:consistency-4k-qd32:iops_mean_last400", "IOPS")
+
+
+def test_differences_are_called_only_when_significant(session: Session) -> None:
+    """The drive under review against the others: a 3% lead over five runs with 0.3% noise is
+    better, a slower latency worse, a 0.1% difference within noise, one run unknown; the cached
+    answer says the same as the one computed afresh."""
+    bench = Bench(name="bench-sig", host_info={})
+    session.add(bench)
+    session.flush()
+    review, other, single = (add_drive(session, bench, 100 + n) for n in range(3))
+    noise = (0.0, -0.4, 0.4, -0.1, 0.1)
+    for i, e in enumerate(noise):
+        add_run(
+            session,
+            review,
+            {"randread-4k-qd3": 103 + e, "randwrite-4k-qd32": 200 + e, "randwrite-4k-qd3": 45 + e},
+            age_s=100 - i,
+        )
+        add_run(
+            session,
+            other,
+            {
+                "randread-4k-qd3": 100 - e,
+                "randwrite-4k-qd32": 200.2 - e,
+                "randwrite-4k-qd3": 41 - e,
+            },
+            age_s=100 - i,
+        )
+    add_run(
+        session, single, {"randread-4k-qd3": 90, "randwrite-4k-qd32": 150, "randwrite-4k-qd3": 60}
+    )
+    session.flush()
+    drives = [review.id, other.id, single.id]
+    result = compare(session, drives, None, review.id)
+    Comparison.model_validate(result)
+    by = {m["metric"]: {r["drive_id"]: r for r in m["rows"]} for m in result["metrics"]}
+    read = by["four-corners:randread-4k-qd3:read_mbps"]
+    assert read[review.id]["versus_review"] is None
+    vs = read[other.id]["versus_review"]
+    assert vs["verdict"] == "better" and (vs["review_runs"], vs["runs"]) == (5, 5)
+    assert vs["low_pct"] < 3.0 < vs["high_pct"] and vs["q"] < 0.05
+    assert read[review.id]["runs"]["low"] < 103 < read[review.id]["runs"]["high"]
+    lat = by["four-corners:randwrite-4k-qd3:write_lat_p99_us"]
+    assert lat[other.id]["versus_review"]["verdict"] == "worse"  # 45 µs against 41: lower wins
+    write = by["four-corners:randwrite-4k-qd32:write_mbps"]
+    assert write[other.id]["versus_review"]["verdict"] == "within noise"  # -0.1%
+    assert read[single.id]["versus_review"]["verdict"] == "1 run: significance unknown"
+    assert read[single.id]["versus_review"]["diff_pct"] is None
+    # The cached answer, assembled from each drive's parts, is byte for byte the one computed.
+    assert compare_json(session, drives, None, review.id) == PLAIN.dump_json(result)
+    none = compare(session, drives, None, None)
+    assert all(r["versus_review"] is None for m in none["metrics"] for r in m["rows"])
+    side = pair(session, other.id, review.id)
+    read_pair = next(m for m in side["metrics"] if m["metric"].endswith("read_mbps"))
+    assert read_pair["versus"]["verdict"] == "better"  # B (the review drive) over A
+    # Of the means of the runs pooled (103 against 100), where diff_pct is of the latest runs.
+    assert read_pair["versus"]["diff_pct"] == pytest.approx(3.0)

@@ -88,6 +88,30 @@ def test_stalls_come_every_period_of_writing_and_restart_after_idle() -> None:
     assert sim._next_stall == pytest.approx(28.0)
 
 
+def test_each_burst_of_writes_draws_its_own_speed() -> None:
+    """burst_jitter: one speed for a whole burst (a run), another for the next, within the
+    share and recorded in the burst's event; the 0.2 s noise stays off."""
+    profile = Profile("p", "t", (Level(100, 20),), burst_jitter=0.02, seed=7)
+    sim = Simulation(profile, SIZE)
+    sim.step(-5.0, Counters(0, 0, 0), 0.0)
+    written, factors = 0, []
+    for burst in range(20):
+        start = burst * 10.0
+        seen = set()
+        for k in range(300):  # 3 s of writing, then 7 s idle
+            t = start + k * 0.01
+            written += 1000
+            limits, ev = sim.step(t, Counters(written, int(t * 100), 0), t)
+            seen.add(limits.write_bps)
+            factors += [e["factor"] for e in ev if e["kind"] == "burst"]
+        assert len(seen) == 1  # steady within the burst
+        assert seen == {int(20 * MB * factors[-1])}
+    assert len(factors) == 20 and len(set(factors)) == 20
+    assert all(0.98 <= f <= 1.02 for f in factors)
+    assert PROFILES["slc-cache"].burst_jitter == 0.0  # the known profiles keep their answers
+    assert any("run-to-run" in line for line in profile.describe())
+
+
 def test_profiles_are_checked_and_round_trip() -> None:
     with pytest.raises(ValueError):
         Profile("bad", "t", (Level(50, 40),))  # does not reach 100%

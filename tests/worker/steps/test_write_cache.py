@@ -4,8 +4,11 @@ none to set."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
+import json
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +16,12 @@ from tests.worker.steps.conftest import MiB, Target
 from tests.worker.steps.test_purge import MISSING, FakeRunner, failed, fake_drive, ok
 from worker.devices import DeviceInfo
 from worker.steps import StepError
-from worker.steps.write_cache import parse_hdparm, parse_nvme_feature, set_write_cache
+from worker.steps.write_cache import (
+    parse_hdparm,
+    parse_nvme_feature,
+    restore_pending,
+    set_write_cache,
+)
 
 write_cache_module = importlib.import_module("worker.steps.write_cache")
 
@@ -28,7 +36,9 @@ def guarded(monkeypatch: pytest.MonkeyPatch) -> list[DeviceInfo]:
 
 
 NVME_ON = "get-feature:0x06 (Volatile Write Cache), Current value:0x00000001\n"
-NVME_OFF = "get-feature:0x06 (Volatile Write Cache), Current value:0x00000000\n"
+# As nvme-cli 2.3 prints it (printf's "%#010x" writes no 0x for 0; recorded from QEMU's
+# controller, tests/fixtures/qemu-guest/nvme-get-feature-6-off.txt).
+NVME_OFF = "get-feature:0x06 (Volatile Write Cache), Current value:00000000\n"
 HDPARM_ON = "\n/dev/sdz:\n write-caching =  1 (on)\n"
 HDPARM_OFF = "\n/dev/sdz:\n write-caching =  0 (off)\n"
 
@@ -50,7 +60,9 @@ def test_nvme_cache_is_disabled_and_checked(guarded: list[DeviceInfo]) -> None:
     )
     info = fake_drive("/dev/nvme9n1", "nvme")
     result = set_write_cache(info, False, asked=False, runner=runner)
-    assert runner.commands[1] == ["nvme", "set-feature", "/dev/nvme9n1", "-f", "6", "-v", "0"]
+    assert runner.commands[1] == [
+        "nvme", "set-feature", "/dev/nvme9n1", "-f", "6", "--namespace-id", "4294967295", "-v", "0"
+    ]  # fmt: skip
     assert (result.supported, result.before, result.after) == (True, True, False)
     assert result.method == "nvme-feature-06h" and "set-feature" in result.detail
     assert guarded == [info]  # the system-disk check ran before any command
@@ -98,3 +110,47 @@ def test_loop_devices_and_files_have_no_cache_to_set(
         result = set_write_cache(target.info, False, asked=False)
         assert not result.supported and result.method == "none"
         assert "sets no write cache" in result.detail and result.asked is False
+
+
+# --- putting back what a lost run changed ----------------------------------------------------
+
+
+def pending(runs: Path, run_id: int, serial: str, *, restored: bool = False) -> Path:
+    record = runs / str(run_id) / "write-cache.json"
+    record.parent.mkdir(parents=True)
+    record.write_text(
+        json.dumps(
+            {"supported": True, "method": "nvme-feature-06h", "before": True, "after": False,
+             "asked": False, "detail": "", "path": "/dev/nvme9n1", "serial": serial,
+             "run_id": run_id, "restored": restored}  # fmt: skip
+        )
+    )
+    return record
+
+
+def test_a_restarted_worker_puts_back_the_cache_a_lost_run_turned_off(
+    guarded: list[DeviceInfo], tmp_path: Path
+) -> None:
+    drive = dataclasses.replace(fake_drive("/dev/nvme9n1", "nvme"), serial="S-NOW")
+    mine = pending(tmp_path, 7, "S-NOW")
+    other = pending(tmp_path, 8, "S-GONE")  # another drive is on that path now
+    done = pending(tmp_path, 9, "S-NOW", restored=True)  # put back by its run already
+    runner = FakeRunner(
+        {
+            ("nvme", "get-feature"): [ok(NVME_OFF), ok(NVME_ON)],
+            ("nvme", "set-feature"): ok("set-feature:0x06, value:1"),
+        }
+    )
+    said = restore_pending(tmp_path, lambda path: drive, runner=runner)
+    assert [c[1] for c in runner.commands] == ["get-feature", "set-feature", "get-feature"]
+    assert runner.commands[1][-2:] == ["-v", "1"]
+    assert said[0].startswith("run 7: write cache of /dev/nvme9n1 (S-NOW) put back")
+    assert "run 8: /dev/nvme9n1 now reports serial 'S-NOW', not 'S-GONE'" in said[1]
+    assert len(said) == 2
+    assert json.loads(mine.read_text())["restored"] is True
+    assert json.loads(other.read_text())["restored"] is False
+    assert json.loads(done.read_text())["restored"] is True
+    # Done once: a second start finds nothing of run 7 to put back.
+    runner.commands.clear()
+    assert len(restore_pending(tmp_path, lambda path: drive, runner=runner)) == 1
+    assert runner.commands == []

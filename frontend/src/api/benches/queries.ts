@@ -15,7 +15,7 @@ export const benchesQuery = () =>
 
 export const useBenches = () => useQuery(benchesQuery());
 
-/** A block device a bench's worker reported (worker.devices.DeviceInfo). */
+/** A block device or sandbox file a bench's worker reported (worker/report.py). */
 export interface BenchDevice {
   path: string;
   name: string;
@@ -29,9 +29,17 @@ export interface BenchDevice {
   partitions: string[];
   holders: string[];
   backing_file: string | null;
+  /** Stable /dev/disk/by-id names that lead to the device. */
+  links: string[];
+  /** Why it is the disk the system runs from (never registered), or null. */
+  system: string | null;
+  /** Why it is in use now (mounted, swap, holders): not offered for registration. */
+  in_use: string[];
+  simulated: boolean;
+  emulated: boolean;
 }
 
-/** The devices a bench's worker sees (it reports them every 10 s), to register a drive. */
+/** The devices a bench's worker sees (it reports them when they change), to register a drive. */
 export const useBenchDevices = (bench: string | null) =>
   useQuery({
     queryKey: benchKeys.devices(bench ?? ""),

@@ -4,6 +4,8 @@ export const resultKeys = {
   all: ["results"] as const,
   compare: (drives: number[], underReview: number | null) =>
     [...resultKeys.all, "compare", { drives, underReview }] as const,
+  article: (drives: number[], underReview: number | null) =>
+    [...resultKeys.all, "article", { drives, underReview }] as const,
   pair: (a: number, b: number) => [...resultKeys.all, "pair", { a, b }] as const,
   value: (drives: number[], metric: string, share: string | null = null) =>
     [...resultKeys.all, "value", { drives, metric, share }] as const,

@@ -6,6 +6,7 @@ import type {
   CompareLatency,
   CompareSweeps,
   CompareSeries,
+  Article,
   Comparison,
   Pair,
   RunQos,
@@ -30,6 +31,21 @@ export const compareQuery = (drives: number[], underReview: number | null) =>
 export const useComparison = (drives: number[], underReview: number | null) =>
   useQuery({
     ...compareQuery(drives, underReview),
+    enabled: drives.length > 0,
+    placeholderData: keepPreviousData,
+  });
+
+/** The review in article order (GET /api/compare/article): one answer for the drives, the
+ * headline table, the findings and the appendix. */
+export const useArticle = (drives: number[], underReview: number | null) =>
+  useQuery({
+    queryKey: resultKeys.article(drives, underReview),
+    queryFn: ({ signal }) =>
+      apiGet<Article>(
+        `/compare/article?drives=${ids(drives)}` +
+          (underReview !== null ? `&under_review=${underReview}` : ""),
+        signal,
+      ),
     enabled: drives.length > 0,
     placeholderData: keepPreviousData,
   });

@@ -1,5 +1,5 @@
 import { NavLink, Outlet } from "react-router";
-import { useLogout, useMe } from "../../api/auth/queries";
+import { canWrite, useLogout, useMe } from "../../api/auth/queries";
 import { Badge } from "../badge/badge";
 import { HealthIndicator } from "../health-indicator/health-indicator";
 import "./app-layout.css";
@@ -42,6 +42,17 @@ function AdminLink() {
   );
 }
 
+/** The shared links (list, views, revoke): reviewers and admins, who publish them. */
+function SharesLink() {
+  const me = useMe();
+  if (!canWrite(me.data)) return null;
+  return (
+    <NavLink to="/shares" className={navClass}>
+      Shared links
+    </NavLink>
+  );
+}
+
 export function AppLayout() {
   return (
     <>
@@ -73,6 +84,7 @@ export function AppLayout() {
             <NavLink to="/plans" className={navClass}>
               Plans
             </NavLink>
+            <SharesLink />
             <AdminLink />
           </nav>
           <div className="app-header__end">

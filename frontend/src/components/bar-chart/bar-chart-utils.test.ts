@@ -4,10 +4,12 @@ import {
   barGroups,
   barLayout,
   barsCsv,
+  barsSignificance,
   barsProvenance,
   dropCommonVendor,
   headlineMetrics,
   labelsFit,
+  realWindow,
   twinOf,
 } from "./bar-chart-utils";
 
@@ -31,7 +33,7 @@ const metric = (id: string, values: [number, number][], lower = false): CompareM
     under_review: drive === 2,
     set_apart: null,
     value,
-    runs: { count: 1, mean: value, stddev: 0, min: value, max: value, spread_pct: 0 },
+    runs: { count: 1, mean: value, stddev: 0, min: value, max: value, spread_pct: 0, low: null, high: null },
     other_runs: 0,
     run_id: 10 + drive,
     firmware: "sim",
@@ -39,6 +41,7 @@ const metric = (id: string, values: [number, number][], lower = false): CompareM
     finished_at: "2026-11-21T10:00:00Z",
     job_sha256: "abc",
     conditions: { span: "8 GiB" },
+    versus_review: null,
   })),
 });
 
@@ -75,9 +78,13 @@ describe("barGroups", () => {
     const header = csv.findIndex((l) => l.startsWith("drive,"));
     expect(csv[header]).toBe(
       "drive,incompressible (IOPS),compressible (IOPS),ranked,runs pooled,spread %," +
+        "mean 95% CI low,mean 95% CI high,review vs this %,review vs this 95% CI low %," +
+        "review vs this 95% CI high %,review vs this q,review vs this verdict," +
         "simulated,firmware,fio version,job file sha256,run,finished",
     );
-    expect(csv[header + 1]).toBe("Drive 2,300,500,yes,1,0,yes,sim,fio-3.36,abc,12,2026-11-21T10:00:00Z");
+    expect(csv[header + 1]).toBe(
+      "Drive 2,300,500,yes,1,0,,,,,,,,yes,sim,fio-3.36,abc,12,2026-11-21T10:00:00Z",
+    );
   });
 
   it("draws single bars when there is no twin, and skips metrics nobody has", () => {
@@ -128,5 +135,77 @@ describe("labels", () => {
       "Samsung 850",
       "Crucial MX100",
     ]);
+  });
+});
+
+describe("barsCsv header", () => {
+  it("names a differing condition called drive or firmware as a condition, every name once", () => {
+    const m = metric("four-corners:randread-4k-qd3:read_iops", [
+      [1, 50],
+      [2, 60],
+    ]);
+    m.differing = ["firmware", "drive", "span"];
+    m.rows = m.rows.map((r, i) => ({ ...r, conditions: { firmware: `fw${i}`, drive: `state ${i}`, span: "8 GiB" } }));
+    const [g] = barGroups([m], [m.metric]);
+    const lines = barsCsv(g!).split("\n");
+    const header = lines.find((l) => l.startsWith("drive,"))!.split(",");
+    expect(new Set(header).size).toBe(header.length);
+    expect(header).toContain("firmware (condition)");
+    expect(header).toContain("drive (condition)");
+    expect(header.indexOf("firmware")).toBeGreaterThan(header.indexOf("firmware (condition)"));
+  });
+});
+
+describe("realWindow", () => {
+  it("says the window a short run really had", () => {
+    const t = "Consistency: mean IOPS, last 400 s";
+    expect(realWindow(t, ["60 s", "60 s"])).toBe("Consistency: mean IOPS, whole 60 s run");
+    expect(realWindow(t, ["2000 s"])).toBe(t);
+    expect(realWindow(t, [undefined])).toBe(t);
+    expect(realWindow(t, ["60 s", "2000 s"])).toBe(
+      "Consistency: mean IOPS, last 400 s, or the whole run where shorter",
+    );
+    expect(realWindow("4K read: IOPS", ["60 s"])).toBe("4K read: IOPS");
+  });
+});
+
+describe("barsSignificance", () => {
+  const inc = "four-corners:randwrite-4k-qd32-incompressible:write_iops";
+  const versus = (verdict: "better" | "worse" | "within noise" | "1 run: significance unknown") => ({
+    review_runs: 5,
+    runs: verdict.startsWith("1 run") ? 1 : 5,
+    diff_pct: verdict.startsWith("1 run") ? null : 5.06,
+    low_pct: verdict.startsWith("1 run") ? null : 2.96,
+    high_pct: verdict.startsWith("1 run") ? null : 7.21,
+    p: 0.001,
+    q: 0.002,
+    verdict,
+  });
+
+  it("says the drive under review's verdict against each drive, with the interval", () => {
+    const m = metric(inc, [
+      [2, 300],
+      [1, 200],
+      [3, 290],
+      [4, 100],
+    ]);
+    m.rows[1]!.versus_review = versus("better");
+    m.rows[2]!.versus_review = versus("within noise");
+    m.rows[3]!.versus_review = versus("1 run: significance unknown");
+    const group = barGroups([m], [inc], null)[0]!;
+    const text = barsSignificance(group);
+    expect(text).toContain("Drive 2: better than Drive 1 (+5.1% [+3.0, +7.2])");
+    expect(text).toContain("within noise of Drive 3");
+    expect(text).toContain("Drive 4: 1 run, significance unknown");
+    expect(text).toContain("Benjamini-Hochberg");
+    const csv = barsCsv(group).split("\n");
+    expect(csv.find((l) => l.startsWith("# significance: "))).toContain("better than Drive 1");
+    const row = csv.find((l) => l.startsWith("Drive 1,"));
+    expect(row).toContain(",5.06,2.96,7.21,0.002,better,");
+  });
+
+  it("says nothing without a drive under review or anything to compare", () => {
+    const group = barGroups([metric(inc, [[2, 300]])], [inc], null)[0]!;
+    expect(barsSignificance(group)).toBeNull();
   });
 });

@@ -30,6 +30,8 @@ export interface BarRow {
   finishedAt: string | null;
   conditions: Record<string, string | null>;
   runs: CompareRow["runs"] | null;
+  /** The drive under review against this drive (significance), null on its own row. */
+  versus: CompareRow["versus_review"] | null;
 }
 
 export interface BarGroup {
@@ -101,6 +103,7 @@ function rowOf(r: CompareRow, paired: number | null): BarRow {
     finishedAt: r.finished_at,
     conditions: r.conditions,
     runs: r.runs,
+    versus: r.versus_review ?? null,
   };
 }
 
@@ -150,7 +153,10 @@ export function barGroups(
     groups.push({
       key: id,
       twinKey: twin ? twinId : null,
-      title: pairedTitle(m, Boolean(twin)),
+      title: realWindow(pairedTitle(m, Boolean(twin)), [
+        m.conditions["runtime"],
+        ...m.rows.map((r) => r.conditions?.["runtime"]),
+      ]),
       plan: m.names.plan,
       unit: m.unit,
       lowerIsBetter: m.lower_is_better,
@@ -162,6 +168,28 @@ export function barGroups(
     });
   }
   return groups;
+}
+
+/**
+ * A metric's window said as it was: "mean IOPS, last 400 s" of a 60 s run is the mean of the
+ * whole run (the analysis takes every second when the run is shorter than the window).
+ * `runtimes`: the runs' runtime conditions ("60 s", "up to 60 s"); unknown ones count as long.
+ */
+export function realWindow(title: string, runtimes: (string | null | undefined)[]): string {
+  const m = /last (\d+) s\b/.exec(title);
+  if (!m) return title;
+  const window = Number(m[1]);
+  const secs = runtimes
+    .map((r) => (r ? /(\d+(?:\.\d+)?) s\b/.exec(r) : null))
+    .filter((x): x is RegExpExecArray => x !== null)
+    .map((x) => Number(x[1]));
+  if (secs.length === 0 || secs.every((t) => t >= window)) return title;
+  const uniq = Array.from(new Set(secs));
+  const words =
+    uniq.length === 1 && uniq[0]! < window
+      ? `whole ${uniq[0]} s run`
+      : `last ${window} s, or the whole run where shorter`;
+  return title.replace(m[0], words);
 }
 
 /** "(IOPS, higher is better)", without the unit when the title ends with it ("...: IOPS"). */
@@ -188,8 +216,22 @@ export function barsSimulated(group: BarGroup): string | undefined {
 export function barsCsv(group: BarGroup): string {
   const header = ["drive", `${group.pairNames?.[0] ?? "value"} (${group.unit})`];
   if (group.pairNames) header.push(`${group.pairNames[1]} (${group.unit})`);
-  header.push("ranked", "runs pooled", "spread %", ...group.differing);
-  header.push("simulated", "firmware", "fio version", "job file sha256", "run", "finished");
+  const provenance = ["simulated", "firmware", "fio version", "job file sha256", "run", "finished"];
+  // A condition the drives differ in that has the name of a column of its own ("drive",
+  // "firmware") is named as a condition: every header name once (pandas reads it unchanged).
+  const stats = [
+    "mean 95% CI low",
+    "mean 95% CI high",
+    "review vs this %",
+    "review vs this 95% CI low %",
+    "review vs this 95% CI high %",
+    "review vs this q",
+    "review vs this verdict",
+  ];
+  const fixed = new Set([...header, "ranked", "runs pooled", "spread %", ...stats, ...provenance]);
+  const differing = group.differing.map((k) => (fixed.has(k) ? `${k} (condition)` : k));
+  header.push("ranked", "runs pooled", "spread %", ...stats, ...differing);
+  header.push(...provenance);
   const rows = group.rows.map((r) => [
     r.name,
     r.value,
@@ -197,6 +239,13 @@ export function barsCsv(group: BarGroup): string {
     r.value === null ? "no result" : r.setApart ? `no: ${r.setApart}` : "yes",
     r.runs?.count ?? null,
     r.runs?.spread_pct ?? null,
+    r.runs?.low ?? null,
+    r.runs?.high ?? null,
+    r.versus?.diff_pct ?? null,
+    r.versus?.low_pct ?? null,
+    r.versus?.high_pct ?? null,
+    r.versus?.q ?? null,
+    r.versus?.verdict ?? null,
     ...group.differing.map((k) => r.conditions[k] ?? null),
     r.simulated ? "yes" : "no",
     r.firmware,
@@ -213,9 +262,40 @@ export function barsCsv(group: BarGroup): string {
       simulated: barsSimulated(group),
       warnings: group.warnings,
       provenance: barsProvenance(group),
+      significance: barsSignificance(group) ?? undefined,
     },
     header,
     rows,
+  );
+}
+
+/** How the drive under review compares on this chart, said in one line: "Against the drive
+ * under review (B): A worse, +5.1% [+3.0, +7.2]; C within noise; D 1 run, significance
+ * unknown. Better or worse only when significant (Welch, tested 1% threshold,
+ * Benjamini-Hochberg)." Null without a drive under review or another drive to compare. */
+export function barsSignificance(group: BarGroup): string | null {
+  const review = group.rows.find((r) => r.underReview && r.value !== null);
+  const others = group.rows.filter((r) => r.versus);
+  if (!review || others.length === 0) return null;
+  const pct = (v: number) => `${v >= 0 ? "+" : "−"}${Math.abs(v).toFixed(1)}`;
+  const parts = others.map((r) => {
+    const t = r.versus!;
+    if (t.verdict === "1 run: significance unknown") return `${r.name}: 1 run, significance unknown`;
+    const said =
+      t.verdict === "better"
+        ? "better than"
+        : t.verdict === "worse"
+          ? "worse than"
+          : "within noise of";
+    const ci =
+      t.diff_pct !== null && t.low_pct !== null && t.high_pct !== null
+        ? ` (${pct(t.diff_pct)}% [${pct(t.low_pct)}, ${pct(t.high_pct)}])`
+        : "";
+    return `${said} ${r.name}${ci}`;
+  });
+  return (
+    `${review.name}: ${parts.join("; ")}. Better or worse only when the runs show it ` +
+    "(Welch's t-test, difference shown over 1%, Benjamini-Hochberg over the plan's metrics)."
   );
 }
 

@@ -21,6 +21,7 @@ import {
   barLayout,
   barsCsv,
   barsProvenance,
+  barsSignificance,
   barsSimulated,
   conditionsText,
   dropCommonVendor,
@@ -245,6 +246,7 @@ export function MetricBars({ group, styles, fileBase }: Props) {
       subtitle={`${group.plan} · ${group.unit}, ${better}`}
       height={height}
       chartId={`bars-${group.key.replace(/[^a-z0-9]+/gi, "-")}`}
+      note={barsSignificance(group) ?? undefined}
       exportAs={{
         fileName: [fileBase, "bars", step, name],
         title: `${group.plan}: ${group.title} ${unitAndDirection(group)}`,

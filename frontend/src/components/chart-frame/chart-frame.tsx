@@ -35,6 +35,8 @@ interface ChartFrameProps {
   exportAs?: ChartExportSpec;
   /** Controls shown in the caption row (scale, zoom). */
   controls?: ReactNode;
+  /** A line under the plot, on screen and in print (how sure the chart's differences are). */
+  note?: string;
 }
 
 interface OffscreenRequest {
@@ -101,6 +103,7 @@ export function ChartFrame({
   chartId,
   exportAs,
   controls,
+  note,
 }: ChartFrameProps) {
   const { articleWidth, register } = useExportContext();
   const [offscreen, setOffscreen] = useState<OffscreenRequest | null>(null);
@@ -186,7 +189,10 @@ export function ChartFrame({
 
   const canExport = Boolean(exportAs) && !overlay;
   return (
-    <figure className="chart-frame" data-chart={chartId}>
+    <figure
+      className={overlay ? "chart-frame chart-frame--empty" : "chart-frame"}
+      data-chart={chartId}
+    >
       <figcaption className="chart-frame__caption">
         <span className="chart-frame__title">{title}</span>
         {subtitle && <span className="chart-frame__subtitle">{subtitle}</span>}
@@ -232,6 +238,11 @@ export function ChartFrame({
       <div className="chart-frame__plot" style={{ height }}>
         {overlay ? <div className="chart-frame__overlay">{overlay}</div> : children}
       </div>
+      {note && !overlay && (
+        <p className="chart-frame__note" data-testid="chart-note">
+          {note}
+        </p>
+      )}
       {exportAs?.warnings && exportAs.warnings.length > 0 && !overlay && (
         <ul className="compare-warnings" aria-label={`Warnings for ${title}`}>
           {exportAs.warnings.map((w) => (

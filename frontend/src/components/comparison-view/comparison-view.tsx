@@ -31,6 +31,8 @@ export interface Section {
   id: string;
   /** The heading of the section in a report. */
   title: string;
+  /** The plans whose results it draws: a report leaves out a section none of them ran. */
+  plans: string[];
   render: (ctx: SectionContext) => ReactNode;
 }
 
@@ -42,11 +44,13 @@ export interface Section {
 export const CHART_SECTIONS: Section[] = [
   {
     id: "hdtach",
+    plans: ["hdtach", "trim-validation"],
     title: "Throughput against position",
     render: (c) => <HdTachChart drives={c.drives} styles={c.styles} fileBase={c.fileBase} />,
   },
   {
     id: "consistency",
+    plans: ["consistency"],
     title: "Performance consistency",
     render: (c) => (
       <ConsistencyScatter drives={c.drives} styles={c.styles} fileBase={c.fileBase} />
@@ -54,16 +58,19 @@ export const CHART_SECTIONS: Section[] = [
   },
   {
     id: "transfer",
+    plans: ["transfer-size"],
     title: "Transfer size",
     render: (c) => <TransferCurves drives={c.drives} styles={c.styles} fileBase={c.fileBase} />,
   },
   {
     id: "stalls",
+    plans: ["write-hitching", "trim-performance"],
     title: "Write stalls",
     render: (c) => <StallTimeline drives={c.drives} styles={c.styles} fileBase={c.fileBase} />,
   },
   {
     id: "qos",
+    plans: ["four-corners", "qd-sweep", "transfer-size"],
     title: "Latency QoS",
     render: (c) => (
       <QosCompare
@@ -77,6 +84,7 @@ export const CHART_SECTIONS: Section[] = [
   },
   {
     id: "pts",
+    plans: ["pts-steady-state", "pts-iops", "pts-throughput", "pts-latency", "pts-wsat", "pts-hir", "pts-xsr"],
     title: "SNIA PTS",
     render: (c) => <PtsCompare driveIds={c.drives} underReview={c.reviewed?.id ?? null} />,
   },
@@ -100,6 +108,7 @@ function Prices({ ctx }: { ctx: SectionContext }) {
 
 export const PRICE_SECTION: Section = {
   id: "prices",
+  plans: [],
   title: "Prices and performance per dollar",
   render: (c) => <Prices ctx={c} />,
 };
@@ -109,11 +118,23 @@ interface Props extends SectionContext {
   /** Metrics the reader added to the headline ones (Compare page); none: headline only. */
   extra?: string[];
   onAdd?: (metric: string) => void;
+  /** Only the sections of tests some drive ran (a report: no empty boxes on paper). */
+  onlyMeasured?: boolean;
+}
+
+/** The plans the comparison has results of ("four-corners", "consistency", ...). */
+export function measuredPlans(comparison: Comparison | undefined): Set<string> {
+  return new Set((comparison?.metrics ?? []).map((m) => m.metric.split(":")[0]!));
 }
 
 /** The bars of the chosen metrics, then every chart section, then the price table. */
 export function ComparisonView(props: Props) {
-  const { comparison, pending, extra = [], onAdd } = props;
+  const { comparison, pending, extra = [], onAdd, onlyMeasured = false } = props;
+  const measured = useMemo(() => measuredPlans(comparison), [comparison]);
+  const sections = [...CHART_SECTIONS, PRICE_SECTION].filter(
+    (s) =>
+      !onlyMeasured || s.plans.length === 0 || s.plans.some((p) => measured.has(p)),
+  );
   const all = useMemo(() => comparison?.metrics ?? [], [comparison]);
   const wanted = useMemo(() => {
     const headline = headlineMetrics(all.map((m) => m.metric));
@@ -137,6 +158,7 @@ export function ComparisonView(props: Props) {
               metrics={all.filter((m) => !wanted.includes(m.metric))}
               value=""
               onChange={onAdd}
+              searchable
             />
           )}
         </div>
@@ -156,7 +178,7 @@ export function ComparisonView(props: Props) {
           </div>
         )}
       </section>
-      {[...CHART_SECTIONS, PRICE_SECTION].map((s) => (
+      {sections.map((s) => (
         <section
           key={s.id}
           className="compare-card comparison-section"

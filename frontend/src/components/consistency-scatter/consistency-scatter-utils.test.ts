@@ -63,3 +63,30 @@ describe("scatter axes and paths", () => {
     }
   });
 });
+
+describe("panels that are compared", () => {
+  // The default panel dips to 1K IOPS, the 25% OP one stays above 10K: one y range for both.
+  const base = [line("base", 60, (t) => (t % 10 === 0 ? 1000 : 50_000))];
+  const op = [line("op", 20, () => 60_000)];
+  const shared = [...base, ...op];
+
+  it("share their time and IOPS ranges", () => {
+    for (const mode of ["log", "log-zoom", "linear"] as const) {
+      const a = scatterAxes(base, mode, 400, { zoomStart: 10, linearTop: 40_000, shared });
+      const b = scatterAxes(op, mode, 400, { zoomStart: 10, linearTop: 40_000, shared });
+      expect(a.y.domain).toEqual(b.y.domain);
+      expect(a.x.domain).toEqual(b.x.domain);
+      expect(a.x.ticks).toEqual(b.x.ticks);
+    }
+    expect(scatterAxes(op, "log", 400, { zoomStart: 0, linearTop: 1, shared }).y.domain[0]).toBe(1000);
+  });
+
+  it("take no zoom start past the end of the runs (never 'from t = 20.005999 s')", () => {
+    const short = [line("short", 20, () => 100)];
+    const axes = scatterAxes(short, "linear", 400, { zoomStart: 1400, linearTop: 200 });
+    expect(axes.start).toBe(defaultZoomStart(20));
+    const labels = axes.x.ticks.map(String);
+    expect(new Set(labels).size).toBe(labels.length);
+    expect(axes.x.ticks.length).toBeGreaterThan(1);
+  });
+});

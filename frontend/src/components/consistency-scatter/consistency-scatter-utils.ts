@@ -49,20 +49,26 @@ export interface ScatterAxes {
 /**
  * The axes of a panel: time from the zoom start (or 0) to the end of the longest run, with
  * about one round tick per 90 px; IOPS on whole decades (log) or 0 to the chosen top (linear).
+ * Panels that are compared pass all their lines as `shared`: they then get the same time and
+ * IOPS ranges (the default and the 25% OP panel on one scale). A zoom start at or past the
+ * end is not a zoom: the default start of the run's length is taken instead.
  */
 export function scatterAxes(
   lines: Line[],
   mode: ScatterMode,
   plotWidth: number,
-  options: { zoomStart: number; linearTop: number },
+  options: { zoomStart: number; linearTop: number; shared?: Line[] },
 ): ScatterAxes {
-  const end = Math.max(1, maxX(lines));
-  const start = mode === "log" ? 0 : Math.min(options.zoomStart, end - 1e-6);
+  const all = options.shared && options.shared.length > 0 ? options.shared : lines;
+  const end = Math.max(1, maxX(all));
+  const zoom = options.zoomStart >= 0 && options.zoomStart < end ? options.zoomStart : defaultZoomStart(end);
+  const start = mode === "log" ? 0 : zoom;
   // About one tick per 90 px, and at least a middle one in a narrow panel (0, 10, 20).
   const xTicks = niceTicks(start, end, Math.max(4, Math.floor(plotWidth / 90)));
+  if (xTicks.length < 2) xTicks.splice(0, xTicks.length, start, end);
   let maxY = 1;
   let minY = Infinity;
-  for (const l of lines) {
+  for (const l of all) {
     for (const [t, v] of l.points) {
       if (t < start) continue;
       if (v > maxY) maxY = v;
@@ -89,7 +95,8 @@ export function scatterAxes(
 }
 
 export interface ScatterPaths {
-  paths: { key: string; color: string; d: string; count: number }[];
+  /** `dot`: the dot's diameter, larger for the drive under review (a thicker line). */
+  paths: { key: string; color: string; d: string; count: number; dot: number }[];
   /** Points above the linear top, not drawn. */
   above: number;
   /** Points at or below 0 on a log axis, drawn on the axis floor. */
@@ -127,7 +134,8 @@ export function scatterPaths(
       }
       parts.push(`M${x(t).toFixed(1)} ${y(shown).toFixed(1)}h0`);
     }
-    return { key: l.key, color: l.color, d: parts.join(""), count: parts.length };
+    const dot = (l.width ?? 1.5) > 1.5 ? 4.5 : 3;
+    return { key: l.key, color: l.color, d: parts.join(""), count: parts.length, dot };
   });
   return { paths, above, floored };
 }

@@ -19,10 +19,10 @@ import {
   provenanceLine,
   seriesSimulated,
   seriesWarnings,
-  tickFormat,
   toLines,
   type Line,
 } from "../../lib/series-utils";
+import { formatAt, tickFormat, yAxisWidth } from "../../lib/axis-utils";
 import { useWidth } from "../../lib/use-width";
 import { ChartFrame } from "../chart-frame/chart-frame";
 import { AXIS_LABEL, AXIS_LINE, AXIS_TICK, CHART_FONT, GRID_STROKE } from "../chart-frame/chart-theme";
@@ -79,7 +79,7 @@ function ScatterLayer({
           key={p.key}
           d={p.d}
           stroke={p.color}
-          strokeWidth={3}
+          strokeWidth={p.dot}
           strokeLinecap="round"
           fill="none"
           opacity={0.85}
@@ -101,6 +101,8 @@ function nearest(lines: Line[], t: number): { label: string; color: string; valu
 interface PanelProps {
   title: string;
   lines: Line[];
+  /** Every line of the compared panels: one time and IOPS range for all of them. */
+  shared: Line[];
   mode: ScatterMode;
   zoomStart: number;
   linearTop: number;
@@ -109,12 +111,13 @@ interface PanelProps {
 
 /** One panel; drawn again only when its own props change (the two panels' series arrive
  * apart, and the first panel need not be drawn again when the second's arrive). */
-const ScatterPanel = memo(function ScatterPanel({ title, lines, mode, zoomStart, linearTop, empty }: PanelProps) {
+const ScatterPanel = memo(function ScatterPanel({ title, lines, shared, mode, zoomStart, linearTop, empty }: PanelProps) {
   const [ref, width] = useWidth<HTMLDivElement>(400);
   const height = PANEL_HEIGHT;
   const axes = useMemo(
-    () => scatterAxes(lines, mode, width - SCATTER_MARGIN.left - SCATTER_MARGIN.right, { zoomStart, linearTop }),
-    [lines, mode, width, zoomStart, linearTop],
+    () =>
+      scatterAxes(lines, mode, width - SCATTER_MARGIN.left - SCATTER_MARGIN.right, { zoomStart, linearTop, shared }),
+    [lines, shared, mode, width, zoomStart, linearTop],
   );
   const yFormat = tickFormat(axes.y.ticks);
   const xFormat = tickFormat(axes.x.ticks);
@@ -128,7 +131,7 @@ const ScatterPanel = memo(function ScatterPanel({ title, lines, mode, zoomStart,
         : 0,
     [lines, mode, axes.start, linearTop],
   );
-  const zoomNote = mode === "log" ? "" : `, from t = ${axes.x.domain[0]} s`;
+  const zoomNote = mode === "log" ? "" : `, from t = ${formatAt(axes.start, axes.x.ticks)} s`;
   // Where the tooltip can stop: 100 times across the panel (the points are in the layer).
   const stops = useMemo(() => {
     const [a, b] = axes.x.domain;
@@ -174,7 +177,7 @@ const ScatterPanel = memo(function ScatterPanel({ title, lines, mode, zoomStart,
               ticks={axes.y.ticks}
               tickFormatter={yFormat}
               allowDataOverflow
-              width={SCATTER_MARGIN.left - 8}
+              width={yAxisWidth(axes.y.ticks.map(yFormat))}
               tick={AXIS_TICK}
               stroke={AXIS_LINE}
             >
@@ -182,7 +185,7 @@ const ScatterPanel = memo(function ScatterPanel({ title, lines, mode, zoomStart,
                 value={`IOPS${mode === "linear" ? "" : " (log)"}`}
                 angle={-90}
                 position="insideLeft"
-                offset={-2}
+                offset={8}
                 style={{ ...AXIS_LABEL, textAnchor: "middle" }}
               />
             </YAxis>
@@ -244,8 +247,31 @@ export function ConsistencyScatter({ drives, styles, fileBase }: ConsistencyScat
   const baseLines = useMemo(() => underReviewLast(toLines(base.data, styles), styles), [base.data, styles]);
   const opLines = useMemo(() => underReviewLast(toLines(op.data, styles), styles), [op.data, styles]);
   const duration = Math.max(maxX(baseLines), maxX(opLines));
-  const zoomStart = zoomInput === "" ? defaultZoomStart(duration) : Math.max(0, Number(zoomInput));
-  const all = [...baseLines, ...opLines];
+  const asked = zoomInput === "" ? NaN : Math.max(0, Number(zoomInput));
+  // A start at or past the end of the runs is no zoom: the default start is taken instead.
+  const zoomStart = Number.isFinite(asked) && asked < duration ? asked : defaultZoomStart(duration);
+  const all = useMemo(() => [...baseLines, ...opLines], [baseLines, opLines]);
+  // Both panels on one scale; a panel without a run is left out, and said so in a line.
+  const panels = [
+    {
+      key: "op0",
+      title: "Default (no over-provisioning)",
+      lines: baseLines,
+      empty: "No finished consistency run without over-provisioning",
+    },
+    {
+      key: "op25",
+      title: "25% over-provisioning",
+      lines: opLines,
+      empty: "No finished consistency run with 25% over-provisioning",
+    },
+  ].filter((p, _i, list) => p.lines.length > 0 || list.every((q) => q.lines.length === 0));
+  const leftOut = all.length > 0
+    ? [
+        ...(baseLines.length === 0 ? ["No drive has a finished consistency run without over-provisioning: that panel is left out."] : []),
+        ...(opLines.length === 0 ? ["No drive has a finished consistency run with 25% over-provisioning: that panel is left out."] : []),
+      ]
+    : [];
   const legend = legendOf(
     baseLines.length ? baseLines : opLines,
     styles,
@@ -262,12 +288,13 @@ export function ConsistencyScatter({ drives, styles, fileBase }: ConsistencyScat
         : all.length === 0
           ? "None of these drives has a finished consistency run."
           : undefined;
-  const zoomText = mode === "log" ? "whole run" : `from t = ${zoomStart} s`;
+  const zoomText = mode === "log" ? "whole run" : `from t = ${formatAt(zoomStart, [0, 1])} s`;
   const scaleText = mode === "linear" ? "linear scale" : "log scale";
   const title = `Performance consistency: 4K random write IOPS (${scaleText}, ${zoomText})`;
   const warnings = [
     ...seriesWarnings(base.data, styles).map((w) => `No over-provisioning: ${w}`),
     ...seriesWarnings(op.data, styles).map((w) => `25% over-provisioning: ${w}`),
+    ...leftOut,
   ];
   const conditions = conditionsLine(allDrives);
   const provenance = provenanceLine(base.data?.drives.length ? base.data.drives : allDrives);
@@ -351,22 +378,18 @@ export function ConsistencyScatter({ drives, styles, fileBase }: ConsistencyScat
       }}
     >
       <div className="chart-panels">
-        <ScatterPanel
-          title="Default (no over-provisioning)"
-          lines={baseLines}
-          mode={mode}
-          zoomStart={zoomStart}
-          linearTop={top}
-          empty="No finished consistency run without over-provisioning"
-        />
-        <ScatterPanel
-          title="25% over-provisioning"
-          lines={opLines}
-          mode={mode}
-          zoomStart={zoomStart}
-          linearTop={top}
-          empty="No finished consistency run with 25% over-provisioning"
-        />
+        {panels.map((p) => (
+          <ScatterPanel
+            key={p.key}
+            title={p.title}
+            lines={p.lines}
+            shared={all}
+            mode={mode}
+            zoomStart={zoomStart}
+            linearTop={top}
+            empty={p.empty}
+          />
+        ))}
       </div>
     </ChartFrame>
   );

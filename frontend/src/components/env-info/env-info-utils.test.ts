@@ -104,6 +104,32 @@ describe("envSections", () => {
   });
 });
 
+describe("host changes", () => {
+  it("says what a simulated drive changed on the host, at start and at end", () => {
+    const sections = envSections({
+      host_changes: {
+        start: { kworker_priority: null, simulated_drives: [] },
+        end: {
+          kworker_priority: { threads: 12, from: 0, to: -10, by: ["simulated drive /dev/loop3"] },
+          simulated_drives: [{ device: "/dev/loop3" }],
+        },
+      },
+    });
+    const host = sections.find((s) => s.title === "Host changes");
+    expect(host?.rows).toEqual([
+      { label: "At start", value: "none: kernel worker threads at their own priority" },
+      {
+        label: "At end",
+        value: "kworker priority raised: 12 threads, nice 0 -> -10 (by simulated drive /dev/loop3)",
+      },
+    ]);
+  });
+
+  it("shows no section for a run that recorded none", () => {
+    expect(envSections({}).some((s) => s.title === "Host changes")).toBe(false);
+  });
+});
+
 describe("envValue and formatBinaryBytes", () => {
   it("formats what a record holds", () => {
     expect(envValue(null)).toBe("—");

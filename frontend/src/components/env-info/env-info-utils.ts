@@ -113,6 +113,24 @@ const NO_SMART = "Not recorded: files and loop devices have no SMART, or smartct
  * drive's identity, SMART before and after, the host and fio. The full record (smartctl's
  * JSON, NVMe Identify Controller) stays in the raw view.
  */
+/** One observation of host changes (worker/hostchanges.py): what it says, in a sentence. */
+function hostChangeText(seen: unknown): string {
+  if (!isObj(seen)) return "not recorded";
+  const k = isObj(seen.kworker_priority) ? seen.kworker_priority : null;
+  if (!k) return "none: kernel worker threads at their own priority";
+  const by = Array.isArray(k.by) ? k.by.map(envValue).join(", ") : envValue(k.by);
+  return `kworker priority raised: ${envValue(k.threads)} threads, nice ${envValue(k.from)} -> ${envValue(k.to)} (by ${by})`;
+}
+
+/** What was changed on the host while the run ran (a simulated drive's kworker priority),
+ * seen at its start and at its end. */
+export function hostChangeRows(changes: unknown): EnvRow[] {
+  if (!isObj(changes)) return [];
+  const rows: EnvRow[] = [{ label: "At start", value: hostChangeText(changes.start) }];
+  if ("end" in changes) rows.push({ label: "At end", value: hostChangeText(changes.end) });
+  return rows;
+}
+
 export function envSections(environment: unknown): EnvSection[] {
   const env = isObj(environment) ? environment : {};
   const sections: EnvSection[] = [];
@@ -147,6 +165,9 @@ export function envSections(environment: unknown): EnvSection[] {
     const hostRows = rows(host, HOST_ROWS);
     if (typeof env.worker === "string") hostRows.push({ label: "Worker", value: env.worker, mono: true });
     sections.push({ title: "Host", rows: hostRows });
+  }
+  if (isObj(env.host_changes)) {
+    sections.push({ title: "Host changes", rows: hostChangeRows(env.host_changes) });
   }
   const resumes = Array.isArray(env.resumes) ? env.resumes.filter(isObj) : [];
   if (resumes.length > 0) {

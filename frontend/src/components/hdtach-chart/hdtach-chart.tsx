@@ -8,6 +8,7 @@ import {
   provenanceLine,
   seriesSimulated,
   seriesWarnings,
+  driveName,
   toLines,
 } from "../../lib/series-utils";
 import { ChartFrame } from "../chart-frame/chart-frame";
@@ -25,6 +26,10 @@ const SOURCES: { value: Source; label: string; title: string }[] = [
   },
 ];
 const X_TICKS = [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
+const X_TICKS_SMALL = [0, 25, 50, 75, 100];
+/** More drives than this: one small panel per drive (on one scale) instead of one crowded plot. */
+export const OVERLAY_MAX_DRIVES = 3;
+const PANEL_ROW_HEIGHT = 220;
 
 interface Props {
   drives: number[];
@@ -55,6 +60,27 @@ export function HdTachChart({ drives, styles, fileBase }: Props) {
   });
   const spec = SOURCES.find((s) => s.value === source) ?? SOURCES[0]!;
   const data = query.data?.drives ?? [];
+  // Small multiples: a panel per drive, its write (solid) and read (dashed) passes and its
+  // step-downs, every panel on the same MB/s scale.
+  const drawn = Array.from(new Set(lines.map((l) => l.driveId)));
+  const multiples = drawn.length > OVERLAY_MAX_DRIVES;
+  let yTop = 0;
+  for (const l of lines) for (const [, y] of l.points) if (y > yTop) yTop = y;
+  const rows = Math.ceil(drawn.length / 2);
+  const names = new Map(data.map((d) => [d.drive_id, driveName(d)]));
+  // With small multiples the legend names each drive once (its panel says the rest).
+  const shownLegend = multiples
+    ? [
+        ...drawn.map((id) => ({
+          label: `${names.get(id) ?? ""}${summary.get(id) ? ` (${summary.get(id)})` : ""}`,
+          color: lines.find((l) => l.driveId === id)?.color ?? "#6b7785",
+          highlight: styles.get(id)?.underReview ?? false,
+        })),
+        ...(lines.some((l) => l.dashed)
+          ? [{ label: "later pass (read) dashed", color: "#5d6b7b", dashed: true }]
+          : []),
+      ]
+    : legend;
   const about = {
     title: `Throughput against position: ${spec.title.toLowerCase()}`,
     metric: `${source}: MB/s against position (% of the span)`,
@@ -67,7 +93,7 @@ export function HdTachChart({ drives, styles, fileBase }: Props) {
     <ChartFrame
       title="Throughput against position"
       subtitle={`MB/s against % of the span, ${spec.title.toLowerCase()}; step-downs marked (a drop of 20% or more between levels of at least 2% of the span)`}
-      height={300}
+      height={multiples ? rows * PANEL_ROW_HEIGHT : 300}
       overlay={overlayText(drives, query, lines.length, `no finished ${source} run`)}
       chartId="hdtach"
       controls={
@@ -100,19 +126,37 @@ export function HdTachChart({ drives, styles, fileBase }: Props) {
       exportAs={{
         fileName: [fileBase, source === "hdtach" ? "hdtach" : "trim-validation", direction],
         ...about,
-        legend,
+        legend: shownLegend,
         csv: () => linesCsv(lines, "position_pct", "mbps", about),
       }}
     >
-      <SeriesLines
-        title={spec.title}
-        lines={lines}
-        xLabel="position (% of span)"
-        yLabel="MB/s"
-        xDomain={[0, 100]}
-        xTicks={X_TICKS}
-        markers={markers}
-      />
+      {multiples ? (
+        <div className="chart-panels chart-panels--multiples" data-multiples={drawn.length}>
+          {drawn.map((id) => (
+            <SeriesLines
+              key={id}
+              title={`${names.get(id) ?? ""}${styles.get(id)?.underReview ? " (under review)" : ""}`}
+              lines={lines.filter((l) => l.driveId === id)}
+              xLabel="position (%)"
+              yLabel="MB/s"
+              xDomain={[0, 100]}
+              xTicks={X_TICKS_SMALL}
+              markers={markers.filter((m) => m.key.startsWith(`${id}:`))}
+              yTop={yTop}
+            />
+          ))}
+        </div>
+      ) : (
+        <SeriesLines
+          title={spec.title}
+          lines={lines}
+          xLabel="position (% of span)"
+          yLabel="MB/s"
+          xDomain={[0, 100]}
+          xTicks={X_TICKS}
+          markers={markers}
+        />
+      )}
     </ChartFrame>
   );
 }

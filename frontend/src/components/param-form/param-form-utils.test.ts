@@ -7,8 +7,12 @@ import {
   exactlyOneOf,
   errorField,
   fieldMessage,
+  parseFioSize,
   schemaFields,
+  spanErrors,
   toParams,
+  valuesFromRun,
+  type FieldSpec,
 } from "./param-form-utils";
 
 const SIZE = "^\\d+[kKmMgGtT]?$";
@@ -200,5 +204,28 @@ describe("exactly one of", () => {
     const one = toParams(fields, { ...defaultValues(fields), profile: "heavy" }, groups);
     expect(one.errors).toEqual({});
     expect(exactlyOneOf({ properties: {} })).toEqual([]);
+  });
+});
+
+describe("queue again and spans that do not fit", () => {
+  const base = { description: "", required: false, options: [] };
+  const span: FieldSpec = { ...base, name: "span", kind: "text", label: "span", nullable: true, default: "8g", pattern: SIZE };
+  const rt: FieldSpec = { ...base, name: "runtime_s", kind: "integer", label: "runtime", nullable: false, default: 60 };
+  it("parses fio sizes as fio does (binary)", () => {
+    expect(parseFioSize("8g")).toBe(8 * 2 ** 30);
+    expect(parseFioSize("64m")).toBe(64 * 2 ** 20);
+    expect(parseFioSize("4096")).toBe(4096);
+    expect(parseFioSize("1x")).toBeNull();
+  });
+  it("says a span larger than the drive, before asking the api", () => {
+    const errors = spanErrors([span, rt], { span: "8g", runtime_s: "60" }, 4 * 2 ** 30);
+    expect(errors).toEqual({
+      span: "8g (8 GiB) is larger than the drive (4 GiB): choose a smaller span",
+    });
+    expect(spanErrors([span], { span: "1g" }, 4 * 2 ** 30)).toEqual({});
+    expect(spanErrors([span], { span: "" }, 4 * 2 ** 30)).toEqual({});
+  });
+  it("keeps a run's parameters, defaults for the ones it did not have", () => {
+    expect(valuesFromRun([span, rt], { span: "1g" })).toEqual({ span: "1g", runtime_s: "60" });
   });
 });

@@ -247,3 +247,59 @@ export function fieldMessage(message: string, name: string): string {
   if (mine) return mine.slice(mine.indexOf(": ") + 2);
   return body;
 }
+
+const FIO_SIZE = /^(\d{1,20})([kKmMgGtT]?)$/;
+const BINARY: Record<string, number> = { "": 1, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30, t: 2 ** 40 };
+
+/** Bytes of a size in fio's syntax (`8g` = 8 GiB), or null if it is not one. */
+export function parseFioSize(text: string): number | null {
+  const m = FIO_SIZE.exec(text.trim());
+  if (!m) return null;
+  return Number(m[1]) * BINARY[m[2]!.toLowerCase()]!;
+}
+
+function binary(n: number): string {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let v = n;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${Number(v.toFixed(2))} ${units[i]}`;
+}
+
+/** Spans (span, seq_span...) larger than the drive, said as the api says it, before asking
+ * it: a plan's review default (8g) on a 4 GiB drive, or a run's parameters queued again on a
+ * smaller drive. */
+export function spanErrors(
+  fields: readonly FieldSpec[],
+  values: FormValues,
+  capacityBytes: number | null | undefined,
+): FieldErrors {
+  const errors: FieldErrors = {};
+  if (!capacityBytes) return errors;
+  for (const f of fields) {
+    if (!/(^|_)span$/.test(f.name)) continue;
+    const raw = values[f.name];
+    if (typeof raw !== "string" || !raw.trim()) continue;
+    const n = parseFioSize(raw);
+    if (n !== null && n > capacityBytes) {
+      errors[f.name] =
+        `${raw.trim()} (${binary(n)}) is larger than the drive (${binary(capacityBytes)}): ` +
+        `choose a smaller ${f.name}`;
+    }
+  }
+  return errors;
+}
+
+/** A run's parameters as the form's values: each field the run had, the review default for
+ * the others (a parameter the plan gained since). */
+export function valuesFromRun(
+  fields: readonly FieldSpec[],
+  params: Record<string, unknown>,
+): FormValues {
+  return Object.fromEntries(
+    fields.map((f) => [f.name, toFieldValue(f, f.name in params ? params[f.name] : f.default)]),
+  );
+}

@@ -2,7 +2,7 @@ import { usePlanEstimate } from "../../api/plans/queries";
 import type { Plan } from "../../api/types";
 import { formatDuration } from "../../lib/format-utils";
 import { Badge } from "../badge/badge";
-import { defaultValues, exactlyOneOf, schemaFields, toParams } from "../param-form/param-form-utils";
+import { defaultValues, exactlyOneOf, schemaFields, spanErrors, toParams } from "../param-form/param-form-utils";
 import "./plan-select.css";
 
 interface PlanSelectProps {
@@ -11,6 +11,8 @@ interface PlanSelectProps {
   onChange: (key: string) => void;
   /** The drive the estimates are for; none: no estimates. */
   driveId: number | null;
+  /** The drive's capacity: a default span larger than it is said, not asked of the api. */
+  capacityBytes?: number | null;
   disabled?: boolean;
 }
 
@@ -23,13 +25,30 @@ function needsChoice(plan: Plan): string | null {
   return first ? `${first[0]}: ${first[1]}` : null;
 }
 
-function DefaultEstimate({ plan, driveId }: { plan: Plan; driveId: number | null }) {
+/** A default span larger than the drive (8g on a 4 GiB drive), as the form says it. */
+function misfit(plan: Plan, capacity: number | null | undefined): string | null {
+  const fields = schemaFields(plan.params_schema);
+  const first = Object.entries(spanErrors(fields, defaultValues(fields), capacity))[0];
+  return first ? `${first[0]} ${first[1]}` : null;
+}
+
+function DefaultEstimate({
+  plan,
+  driveId,
+  capacity,
+}: {
+  plan: Plan;
+  driveId: number | null;
+  capacity: number | null | undefined;
+}) {
   const needs = needsChoice(plan);
+  const tooBig = misfit(plan, capacity);
   const estimate = usePlanEstimate(
-    driveId === null || needs ? null : { key: plan.key, driveId, params: {} },
+    driveId === null || needs || tooBig ? null : { key: plan.key, driveId, params: {} },
   );
   if (driveId === null) return <span className="muted">pick a drive for its duration</span>;
   if (needs) return <span className="muted">no default duration ({needs})</span>;
+  if (tooBig) return <span className="muted">review defaults do not fit this drive: {tooBig}</span>;
   if (estimate.isError) return <span className="muted">no estimate: see the form</span>;
   if (!estimate.data) return <span className="muted">estimating…</span>;
   return (
@@ -40,7 +59,7 @@ function DefaultEstimate({ plan, driveId }: { plan: Plan; driveId: number | null
 }
 
 /** The plans as radio cards: title, key, description, whether it writes, how long it takes. */
-export function PlanSelect({ plans, value, onChange, driveId, disabled }: PlanSelectProps) {
+export function PlanSelect({ plans, value, onChange, driveId, capacityBytes, disabled }: PlanSelectProps) {
   return (
     <fieldset className="plan-select" disabled={disabled}>
       <legend className="visually-hidden">Plan</legend>
@@ -70,7 +89,7 @@ export function PlanSelect({ plans, value, onChange, driveId, disabled }: PlanSe
               <code className="plan-select__key">{plan.key}</code>
               <span className="plan-select__description">{plan.description}</span>
               <span className="plan-select__estimate">
-                <DefaultEstimate plan={plan} driveId={driveId} />
+                <DefaultEstimate plan={plan} driveId={driveId} capacity={capacityBytes} />
               </span>
             </span>
           </label>

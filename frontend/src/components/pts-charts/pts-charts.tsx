@@ -12,6 +12,7 @@ import {
   YAxis,
 } from "recharts";
 import type { PtsSection } from "../../api/pts/types";
+import { niceAxis, niceTicks, tickFormat, yAxisWidth, zeroAxis } from "../../lib/axis-utils";
 import { toCsv } from "../../lib/export-utils";
 import {
   convergencePoints,
@@ -45,6 +46,8 @@ export function ConvergenceChart({ section, provenance, conditions, fileBase }: 
   const running = section.status === "running" || section.status === "pending";
   const maxRound = Math.max(points.length + (running ? 1 : 0), 5);
   const unit = section.track.unit;
+  const yAxis = zeroAxis(Math.max(0, ...points.map((p) => p.value ?? 0)), 4);
+  const roundTicks = niceTicks(1, maxRound, 6).filter((r) => Number.isInteger(r));
   return (
     <ChartFrame
       title={`Steady-state convergence: ${section.track.label}`}
@@ -70,12 +73,12 @@ export function ConvergenceChart({ section, provenance, conditions, fileBase }: 
             dataKey="round"
             type="number"
             domain={[0.5, maxRound + 0.5]}
-            allowDecimals={false}
+            ticks={roundTicks}
             tick={AXIS_TICK}
             stroke={AXIS_LINE}
             label={{ value: "round", position: "insideBottomRight", offset: -12, style: AXIS_LABEL }}
           />
-          <YAxis width={56} tick={AXIS_TICK} stroke={AXIS_LINE} tickFormatter={formatCompact} domain={[0, "auto"]}
+          <YAxis width={yAxisWidth(yAxis.ticks.map(tickFormat(yAxis.ticks)))} tick={AXIS_TICK} stroke={AXIS_LINE} tickFormatter={tickFormat(yAxis.ticks)} domain={yAxis.domain} ticks={yAxis.ticks}
             label={{ value: unit, angle: -90, position: "insideLeft", offset: 8, style: AXIS_LABEL }} />
           <Line dataKey="value" name={section.track.label} stroke={TRACK_COLOR} strokeWidth={LINE_WIDTH} dot={points.length <= 60 ? { r: 3 } : false} isAnimationActive={false} />
         </LineChart>
@@ -92,7 +95,7 @@ export function WindowChart({ section, provenance, conditions, fileBase }: Commo
   const g = windowGeometry(section.values, section.convergence);
   const unit = section.track.unit;
   const data = g ? g.rounds.map((r) => ({ ...r, fit: g.fit[0]!.value + ((g.fit[1]!.value - g.fit[0]!.value) * (r.round - g.first)) / Math.max(1, g.last - g.first) })) : [];
-  const top = g ? Math.max(g.band20[1], ...g.rounds.map((r) => r.value)) * 1.05 : 1;
+  const yAxis = zeroAxis(g ? Math.max(g.band20[1], ...g.rounds.map((r) => r.value)) : 1, 4);
   return (
     <ChartFrame
       title={`Measurement window: ${section.track.label}`}
@@ -125,7 +128,7 @@ export function WindowChart({ section, provenance, conditions, fileBase }: Commo
             <ReferenceLine y={g.average} stroke="#1b2530" strokeWidth={1.5} />
             <XAxis dataKey="round" type="number" domain={[g.first - 0.5, g.last + 0.5]} ticks={g.rounds.map((r) => r.round)} tick={AXIS_TICK} stroke={AXIS_LINE}
               label={{ value: "round", position: "insideBottomRight", offset: -12, style: AXIS_LABEL }} />
-            <YAxis width={56} tick={AXIS_TICK} stroke={AXIS_LINE} tickFormatter={formatCompact} domain={[0, top]}
+            <YAxis width={yAxisWidth(yAxis.ticks.map(tickFormat(yAxis.ticks)))} tick={AXIS_TICK} stroke={AXIS_LINE} tickFormatter={tickFormat(yAxis.ticks)} domain={yAxis.domain} ticks={yAxis.ticks}
               label={{ value: unit, angle: -90, position: "insideLeft", offset: 8, style: AXIS_LABEL }} />
             <Line dataKey="fit" stroke="#9aa5b1" strokeWidth={LINE_WIDTH} dot={false} isAnimationActive={false} />
             <Line dataKey="value" stroke={TRACK_COLOR} strokeWidth={LINE_WIDTH} dot={{ r: 3 }} isAnimationActive={false} />
@@ -178,7 +181,12 @@ export function XYChart({ title, subtitle, xLabel, yLabel, series, chartId, xLog
     : xLog || hi - lo < 2
       ? [lo, hi]
       : [Math.floor(lo), Math.ceil(hi)];
-  const ticks = xTicks ?? logAxis?.ticks;
+  // Linear axes by the one tick rule: round steps, one label format per axis.
+  const ticks = xTicks ?? logAxis?.ticks ?? niceTicks(domain[0], domain[1], 6);
+  const ys = series.flatMap((s) => s.points.map((p) => p[1]));
+  const yAxis = niceAxis(Math.min(0, ...ys), Math.max(0, ...ys) || 1, 4);
+  const yFormat = tickFormat(yAxis.ticks);
+  const xFormatOf = xFormat ?? (logAxis ? formatCompact : tickFormat(ticks));
   const legend = series.map((s) => ({ label: s.label, color: s.color }));
   return (
     <ChartFrame title={title} subtitle={subtitle} height={height} chartId={chartId} overlay={empty ? "No data yet." : undefined}
@@ -191,9 +199,9 @@ export function XYChart({ title, subtitle, xLabel, yLabel, series, chartId, xLog
               <ReferenceArea key={a.key} x1={a.x1} x2={a.x2} fill="#9aa5b1" fillOpacity={0.14} stroke="none"
                 label={{ value: a.label, position: "insideTop", fontSize: 11, fill: "#4a5663" }} />
             ))}
-            <XAxis dataKey="x" type="number" domain={domain} tick={AXIS_TICK} stroke={AXIS_LINE} tickFormatter={xFormat}
+            <XAxis dataKey="x" type="number" domain={domain} ticks={ticks} tick={AXIS_TICK} stroke={AXIS_LINE} tickFormatter={xFormatOf}
               label={{ value: xLabel, position: "insideBottomRight", offset: -12, style: AXIS_LABEL }} />
-            <YAxis dataKey="y" width={56} tick={AXIS_TICK} stroke={AXIS_LINE} tickFormatter={formatCompact}
+            <YAxis dataKey="y" width={yAxisWidth(yAxis.ticks.map(yFormat))} tick={AXIS_TICK} stroke={AXIS_LINE} tickFormatter={yFormat} domain={yAxis.domain} ticks={yAxis.ticks}
               label={{ value: yLabel, angle: -90, position: "insideLeft", offset: 8, style: AXIS_LABEL }} />
             {series.map((s) => (
               <Scatter key={s.key} name={s.label} data={s.points.map(([x, y]) => ({ x, y }))} fill={s.color} isAnimationActive={false} />
@@ -206,9 +214,9 @@ export function XYChart({ title, subtitle, xLabel, yLabel, series, chartId, xLog
               <ReferenceArea key={a.key} x1={a.x1} x2={a.x2} fill="#9aa5b1" fillOpacity={0.14} stroke="none"
                 label={{ value: a.label, position: "insideTop", fontSize: 11, fill: "#4a5663" }} />
             ))}
-            <XAxis dataKey="x" type="number" domain={domain} scale={xLog ? "log" : "auto"} ticks={ticks} tick={AXIS_TICK} stroke={AXIS_LINE} tickFormatter={xFormat ?? formatCompact} allowDataOverflow
+            <XAxis dataKey="x" type="number" domain={domain} scale={xLog ? "log" : "auto"} ticks={ticks} tick={AXIS_TICK} stroke={AXIS_LINE} tickFormatter={xFormatOf} allowDataOverflow
               label={{ value: xLabel, position: "insideBottomRight", offset: -12, style: AXIS_LABEL }} />
-            <YAxis width={56} tick={AXIS_TICK} stroke={AXIS_LINE} tickFormatter={formatCompact}
+            <YAxis width={yAxisWidth(yAxis.ticks.map(yFormat))} tick={AXIS_TICK} stroke={AXIS_LINE} tickFormatter={yFormat} domain={yAxis.domain} ticks={yAxis.ticks}
               label={{ value: yLabel, angle: -90, position: "insideLeft", offset: 8, style: AXIS_LABEL }} />
             {series.map((s) => (
               <Line key={s.key} data={s.points.map(([x, y]) => ({ x, y }))} dataKey="y" name={s.label} stroke={s.color} strokeWidth={LINE_WIDTH} strokeDasharray={s.dashed ? "6 3" : undefined} dot={s.points.length <= 12 && !s.dashed ? { r: 3 } : false} isAnimationActive={false} />

@@ -2,7 +2,7 @@ import { useMemo, useState } from "react";
 import { useCompareLatency, useLatencySteps } from "../../api/results/queries";
 import type { DriveSeries, LatencyDistribution } from "../../api/results/types";
 import type { DriveStyle } from "../../lib/house-style";
-import { colorOf } from "../../lib/house-style";
+import { colorOf, widthOf } from "../../lib/house-style";
 import { downloadText } from "../../lib/export-dom";
 import { conditionsLine, driveName, linesCsv, provenanceLine, seriesSimulated, type Line } from "../../lib/series-utils";
 import { ChartFrame } from "../chart-frame/chart-frame";
@@ -65,6 +65,7 @@ export function QosCompare({ drives, styles, fileBase, underReview, words }: Pro
         driveId: drive.drive_id,
         label: driveName(drive),
         color: colorOf(styles, drive.drive_id),
+        width: widthOf(styles, drive.drive_id),
         dashed: false,
         points: pick(dist!).map(([x, y]) => [x, y] as [number, number]),
       }))

@@ -4,7 +4,7 @@
 
 import type { DriveSweep, QosFigures } from "../../api/results/types";
 import { csvDocument, type CsvAbout } from "../../lib/export-utils";
-import { colorOf, type DriveStyle } from "../../lib/house-style";
+import { colorOf, widthOf, type DriveStyle } from "../../lib/house-style";
 import { driveName, type Line } from "../../lib/series-utils";
 
 /** The columns of a QoS table: mean, the percentiles, max. */
@@ -131,16 +131,32 @@ export function sweepLines(
   for (const d of drives) {
     const w = d.workloads.find((x) => x.workload === workload);
     if (!w) continue;
-    const base = { driveId: d.drive_id, color: colorOf(styles, d.drive_id) };
+    const base = { driveId: d.drive_id, color: colorOf(styles, d.drive_id), width: widthOf(styles, d.drive_id) };
     const name = driveName(d);
     if (curve === "latency") {
-      const p99 = w.points.filter((p) => p.p99_us !== null).map((p) => [p.iops, p.p99_us!] as [number, number]);
-      const p9999 = w.points
-        .filter((p) => p.p99_99_us !== null)
-        .map((p) => [p.iops, p.p99_99_us!] as [number, number]);
-      if (p99.length) lines.push({ ...base, key: `${d.drive_id}:p99`, label: `${name} p99`, dashed: false, points: p99 });
+      // Every point says its queue depth (QD1 … QD32): labelled on the chart.
+      const withP99 = w.points.filter((p) => p.p99_us !== null);
+      const withP9999 = w.points.filter((p) => p.p99_99_us !== null);
+      const p99 = withP99.map((p) => [p.iops, p.p99_us!] as [number, number]);
+      const p9999 = withP9999.map((p) => [p.iops, p.p99_99_us!] as [number, number]);
+      if (p99.length)
+        lines.push({
+          ...base,
+          key: `${d.drive_id}:p99`,
+          label: `${name} p99`,
+          dashed: false,
+          points: p99,
+          pointLabels: withP99.map((p) => `QD${p.total_qd}`),
+        });
       if (p9999.length)
-        lines.push({ ...base, key: `${d.drive_id}:p99.99`, label: `${name} p99.99`, dashed: true, points: p9999 });
+        lines.push({
+          ...base,
+          key: `${d.drive_id}:p99.99`,
+          label: `${name} p99.99`,
+          dashed: true,
+          points: p9999,
+          pointLabels: withP9999.map((p) => `QD${p.total_qd}`),
+        });
     } else {
       lines.push({
         ...base,

@@ -206,7 +206,11 @@ function SweepCharts({
   const iops = ws.map((w) => workloadLine(w, w.points.map((p) => [p.total_qd, p.iops])));
   const mbps = ws.map((w) => workloadLine(w, w.points.map((p) => [p.total_qd, p.mbps])));
   const lat = ws.flatMap((w) => [
-    workloadLine(w, w.points.filter((p) => p.p99_us !== null).map((p) => [p.iops, p.p99_us!]), " p99"),
+    {
+      ...workloadLine(w, w.points.filter((p) => p.p99_us !== null).map((p) => [p.iops, p.p99_us!]), " p99"),
+      // Each point says its queue depth on the chart.
+      pointLabels: w.points.filter((p) => p.p99_us !== null).map((p) => `QD${p.total_qd}`),
+    },
     workloadLine(
       w,
       w.points.filter((p) => p.p99_99_us !== null).map((p) => [p.iops, p.p99_99_us!]),

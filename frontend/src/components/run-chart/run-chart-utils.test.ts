@@ -83,14 +83,15 @@ describe("timeTicks", () => {
   it("uses round steps and covers the last sample", () => {
     expect(timeTicks(40)).toEqual([0, 10, 20, 30, 40]);
     expect(timeTicks(41)).toEqual([0, 10, 20, 30, 40, 50]);
-    expect(timeTicks(122)).toEqual([0, 30, 60, 90, 120, 150]);
+    expect(timeTicks(122)).toEqual([0, 25, 50, 75, 100, 125]);
+    expect(timeTicks(1350)).toEqual([0, 500, 1000, 1500]);
     expect(timeTicks(3)).toEqual([0, 1, 2, 3]);
   });
 
   it("keeps at most 8 ticks for long steps", () => {
     const ticks = timeTicks(5 * 3600 + 1);
     expect(ticks.length).toBeLessThanOrEqual(8);
-    expect(ticks[1]).toBe(3600);
+    expect(ticks[1]).toBe(5000);
     expect(ticks[ticks.length - 1]).toBeGreaterThanOrEqual(5 * 3600 + 1);
     const huge = timeTicks(100 * 3600);
     expect(huge.length).toBeLessThanOrEqual(8);

@@ -1,3 +1,4 @@
+import { niceStep } from "../../lib/axis-utils";
 import type { Sample } from "../../api/types";
 
 /** One x position of the live step chart; null values break the line (a gap in the data). */
@@ -99,20 +100,17 @@ export function activeDirections(points: readonly ChartPoint[]): Directions {
   return read || write ? { read, write } : { read: true, write: true };
 }
 
-const TIME_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400];
-const MAX_TIME_TICKS = 8;
+const TIME_INTERVALS = 5;
 
 /**
- * Round x-axis ticks for a step that has run `maxT` seconds: 0, 10, 20 … or 0, 60, 120 …,
- * at most 8 of them, ending at or after maxT. While a step is live the axis then only
- * rescales when t crosses a round number, not every second.
+ * Round x-axis ticks for a step that has run `maxT` seconds, by the one tick rule (steps of
+ * 1, 2, 2.5, 5 x 10^n s, at least 1 s): 0, 10, 20 … or 0, 500, 1000 …, ending at or after
+ * maxT. While a step is live the axis then only rescales when t crosses a round number.
  */
 export function timeTicks(maxT: number): number[] {
   const end = Number.isFinite(maxT) && maxT > 0 ? maxT : 1;
-  const step =
-    TIME_STEPS.find((s) => Math.ceil(end / s) <= MAX_TIME_TICKS - 1) ??
-    Math.ceil(end / (MAX_TIME_TICKS - 1) / 3600) * 3600;
-  const count = Math.max(1, Math.ceil(end / step));
+  const step = Math.max(1, niceStep(end, TIME_INTERVALS));
+  const count = Math.max(1, Math.ceil(end / step - 1e-9));
   return Array.from({ length: count + 1 }, (_, i) => i * step);
 }
 

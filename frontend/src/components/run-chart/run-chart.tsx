@@ -9,6 +9,7 @@ import {
   YAxis,
 } from "recharts";
 import type { Sample } from "../../api/types";
+import { tickFormat, yAxisWidth, zeroAxis } from "../../lib/axis-utils";
 import { toCsv } from "../../lib/export-utils";
 import { formatMetric } from "../../lib/format-utils";
 import { ChartFrame } from "../chart-frame/chart-frame";
@@ -24,7 +25,6 @@ import {
 import "./run-chart.css";
 import {
   activeDirections,
-  formatCompact,
   timeAxis,
   toChartPoints,
   type ChartPoint,
@@ -53,13 +53,19 @@ interface PanelProps {
   points: ChartPoint[];
   series: SeriesDef[];
   yLabel: string;
-  yTicks: (v: number) => string;
   unit: string;
   xTicks: number[];
   xEnd: number;
 }
 
-function Panel({ points, series, yLabel, yTicks, unit, xTicks, xEnd }: PanelProps) {
+function Panel({ points, series, yLabel, unit, xTicks, xEnd }: PanelProps) {
+  // The one tick rule: 0 to a round top at round steps, one label format for the axis.
+  const yAxis = useMemo(() => {
+    let top = 0;
+    for (const p of points) for (const s of series) top = Math.max(top, p[s.key] ?? 0);
+    return zeroAxis(top, 4);
+  }, [points, series]);
+  const yFormat = tickFormat(yAxis.ticks);
   return (
     <ResponsiveContainer
       width="100%"
@@ -79,15 +85,18 @@ function Panel({ points, series, yLabel, yTicks, unit, xTicks, xEnd }: PanelProp
           label={{ value: "t (s)", position: "insideBottomRight", offset: -8, style: AXIS_LABEL }}
         />
         <YAxis
-          width={56}
+          width={yAxisWidth(yAxis.ticks.map(yFormat))}
           tick={AXIS_TICK}
           stroke={AXIS_LINE}
-          tickFormatter={yTicks}
+          domain={yAxis.domain}
+          ticks={yAxis.ticks}
+          allowDataOverflow
+          tickFormatter={yFormat}
           label={{
             value: yLabel,
             angle: -90,
             position: "insideLeft",
-            offset: 4,
+            offset: 8,
             style: AXIS_LABEL,
           }}
         />
@@ -169,7 +178,6 @@ export function RunChart({ samples, emptyText, loading, exportAs, ended = false 
           points={points}
           series={pick(MBPS)}
           yLabel="MB/s"
-          yTicks={formatMetric}
           unit="MB/s"
           xTicks={axis.ticks}
           xEnd={axis.end}
@@ -187,7 +195,6 @@ export function RunChart({ samples, emptyText, loading, exportAs, ended = false 
           points={points}
           series={pick(IOPS)}
           yLabel="IOPS"
-          yTicks={formatCompact}
           unit="IOPS"
           xTicks={axis.ticks}
           xEnd={axis.end}

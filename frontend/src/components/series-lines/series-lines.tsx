@@ -11,7 +11,8 @@ import {
   YAxis,
 } from "recharts";
 import { textWidth } from "../../lib/export-utils";
-import { niceTicks, tickFormat, type Line } from "../../lib/series-utils";
+import { niceTicks, tickFormat, yAxisWidth, zeroAxis } from "../../lib/axis-utils";
+import type { Line } from "../../lib/series-utils";
 import { markerLanes } from "./series-lines-utils";
 import { AXIS_LABEL, AXIS_LINE, AXIS_TICK, CHART_FONT, GRID_STROKE, LINE_WIDTH } from "../chart-frame/chart-theme";
 import "./series-lines.css";
@@ -46,6 +47,8 @@ interface SeriesLinesProps {
   markers?: Marker[];
   /** Shown instead of the plot when there is nothing to draw. */
   empty?: string;
+  /** The top of the value axis shared by panels that are compared (small multiples). */
+  yTop?: number;
 }
 
 const MARGIN = { top: 6, right: 14, bottom: 20, left: 4 };
@@ -54,7 +57,7 @@ const MARKER_ROW = 12;
 
 /** The marks' labels at the top of the plot, by Recharts' x scale, on as many rows as keep
  * them from overlapping (two step-downs a few percent apart). */
-function MarkerLabels({ markers }: { markers: Marker[] }) {
+export function MarkerLabels({ markers }: { markers: Marker[] }) {
   const x = useXAxisScale();
   const area = usePlotArea();
   if (!x || !area) return null;
@@ -102,15 +105,17 @@ export function SeriesLines({
   areas = [],
   markers = [],
   empty,
+  yTop,
 }: SeriesLinesProps) {
   // One number format for every tick of the y axis: ticks of our own, round, covering the
   // highest point.
   let top = 0;
   for (const l of lines) for (const [, y] of l.points) if (y > top) top = y;
-  const yTicks = niceTicks(0, top > 0 ? top : 1, 5);
-  const step = yTicks.length > 1 ? yTicks[1]! - yTicks[0]! : 1;
-  while ((yTicks[yTicks.length - 1] ?? 0) < top) yTicks.push((yTicks[yTicks.length - 1] ?? 0) + step);
+  if (yTop !== undefined && yTop > top) top = yTop;
+  const yTicks = zeroAxis(top, 5).ticks;
   const yFormat = tickFormat(yTicks);
+  // Wide enough that the axis title never touches a tick label ("MB/s" beside "1,000").
+  const yWidth = yAxisWidth(yTicks.map(yFormat));
   // The x axis likewise, unless the chart gives its ticks (positions, transfer sizes): round
   // ticks inside the domain, never the last point's own time (0, 3, 6, 9, 10.181).
   const ownX = xTicks ?? (xLog ? undefined : niceTicks(xDomain[0], xDomain[1], 5));
@@ -147,7 +152,7 @@ export function SeriesLines({
                 label={{ value: xLabel, position: "insideBottomRight", offset: -12, style: AXIS_LABEL }}
               />
               <YAxis
-                width={52}
+                width={yWidth}
                 tick={AXIS_TICK}
                 stroke={AXIS_LINE}
                 domain={[0, yTicks[yTicks.length - 1] ?? 1]}
@@ -184,7 +189,7 @@ export function SeriesLines({
                   name={l.label}
                   type="linear"
                   stroke={l.color}
-                  strokeWidth={LINE_WIDTH}
+                  strokeWidth={l.width ?? LINE_WIDTH}
                   strokeDasharray={l.dashed ? "5 3" : undefined}
                   dot={false}
                   activeDot={false}

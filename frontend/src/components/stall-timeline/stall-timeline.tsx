@@ -60,6 +60,13 @@ export function StallTimeline({ drives, styles, fileBase }: Props) {
     warnings: [
       ...seriesWarnings(hitching.data, styles).map((w) => `Write hitching: ${w}`),
       ...seriesWarnings(trim.data, styles).map((w) => `After a TRIM: ${w}`),
+      // A panel without a run is left out (never an empty half of the image): said here.
+      ...(trimLines.length && !hitchLines.length
+        ? ["No drive has a finished write-hitching run: that panel is left out."]
+        : []),
+      ...(hitchLines.length && !trimLines.length
+        ? ["No drive has a finished trim-performance run: that panel is left out."]
+        : []),
     ],
   };
   return (
@@ -100,7 +107,7 @@ export function StallTimeline({ drives, styles, fileBase }: Props) {
       }}
     >
       <div className="chart-panels">
-        <SeriesLines
+        {(hitchLines.length > 0 || trimLines.length === 0) && <SeriesLines
           title={`Write hitching: ${hitchTitle}`}
           lines={hitchLines}
           xLabel="t (s)"
@@ -108,8 +115,8 @@ export function StallTimeline({ drives, styles, fileBase }: Props) {
           xDomain={[0, Math.max(1, maxX(hitchLines))]}
           areas={stallAreas(hitching.data, styles, pickHitch)}
           empty="No finished write-hitching run"
-        />
-        <SeriesLines
+        />}
+        {(trimLines.length > 0 || hitchLines.length === 0) && <SeriesLines
           title="Sequential write right after a TRIM"
           lines={trimLines}
           xLabel="t (s)"
@@ -117,7 +124,7 @@ export function StallTimeline({ drives, styles, fileBase }: Props) {
           xDomain={[0, Math.max(1, maxX(trimLines))]}
           areas={stallAreas(trim.data, styles, pickTrim)}
           empty="No finished trim-performance run"
-        />
+        />}
       </div>
     </ChartFrame>
   );

@@ -3,6 +3,8 @@ import {
   CartesianGrid,
   Line,
   LineChart,
+  ReferenceArea,
+  ReferenceLine,
   ResponsiveContainer,
   Tooltip,
   XAxis,
@@ -10,6 +12,7 @@ import {
 } from "recharts";
 import { runSeriesQuery } from "../../api/runs/queries";
 import type { Step } from "../../api/types";
+import { tickFormat, yAxisWidth, zeroAxis } from "../../lib/axis-utils";
 import { formatMetric } from "../../lib/format-utils";
 import { ChartFrame } from "../chart-frame/chart-frame";
 import {
@@ -22,12 +25,34 @@ import {
   SERIES_COLORS,
 } from "../chart-frame/chart-theme";
 import { errorMessage } from "../error-box/error-box";
-import { formatCompact } from "../run-chart/run-chart-utils";
+import { MarkerLabels, type Marker } from "../series-lines/series-lines";
 import { axisTicks, chartLines, linesCsv, maxX, type StepChartSpec } from "./step-chart-utils";
 
 const HEIGHT = 200;
 const MARGIN = { top: 6, right: 16, bottom: 18, left: 8 };
 const POSITION_TICKS = [0, 25, 50, 75, 100];
+const STALL_COLOR = "#dc2626";
+const MARK_COLOR = "#1b2530";
+
+const mbps = (v: number) => (v >= 100 ? v.toFixed(0) : String(Number(v.toFixed(1))));
+
+/** The step-downs drivelab found in an HD Tach pass, as marks: "↓ 400→200 MB/s". */
+function stepDownMarks(step: Step, spec: StepChartSpec): Marker[] {
+  if (spec.x !== "position") return [];
+  return (step.findings?.hdtach?.step_downs ?? []).map((sd, i) => ({
+    key: `sd-${i}`,
+    x: sd.at_pct,
+    color: MARK_COLOR,
+    label: `↓ ${mbps(sd.from_mbps)}→${mbps(sd.to_mbps)} MB/s`,
+  }));
+}
+
+/** "3 stalls shaded, longest 0.4 s" */
+function stallWords(step: Step): string {
+  const f = step.findings?.stalls;
+  if (!f) return "";
+  return `${f.count} stall${f.count === 1 ? "" : "s"} shaded, longest ${Number(f.longest_s.toFixed(2))} s`;
+}
 
 interface StepChartProps {
   runId: number;
@@ -52,6 +77,11 @@ export function StepChart({ runId, step, spec, conditions, provenance }: StepCha
   // tick); the series' short last interval is folded into the one before by the api.
   const end = spec.x === "position" ? 100 : maxX(lines) || 1;
   const ticks = spec.x === "position" ? POSITION_TICKS : axisTicks(end);
+  // The one tick rule on the value axis too: 0 to a round top at round steps.
+  let top = 0;
+  for (const l of lines) for (const p of l.points) top = Math.max(top, p.y ?? 0);
+  const yAxis = zeroAxis(top, 4);
+  const yFormat = tickFormat(yAxis.ticks);
   const overlay = failed
     ? `Could not load the series: ${errorMessage(failed.error)}`
     : !loaded
@@ -59,13 +89,24 @@ export function StepChart({ runId, step, spec, conditions, provenance }: StepCha
       : lines.length === 0
         ? "No samples were recorded for this step."
         : undefined;
-  const legend = lines.map((l) => ({ label: l.name, color: SERIES_COLORS[l.direction] }));
+  // What drivelab found in the step, marked as on Compare: HD Tach step-downs as labelled
+  // lines at their position, write-hitching stalls shaded over their time.
+  const markers = stepDownMarks(step, spec);
+  const stalls = spec.x === "time" ? (step.findings?.stalls?.stalls ?? []) : [];
+  const legend = [
+    ...lines.map((l) => ({ label: l.name, color: SERIES_COLORS[l.direction] })),
+    ...(stalls.length
+      ? [{ label: stallWords(step), color: STALL_COLOR, opacity: 0.3 }]
+      : []),
+    ...(markers.length ? [{ label: `steps down at ${markers.map((m) => `${Number(m.x.toFixed(1))}%`).join(", ")}`, color: MARK_COLOR, dashed: true }] : []),
+  ];
   const downsampled = data.some((d) => d?.downsampled);
 
   return (
     <ChartFrame
       title={`${step.idx + 1}. ${step.label}`}
-      subtitle={`${spec.yLabel} against ${spec.xLabel}${downsampled ? " · min/max per pixel" : ""}`}
+      subtitle={`${spec.yLabel} against ${spec.xLabel}${downsampled ? " · min/max per pixel" : ""}${
+        stalls.length ? " · stalls shaded" : ""}${markers.length ? " · step-downs marked" : ""}`}
       height={HEIGHT}
       overlay={overlay}
       chartId={`step-${step.id}`}
@@ -81,6 +122,20 @@ export function StepChart({ runId, step, spec, conditions, provenance }: StepCha
       <ResponsiveContainer width="100%" height="100%" initialDimension={{ width: 500, height: HEIGHT }}>
         <LineChart margin={MARGIN} style={{ fontFamily: CHART_FONT }}>
           <CartesianGrid stroke={GRID_STROKE} vertical={false} />
+          {stalls.map((st, i) => (
+            <ReferenceArea
+              key={`stall-${i}`}
+              x1={st.start_s}
+              x2={st.start_s + st.duration_s}
+              fill={STALL_COLOR}
+              fillOpacity={0.3}
+              stroke="none"
+              ifOverflow="hidden"
+            />
+          ))}
+          {markers.map((m) => (
+            <ReferenceLine key={m.key} x={m.x} stroke={m.color} strokeDasharray="3 3" ifOverflow="hidden" />
+          ))}
           <XAxis
             dataKey="x"
             type="number"
@@ -92,10 +147,13 @@ export function StepChart({ runId, step, spec, conditions, provenance }: StepCha
             label={{ value: spec.xLabel, position: "insideBottomRight", offset: -8, style: AXIS_LABEL }}
           />
           <YAxis
-            width={56}
+            width={yAxisWidth(yAxis.ticks.map(yFormat), false)}
             tick={AXIS_TICK}
             stroke={AXIS_LINE}
-            tickFormatter={spec.unit === "IOPS" ? formatCompact : formatMetric}
+            domain={yAxis.domain}
+            ticks={yAxis.ticks}
+            allowDataOverflow
+            tickFormatter={yFormat}
           />
           {lines.length === 1 && (
             <Tooltip
@@ -120,6 +178,7 @@ export function StepChart({ runId, step, spec, conditions, provenance }: StepCha
               isAnimationActive={false}
             />
           ))}
+          {markers.length > 0 && <MarkerLabels markers={markers} />}
         </LineChart>
       </ResponsiveContainer>
     </ChartFrame>

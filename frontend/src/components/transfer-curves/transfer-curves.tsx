@@ -44,7 +44,12 @@ export function TransferCurves({ drives, styles, fileBase }: Props) {
     conditions: conditionsLine(data),
     provenance: provenanceLine(data),
     simulated: seriesSimulated(data),
-    warnings: seriesWarnings(query.data, styles),
+    warnings: [
+      ...seriesWarnings(query.data, styles),
+      // A panel without a result is left out (never an empty half of the image): said here.
+      ...(read.length && !write.length ? ["No drive has a write result: that panel is left out."] : []),
+      ...(write.length && !read.length ? ["No drive has a read result: that panel is left out."] : []),
+    ],
   };
   const panel = (title: string, lines: typeof read) => (
     <SeriesLines
@@ -83,8 +88,8 @@ export function TransferCurves({ drives, styles, fileBase }: Props) {
       }}
     >
       <div className="chart-panels">
-        {panel("Read", read)}
-        {panel("Write", write)}
+        {(read.length > 0 || write.length === 0) && panel("Read", read)}
+        {(write.length > 0 || read.length === 0) && panel("Write", write)}
       </div>
     </ChartFrame>
   );

@@ -536,6 +536,8 @@ const KNOWN_ACTIONS = [
   "bench.token_created",
   "bench.token_revoked",
   "bench.token_rotated",
+  "drive.changed",
+  "drive.registered",
   "login_link.created",
   "price.corrected",
   "price.deleted",

@@ -49,9 +49,8 @@ function RegisterForm({
         firmware: device.firmware,
         interface: device.transport,
         logical_sector: device.logical_sector,
+        // simulated/emulated: the api takes it from the bench's report
         short_name: shortName.trim() || null,
-        // a loop device over a file is drivelab's simulated drive
-        simulated: device.transport === "loop",
       },
       { onSuccess: onDone },
     );
@@ -111,8 +110,7 @@ function Devices({ bench, drives }: { bench: string; drives: Drive[] }) {
           {devices.isPending && <TableStateRow colSpan={6}>Loading devices…</TableStateRow>}
           {devices.data?.length === 0 && (
             <TableStateRow colSpan={6}>
-              The worker reported no block devices (it reports them when it starts and every
-              10 s; files in its sandbox are not listed).
+              The worker reported no block devices and no files in its sandbox.
             </TableStateRow>
           )}
           {devices.data?.map((dev) => {
@@ -120,10 +118,21 @@ function Devices({ bench, drives }: { bench: string; drives: Drive[] }) {
             return (
               <tr key={dev.path} data-device={dev.path}>
                 <td className="mono">
-                  {dev.path}
+                  {dev.path}{" "}
+                  {dev.system && <Badge tone="danger">system disk</Badge>}
+                  {dev.in_use.length > 0 && <Badge tone="warn">in use</Badge>}
+                  {dev.simulated && <Badge tone="neutral">simulated</Badge>}
+                  {dev.emulated && <Badge tone="neutral">emulated</Badge>}
+                  {dev.kind === "file" && <span className="cell-sub">file in the sandbox</span>}
                   {dev.partitions.length > 0 && (
                     <span className="cell-sub">partitions: {dev.partitions.join(", ")}</span>
                   )}
+                  {dev.system && <span className="cell-sub">{dev.system}</span>}
+                  {dev.in_use.map((why) => (
+                    <span key={why} className="cell-sub">
+                      {why}
+                    </span>
+                  ))}
                 </td>
                 <td>{dev.model ?? <span className="muted">—</span>}</td>
                 <td className="mono">{dev.serial}</td>
@@ -132,6 +141,12 @@ function Devices({ bench, drives }: { bench: string; drives: Drive[] }) {
                 <td>
                   {known ? (
                     <span>drive {known.id}</span>
+                  ) : dev.system ? (
+                    <span className="muted">the system runs from it: not offered</span>
+                  ) : dev.in_use.length > 0 ? (
+                    <span className="muted">in use: not offered</span>
+                  ) : !dev.serial ? (
+                    <span className="muted">no serial: cannot be registered</span>
                   ) : open === dev.path ? (
                     <RegisterForm bench={bench} device={dev} onDone={() => setOpen(null)} />
                   ) : (
@@ -212,9 +227,10 @@ function AddBench() {
   );
 }
 
-/** Each bench with the block devices its worker sees: a reviewer registers a drive by
- * picking one (its serial, size and firmware as the device reports them). The worker's
- * interlock still checks every target before it writes. */
+/** Each bench with the block devices and sandbox files its worker reports: a reviewer
+ * registers a drive by picking one (its serial, size and firmware as the device reports
+ * them). The disk the system runs from and disks in use are marked and not offered; the
+ * worker's interlock still checks every target before it writes. */
 export function BenchesSection() {
   const benches = useBenches();
   const drives = useDrives();
@@ -231,7 +247,13 @@ export function BenchesSection() {
           <h3>
             {b.name} <Badge tone={b.online ? "ok" : "neutral"}>{b.online ? "online" : "offline"}</Badge>
           </h3>
-          <Devices bench={b.name} drives={drives.data ?? []} />
+          {b.devices_reported ? (
+            <Devices bench={b.name} drives={drives.data ?? []} />
+          ) : (
+            <p className="muted" role="status">
+              The worker of bench {b.name} has not reported its devices yet; is it running?
+            </p>
+          )}
         </div>
       ))}
     </section>

@@ -1,4 +1,5 @@
 import { useState, type ChangeEvent } from "react";
+import { Link } from "react-router";
 import { canWrite, useMe } from "../../api/auth/queries";
 import { API_BASE } from "../../api/client";
 import { useBenches } from "../../api/benches/queries";
@@ -210,6 +211,12 @@ function ModelsSection({ mayEdit }: { mayEdit: boolean }) {
                   <td>{m.nand ?? <span className="muted">—</span>}</td>
                   <td>{m.dram ?? <span className="muted">—</span>}</td>
                   <td className="catalog-page__actions">
+                    <Link
+                      to={`/models/${m.id}/firmware`}
+                      aria-label={`Firmware history of ${m.vendor} ${m.model} ${m.capacity_label}`}
+                    >
+                      Firmware history
+                    </Link>
                     <button
                       type="button"
                       className="button"
@@ -352,13 +359,37 @@ function DrivesSection({ mayEdit }: { mayEdit: boolean }) {
               editing === d.id ? (
                 <tr key={d.id} className="catalog-page__editing">
                   <td colSpan={7}>
+                    {d.active_run_id !== null && (
+                      <p className="muted" role="note">
+                        Run #{d.active_run_id} is using this drive: only its short name can change
+                        until the run ends.
+                      </p>
+                    )}
                     <RecordForm
                       label={`Edit drive ${d.id}`}
-                      fields={fields(false)}
+                      fields={fields(false).filter(
+                        (f) => d.active_run_id === null || f.name === "short_name",
+                      )}
                       initial={driveValues(d)}
                       submitLabel="Save"
                       onCancel={() => setEditing(null)}
                       onSubmit={async (values) => {
+                        if (d.active_run_id !== null) {
+                          // During a run the api takes the short name only.
+                          const changes = changedValues(driveValues(d), values);
+                          if (!("short_name" in changes)) {
+                            setEditing(null);
+                            return null;
+                          }
+                          const result = await save(() =>
+                            update.mutateAsync({
+                              id: d.id,
+                              changes: { short_name: optionalText(changes.short_name) },
+                            }),
+                          );
+                          if (!result) setEditing(null);
+                          return result;
+                        }
                         const local = invalid(requireFields(values, ["model_id", "serial", "target_path"]));
                         if (local) return local;
                         const changes = changedValues(driveValues(d), values);
@@ -393,8 +424,12 @@ function DrivesSection({ mayEdit }: { mayEdit: boolean }) {
                     <button
                       type="button"
                       className="button"
-                      disabled={!mayEdit || d.active_run_id !== null}
-                      title={d.active_run_id !== null ? `In use by run #${d.active_run_id}` : undefined}
+                      disabled={!mayEdit}
+                      title={
+                        d.active_run_id !== null
+                          ? `In use by run #${d.active_run_id}: only the short name can change`
+                          : undefined
+                      }
                       aria-label={`Edit drive ${d.id} (${d.serial})`}
                       onClick={() => setEditing(d.id)}
                     >

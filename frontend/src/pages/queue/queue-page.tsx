@@ -3,7 +3,8 @@ import { Link, useNavigate, useSearchParams } from "react-router";
 import { canWrite, useMe } from "../../api/auth/queries";
 import { useDrives } from "../../api/drives/queries";
 import { usePlanEstimate, usePlans } from "../../api/plans/queries";
-import { useCreateRun } from "../../api/runs/queries";
+import { useQuery } from "@tanstack/react-query";
+import { runQuery, useCreateRun } from "../../api/runs/queries";
 import type { Plan, PlanEstimate } from "../../api/types";
 import { DriveSelect } from "../../components/drive-select/drive-select";
 import { ErrorBox, errorMessage } from "../../components/error-box/error-box";
@@ -16,11 +17,15 @@ import {
   fieldMessage,
   schemaFields,
   exactlyOneOf,
+  spanErrors,
   toParams,
+  valuesFromRun,
   type FieldValue,
   type FormValues,
 } from "../../components/param-form/param-form-utils";
 import { PlanSelect } from "../../components/plan-select/plan-select";
+import { RepeatControl } from "../../components/repeat-control/repeat-control";
+import { REPEAT_DEFAULTS, repeatApiError, toRepeat } from "../../components/repeat-control/repeat-utils";
 import { formatDuration } from "../../lib/format-utils";
 import { useDebounced } from "../../lib/use-debounced";
 import "./queue-page.css";
@@ -29,6 +34,11 @@ const DRIVES_POLL_MS = 10_000;
 
 function parseDrive(raw: string | null): number | null {
   return raw && /^\d+$/.test(raw) ? Number(raw) : null;
+}
+
+/** The run whose parameters are queued again (`?from=ID`), when there is one. */
+function useQueryRun(id: number | null) {
+  return useQuery({ ...runQuery(id ?? 0), enabled: id !== null });
 }
 
 export function QueuePage() {
@@ -77,22 +87,38 @@ function QueueForm({ plans, drives, disabled }: QueueFormProps) {
   const planKey = searchParams.get("plan");
   const plan = plans.find((p) => p.key === planKey) ?? null;
   const drive = drives.find((d) => d.id === driveId) ?? null;
+  // "Queue this plan again" (Run page): the run's parameters, not the review defaults.
+  const fromId = parseDrive(searchParams.get("from"));
+  const fromRun = useQueryRun(fromId);
+  const again = fromRun.data && plan && fromRun.data.plan === plan.key ? fromRun.data : null;
 
   const fields = useMemo(() => schemaFields(plan?.params_schema), [plan]);
   // What was typed, per plan: switching plans and back keeps it.
   const [typed, setTyped] = useState<Record<string, FormValues>>({});
   const values = useMemo(
-    () => (plan ? (typed[plan.key] ?? defaultValues(fields)) : {}),
-    [plan, typed, fields],
+    () =>
+      plan
+        ? (typed[plan.key] ??
+          (again ? valuesFromRun(fields, again.params as Record<string, unknown>) : defaultValues(fields)))
+        : {},
+    [plan, typed, fields, again],
   );
   const [serial, setSerial] = useState("");
   const [submitted, setSubmitted] = useState(false);
   const create = useCreateRun();
+  const [repeatValues, setRepeatValues] = useState(REPEAT_DEFAULTS);
+  const repeat = toRepeat(repeatValues);
+  const repeatApi = create.isError ? repeatApiError(create.error) : null;
+  const repeatErrors = repeatApi ? { ...repeat.errors, [repeatApi.field]: repeatApi.message } : repeat.errors;
 
-  const local = useMemo(
-    () => toParams(fields, values, exactlyOneOf(plan?.params_schema)),
-    [fields, values, plan],
-  );
+  const capacity = drive?.model.capacity_bytes ?? null;
+  const local = useMemo(() => {
+    const found = toParams(fields, values, exactlyOneOf(plan?.params_schema));
+    // A span larger than the drive is said here, without posting an estimate the api would
+    // refuse (422) each time the page opens with the review default of a small drive.
+    return { ...found, errors: { ...spanErrors(fields, values, capacity), ...found.errors } };
+  }, [fields, values, plan, capacity]);
+  const misfits = again ? Object.keys(spanErrors(fields, values, capacity)) : [];
   const ready = plan !== null && drive !== null && Object.keys(local.errors).length === 0;
   const request = useDebounced(
     ready ? { key: plan.key, driveId: drive.id, params: local.params } : null,
@@ -127,7 +153,7 @@ function QueueForm({ plans, drives, disabled }: QueueFormProps) {
         ? "Choose a drive."
         : null;
   const planError = submitField === "plan" ? errorMessage(create.error) : submitted && !plan ? "Choose a plan." : null;
-  const formError = create.isError && submitField === null ? create.error : null;
+  const formError = create.isError && submitField === null && repeatApi === null ? create.error : null;
 
   const setParam = (name: string, value: FieldValue) => {
     if (!plan) return;
@@ -161,14 +187,17 @@ function QueueForm({ plans, drives, disabled }: QueueFormProps) {
     setSubmitted(true);
     if (!plan || !drive || Object.keys(local.errors).length > 0) return;
     if (plan.destructive && !serial.trim()) return;
+    if (Object.keys(repeat.errors).length > 0) return;
     create.mutate(
       {
         plan: plan.key,
         drive_id: drive.id,
         params: local.params,
         confirm_serial: plan.destructive ? serial.trim() : null,
+        repeat: repeat.repeat,
       },
-      { onSuccess: (run) => void navigate(`/runs/${run.id}`) },
+      // A series opens on its own page (its runs, its figures), a single run on the run's.
+      { onSuccess: (run) => void navigate(run.series_id != null ? `/series/${run.series_id}` : `/runs/${run.id}`) },
     );
   };
 
@@ -205,6 +234,7 @@ function QueueForm({ plans, drives, disabled }: QueueFormProps) {
               value={plan?.key ?? null}
               onChange={(key) => setQuery("plan", key)}
               driveId={drive?.id ?? null}
+              capacityBytes={drive?.model.capacity_bytes ?? null}
             />
           </div>
         </section>
@@ -213,6 +243,14 @@ function QueueForm({ plans, drives, disabled }: QueueFormProps) {
           <section className="section" aria-labelledby="queue-params">
             <div className="section__header">
               <h2 id="queue-params">3. Parameters</h2>
+              {again && (
+                <span className="muted" data-testid="queue-again" role="note">
+                  The parameters of run {again.id}
+                  {misfits.length > 0
+                    ? `; ${misfits.join(", ")} no longer fit${misfits.length === 1 ? "s" : ""} this drive (marked below)`
+                    : ""}
+                </span>
+              )}
               <button
                 type="button"
                 className="button"
@@ -254,6 +292,14 @@ function QueueForm({ plans, drives, disabled }: QueueFormProps) {
               }
               stale={!estimateCurrent || estimate.isError}
               ready={plan !== null && drive !== null}
+            />
+            <RepeatControl
+              values={repeatValues}
+              onChange={(v) => {
+                create.reset();
+                setRepeatValues(v);
+              }}
+              errors={repeatErrors}
             />
             {plan?.destructive && drive && (
               <FormField

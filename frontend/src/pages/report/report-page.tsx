@@ -1,11 +1,15 @@
 import { useMemo } from "react";
 import { Link, useSearchParams } from "react-router";
 import { useDrives } from "../../api/drives/queries";
-import { useComparison } from "../../api/results/queries";
-import { AllResults, ComparisonView } from "../../components/comparison-view/comparison-view";
+import { useArticle, useComparison } from "../../api/results/queries";
+import {
+  ArticleAppendix,
+  ArticleTop,
+} from "../../components/article-view/article-view";
+import { ComparisonView } from "../../components/comparison-view/comparison-view";
 import { ErrorBox } from "../../components/error-box/error-box";
 import { simulatedMark } from "../../lib/export-utils";
-import { formatCapacity, formatFullDateTime } from "../../lib/format-utils";
+import { formatFullDateTime } from "../../lib/format-utils";
 import { driveStyles } from "../../lib/house-style";
 import { driveName } from "../../lib/series-utils";
 import { compareSearch, readCompareState } from "../compare/compare-utils";
@@ -14,10 +18,11 @@ import "./report-page.css";
 
 /**
  * A printable review of one drive (`/report?drives=2`) or of a comparison
- * (`/report?drives=1,2,3&review=2`): every chart and table in article order, each with the
- * conditions and provenance it was measured under, the price table and every result. Laid
- * out at an article's width; the browser's "Save as PDF" gives a clean multi-page report
- * (styles/print.css).
+ * (`/report?drives=1,2,3&review=2`) in article order: the drives, the headline figures with
+ * the drive under review's differences, the findings in words, then the charts of the tests
+ * the drives ran (each with its conditions and provenance) and the price table; every other
+ * result in an appendix, collapsed, printed only when asked. Laid out at an article's width;
+ * the browser's "Save as PDF" gives a clean multi-page report (styles/print.css).
  */
 export function ReportPage() {
   const [params] = useSearchParams();
@@ -27,6 +32,7 @@ export function ReportPage() {
   const review = state.review ?? (drives.length === 1 ? drives[0]! : null);
   const driveList = useDrives();
   const comparison = useComparison(drives, review);
+  const article = useArticle(drives, review);
   const styles = useMemo(() => driveStyles(drives, review), [drives, review]);
   // In the order chosen (the address's), not the catalog's.
   const chosen = drives.flatMap((id) => (driveList.data ?? []).filter((d) => d.id === id));
@@ -61,39 +67,9 @@ export function ReportPage() {
           </p>
         )}
         {drives.length === 0 && <p>Choose drives on the Compare page first.</p>}
-        {chosen.length > 0 && (
-          <table className="table report__drives">
-            <thead>
-              <tr>
-                <th>Drive</th>
-                <th>Model</th>
-                <th>Capacity</th>
-                <th>Serial</th>
-                <th>Firmware</th>
-                <th>Bench</th>
-              </tr>
-            </thead>
-            <tbody>
-              {chosen.map((d) => (
-                <tr key={d.id}>
-                  <td>
-                    {driveName(d)}
-                    {d.id === review ? " (under review)" : ""}
-                    {d.simulated ? " (simulated)" : ""}
-                  </td>
-                  <td>
-                    {d.model.vendor} {d.model.model}
-                  </td>
-                  <td>{formatCapacity(d.model.capacity_bytes)}</td>
-                  <td className="mono">{d.serial}</td>
-                  <td>{d.firmware ?? "—"}</td>
-                  <td>{d.bench.name}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
       </header>
+      {article.error && <ErrorBox error={article.error} title="Could not load the review" />}
+      {article.data && <ArticleTop article={article.data} />}
       {driveList.error && <ErrorBox error={driveList.error} title="Could not load the drives" />}
       {comparison.error && <ErrorBox error={comparison.error} title="Could not compare" />}
       {drives.length > 0 && (
@@ -105,18 +81,11 @@ export function ReportPage() {
           pending={comparison.isPending}
           reviewed={reviewed}
           readOnly
+          onlyMeasured
           extra={state.metrics}
         />
       )}
-      {comparison.data && comparison.data.metrics.length > 0 && (
-        <div className="print-break-before">
-          <AllResults
-            comparison={comparison.data}
-            drives={chosen.map((d) => ({ id: d.id, name: driveName(d) }))}
-            open
-          />
-        </div>
-      )}
+      {article.data && <ArticleAppendix article={article.data} />}
     </div>
   );
 }

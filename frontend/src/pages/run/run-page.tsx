@@ -177,6 +177,11 @@ function LoadedRun({ run, refetchError }: { run: RunDetail; refetchError: unknow
           <h1>Run #{run.id}</h1>
           <StatusBadge status={run.status} />
           {run.embargoed && <EmbargoBadge />}
+          {run.series_id != null && (
+            <Link to={`/series/${run.series_id}`} className="run-page__series">
+              repeat {run.series_index ?? "?"} of series #{run.series_id}
+            </Link>
+          )}
           {run.status === "queued" && run.waiting_position != null && (
             <span className="muted">{waitingText(run.waiting_position)}</span>
           )}
@@ -362,7 +367,7 @@ function LoadedRun({ run, refetchError }: { run: RunDetail; refetchError: unknow
       <section className="section" aria-labelledby="params-heading">
         <div className="section__header">
           <h2 id="params-heading">Parameters</h2>
-          <Link to={`/queue?drive=${run.drive_id}&plan=${encodeURIComponent(run.plan)}`}>
+          <Link to={`/queue?drive=${run.drive_id}&plan=${encodeURIComponent(run.plan)}&from=${run.id}`}>
             Queue this plan again
           </Link>
         </div>

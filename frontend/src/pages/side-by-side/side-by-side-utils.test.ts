@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { PairMetric } from "../../api/results/types";
-import { byPlan, differingText, formatDiff, planWarnings, verdict } from "./side-by-side-utils";
+import type { VersusReview } from "../../api/types";
+import {
+  byPlan,
+  differingText,
+  formatDiff,
+  planWarnings,
+  verdict,
+  verdictTitle,
+} from "./side-by-side-utils";
 
 const m = (metric: string, diff: number | null, lower = false, performance = true): PairMetric => ({
   metric,
@@ -17,17 +25,33 @@ const m = (metric: string, diff: number | null, lower = false, performance = tru
 });
 
 describe("side by side", () => {
-  it("judges B against A by the metric's direction", () => {
-    expect(verdict(m("x", 10))).toBe("better");
-    expect(verdict(m("x", -10))).toBe("worse");
-    expect(verdict(m("lat", 10, true))).toBe("worse");
-    expect(verdict(m("lat", -10, true))).toBe("better");
-    expect(verdict(m("x", 0.2))).toBe("same");
-    expect(verdict(m("x", null))).toBe("same");
+  it("calls B better or worse only when the significance test does", () => {
+    const vs = (verdict: VersusReview["verdict"], diff: number | null = 3): VersusReview => ({
+      review_runs: 5,
+      runs: 5,
+      diff_pct: diff,
+      low_pct: diff === null ? null : diff - 1,
+      high_pct: diff === null ? null : diff + 1,
+      p: 0.001,
+      q: 0.002,
+      verdict,
+    });
+    expect(verdict({ ...m("x", 10), versus: vs("better") })).toBe("better");
+    expect(verdict({ ...m("lat", 10, true), versus: vs("worse") })).toBe("worse");
+    // a 10% lead within the runs' noise is not better
+    expect(verdict({ ...m("x", 10), versus: vs("within noise") })).toBe("same");
+    expect(verdict({ ...m("x", 10), versus: vs("1 run: significance unknown", null) })).toBe(
+      "unknown",
+    );
+    expect(verdict(m("x", 10))).toBe("unknown"); // no test at all: never coloured
     // a shorter runtime is not "better": only performance figures are judged
     expect(verdict(m("runtime", -30, true, false))).toBe("info");
     // over another span, neither better nor worse
     expect(verdict({ ...m("x", 50), set_apart: "span 1 GiB vs 32 MiB" })).toBe("apart");
+    const title = verdictTitle({ ...m("x", 10), versus: vs("within noise") });
+    expect(title).toContain("within noise");
+    expect(title).toContain("95% interval +2.0% to +4.0%");
+    expect(title).toContain("5 runs of B, 5 of A");
   });
 
   it("says what A and B were measured under where it differs", () => {
