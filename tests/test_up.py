@@ -93,7 +93,19 @@ def test_embedded_up_runs_a_plan_stops_cleanly_and_keeps_its_data(tmp_path: Path
             assert old.get("/api/auth/me").status_code == 401
         with again.client() as c:
             assert [u["name"] for u in c.get("/api/users").json()] == ["admin"]
-        assert again.printed_login_link().startswith(f"{again.api_url}/login?once=")
+        # The link `up` printed signs in as the admin, once (it works for 15 minutes: this
+        # stack is fresh; the session's stack may be older than that when a test gets to it).
+        url = again.printed_login_link()
+        assert url.startswith(f"{again.api_url}/login?once=")
+        token = url.split("once=", 1)[1]
+        with httpx.Client(base_url=again.api_url, timeout=30) as browser:
+            r = browser.post("/api/auth/once", json={"token": token})
+            assert r.status_code == 200, r.text
+            assert r.json()["role"] == "admin" and r.json()["via"] == "session"
+            assert "drivelab_session" in r.cookies
+            assert browser.get("/api/users").status_code == 200  # signed in as an admin
+        r = httpx.post(f"{again.api_url}/api/auth/once", json={"token": token}, timeout=30)
+        assert r.status_code == 401 and "already used" in r.json()["detail"]
         drives = json.loads(again.cli("drives", "--json").stdout)
         assert [d["serial"] for d in drives] == [drive["serial"]]
     finally:
