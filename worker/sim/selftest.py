@@ -221,12 +221,20 @@ def _pass_checks(
         levels = findings.get("levels") or []
         value = levels[0]["mbps"] if levels else 0.0
         device = rate(EDGE_PCT, 100.0 - EDGE_PCT)
+        # What else the pass showed, so that a failure says where the level came from: every
+        # level found and fio's average over the pass (bytes over the whole time).
+        average = (findings.get("hdtach") or {}).get("average_mbps")
+        context = "; ".join(
+            f"{lv['from_pct']:.1f}-{lv['to_pct']:.1f}%: {lv['mbps']:.2f}" for lv in levels
+        )
+        if average is not None:
+            context += f"; fio's average over the pass {average:.2f}"
         checks.append(
             Check(
                 case.name,
                 f"{label}: level, MB/s",
                 f"{device:.2f} (device)",
-                f"{value:.2f}",
+                f"{value:.2f} ({context})" if context else f"{value:.2f}",
                 abs(value - device) <= LEVEL_TOL * device,
             )
         )
