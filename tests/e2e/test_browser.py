@@ -71,6 +71,14 @@ def shot(page, name: str) -> Path:  # type: ignore[no-untyped-def]
     return path
 
 
+def docs_copy(path: Path) -> None:
+    """With DRIVELAB_DOCS_SCREENSHOTS=1, a screenshot is also copied to docs/screenshots/ for
+    the README."""
+    if os.environ.get("DRIVELAB_DOCS_SCREENSHOTS") == "1":
+        DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, DOCS_SCREENSHOTS / path.name)
+
+
 def progress_value(bar) -> int:  # type: ignore[no-untyped-def]
     return int(bar.get_attribute("aria-valuenow"))
 

@@ -14,9 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import re
-import shutil
 import struct
 import unicodedata
 import xml.etree.ElementTree as ET
@@ -29,10 +27,10 @@ import pytest
 from tests.conftest import Stack
 from tests.e2e.conftest import Demo
 from tests.e2e.test_browser import (
-    DOCS_SCREENSHOTS,
     SCREENSHOTS,
     VIEWPORT,
     browser,
+    docs_copy,
     shot,
     sign_in,
 )
@@ -50,12 +48,6 @@ def png_size(data: bytes) -> tuple[int, int]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
     width, height = struct.unpack(">II", data[16:24])
     return width, height
-
-
-def docs_copy(path: Path) -> None:
-    if os.environ.get("DRIVELAB_DOCS_SCREENSHOTS") == "1":
-        DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, DOCS_SCREENSHOTS / path.name)
 
 
 @pytest.fixture(scope="module")

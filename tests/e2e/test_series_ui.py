@@ -19,6 +19,7 @@ from tests.conftest import Stack
 from tests.e2e.test_browser import (
     VIEWPORT,
     browser,  # noqa: F401  (the module-scoped fixture, shared)
+    docs_copy,
     shot,
     sign_in,
 )
@@ -121,7 +122,7 @@ def test_series_and_firmware_pages(browser, stack: Stack, sim_drive: dict) -> No
             # At or over the threshold: marked.
             marked = fig["rsd_pct"] >= series["rsd_pct"]
             expect(rsd.locator(".badge")).to_have_count(1 if marked else 0)
-        shot(page, "series")
+        docs_copy(shot(page, "series"))
 
         # 3. A repeat's Run page links back to its series.
         runs_table.get_by_role("link", name=f"#{runs[0]['id']}", exact=True).click()
