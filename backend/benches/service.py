@@ -120,11 +120,11 @@ def worker_setup(
             db = broker.path.lstrip("/") or "0"
             worker_broker = f"{broker.scheme}://{auth}{host}:{broker.port or 6379}/{db}"
     here = broker is not None and is_loopback(broker.hostname or "")
-    if not worker_broker.startswith("rediss:") or "ssl_ca_certs=" in worker_broker:
-        pass  # no TLS, or the URL names its CA
-    elif here and broker_ca is not None:
+    # A worker needs a CA for a TLS broker whose URL does not name one itself.
+    needs_ca = worker_broker.startswith("rediss:") and "ssl_ca_certs=" not in worker_broker
+    if needs_ca and here and broker_ca is not None:
         ca_line = [f"export DRIVELAB_BROKER_CA={broker_ca}"]  # the api's own, on this machine
-    else:
+    elif needs_ca:
         ca_line = [f"export DRIVELAB_BROKER_CA={WORKER_CA_PATH}"]
         notes.append(_ca_note(broker_ca))
     lines = [
