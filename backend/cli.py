@@ -258,6 +258,14 @@ def cmd_plans(args: argparse.Namespace) -> None:
         print()
 
 
+def _kind_mark(drive: dict) -> str:
+    """What a listing says after a drive that is not a product: " [emulated]" (a virtual
+    bench's QEMU controller), " [simulated]", or nothing."""
+    if drive.get("emulated"):
+        return " [emulated]"
+    return " [simulated]" if drive.get("simulated") else ""
+
+
 def cmd_drives(args: argparse.Namespace) -> None:
     with api_client(args) as client:
         drives = call(client, "GET", "/api/drives")
@@ -268,8 +276,7 @@ def cmd_drives(args: argparse.Namespace) -> None:
         [
             str(d["id"]),
             d["bench"]["name"] + ("" if d["bench"]["online"] else " (offline)"),
-            f"{d['model']['vendor']} {d['model']['model']}"
-            + (" [simulated]" if d["simulated"] else ""),
+            f"{d['model']['vendor']} {d['model']['model']}" + _kind_mark(d),
             _gb(d["model"]["capacity_bytes"]),
             d["serial"],
             d["target_path"],
@@ -775,7 +782,7 @@ def cmd_drives_add(args: argparse.Namespace) -> None:
         out = call(client, "POST", "/api/drives", {k: v for k, v in body.items() if v is not None})
     print(
         f"drive {out['id']} registered: {out['label']} at {out['target_path']} on "
-        f"{out['bench']['name']}" + (" [simulated]" if out["simulated"] else "")
+        f"{out['bench']['name']}" + _kind_mark(out)
     )
 
 

@@ -130,6 +130,9 @@ class CatalogModelOut(BaseModel):
     nand: str | None
     dram: str | None
     simulated: bool = Field(description="The model of a simulated drive, not a product.")
+    emulated: bool = Field(
+        False, description="The model of a virtual bench's QEMU controller (simulated too)."
+    )
     embargo_until: datetime | None
     embargoed: bool = Field(description="Under embargo now (only reviewers and admins see it).")
     created_at: datetime
@@ -148,6 +151,7 @@ def model_out(m: DriveModel) -> CatalogModelOut:
         nand=m.nand,
         dram=m.dram,
         simulated=m.simulated,
+        emulated=m.emulated,
         embargo_until=m.embargo_until,
         embargoed=under_embargo(m),
         created_at=m.created_at,

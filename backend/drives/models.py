@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import BigInteger, ForeignKey, String, UniqueConstraint
+from sqlalchemy import BigInteger, ForeignKey, String, UniqueConstraint, false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from backend.benches.models import Bench
@@ -25,6 +25,8 @@ class DriveModel(Base):
     dram: Mapped[str | None] = mapped_column(String(80))
     # Simulated drives (sparse files, loop devices) are labelled as such wherever they appear.
     simulated: Mapped[bool] = mapped_column(default=False)
+    # Emulated: a virtual bench's QEMU controller (simulated too: not a product either).
+    emulated: Mapped[bool] = mapped_column(default=False, server_default=false())
     # Until then, viewers and shared links do not see the model, its drives, runs or results.
     embargo_until: Mapped[datetime | None]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -102,6 +102,13 @@ def check(bench: Bench, target_path: str, serial: str | None) -> dict[str, Any]:
     return entry
 
 
+def kind(simulated: bool, emulated: bool) -> str:
+    """What a drive is, in words: an emulated drive is simulated too (not a product)."""
+    if emulated:
+        return "an emulated drive (a virtual bench's controller)"
+    return "a simulated drive" if simulated else "a real drive"
+
+
 def simulated(entry: dict[str, Any]) -> bool:
     """Results of a simulated (sandbox file, loop device) or emulated (a virtual bench's QEMU
     controller) drive are labelled as such, never as a real drive's."""

@@ -27,6 +27,7 @@ def drive_out(
         firmware=drive.firmware,
         target_path=drive.target_path,
         simulated=m.simulated,
+        emulated=m.emulated,
         label=service.drive_label(drive),
         short_name=drive.short_name,
         bench=BenchRef(id=drive.bench.id, name=drive.bench.name, online=is_online(drive.bench)),
@@ -79,6 +80,7 @@ def add_drive(data: DriveCreate, session: SessionDep, user: Reviewer) -> DriveOu
     entry = registration.check(bench, data.target_path, data.serial)
     registration.check_flag(entry, data.simulated)
     simulated = registration.simulated(entry)
+    emulated = bool(entry.get("emulated"))
     model = service.get_or_create_model(
         session,
         vendor=data.vendor,
@@ -86,14 +88,14 @@ def add_drive(data: DriveCreate, session: SessionDep, user: Reviewer) -> DriveOu
         capacity_bytes=data.capacity_bytes or int(entry.get("size_bytes") or 0),
         interface=data.interface,
         simulated=simulated,
+        emulated=emulated,
     )
-    if model.simulated != simulated:
-        kind = "simulated" if model.simulated else "real"
+    if (model.simulated, model.emulated) != (simulated, emulated):
+        kind = registration.kind(model.simulated, model.emulated)
         raise Conflict(
-            f"model {model.vendor} {model.model} is registered as a {kind} drive's model, but "
+            f"model {model.vendor} {model.model} is the model of {kind}, but "
             f"bench {bench.name} reports {data.target_path} as "
-            f"{'simulated or emulated' if simulated else 'a real drive'}: give this drive a "
-            "model name of its own",
+            f"{registration.kind(simulated, emulated)}: give this drive a model name of its own",
             field="model",
         )
     drive = service.register_drive(
@@ -144,13 +146,13 @@ def edit_drive(
             raise NotFound(f"bench {bench_name!r} does not exist", field="bench")
         target = moved.get("target_path", old["target_path"])
         entry = registration.check(bench, target, moved.get("serial", old["serial"]))
-        if registration.simulated(entry) != before.model.simulated:
+        reported = (registration.simulated(entry), bool(entry.get("emulated")))
+        if reported != (before.model.simulated, before.model.emulated):
             raise InvalidParams(
-                f"bench {bench.name} reports {target} as "
-                f"{'simulated or emulated' if registration.simulated(entry) else 'a real drive'}"
-                f", but drive {drive_id}'s model is "
-                f"{'simulated' if before.model.simulated else 'a real one'}: register it as a "
-                "drive of its own",
+                f"bench {bench.name} reports {target} as {registration.kind(*reported)}, but "
+                f"drive {drive_id} is registered as "
+                f"{registration.kind(before.model.simulated, before.model.emulated)}: "
+                "register it as a drive of its own",
                 field="target_path",
             )
         changes.pop("bench", None)

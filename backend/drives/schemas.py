@@ -31,6 +31,11 @@ class DriveOut(BaseModel):
     firmware: str | None
     target_path: str
     simulated: bool
+    emulated: bool = Field(
+        False,
+        description="A virtual bench's QEMU controller (simulated too): functional truth, not a "
+        "product's performance.",
+    )
     label: str
     short_name: str | None = Field(
         None, description="What charts and exports call the drive, when a reviewer set one."

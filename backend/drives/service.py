@@ -97,6 +97,7 @@ def get_or_create_model(
     capacity_bytes: int,
     interface: str | None = None,
     simulated: bool = False,
+    emulated: bool = False,
 ) -> DriveModel:
     found = session.scalar(
         select(DriveModel).where(
@@ -113,6 +114,7 @@ def get_or_create_model(
         capacity_bytes=capacity_bytes,
         interface=interface,
         simulated=simulated,
+        emulated=emulated,
     )
     session.add(dm)
     session.flush()

@@ -162,6 +162,7 @@ class RunSummary(BaseModel):
     drive_id: int
     drive_label: str
     simulated: bool
+    emulated: bool = Field(False, description="The drive is a virtual bench's QEMU controller.")
     embargoed: bool = Field(False, description="The drive's model is under embargo now.")
     status: RunStatus
     progress: float

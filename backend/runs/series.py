@@ -77,9 +77,7 @@ def _runs(session: Session, series_id: int) -> list[Run]:
     from backend.runs.service import _run_query
 
     return list(
-        session.scalars(
-            _run_query().where(Run.series_id == series_id).order_by(Run.series_index)
-        )
+        session.scalars(_run_query().where(Run.series_id == series_id).order_by(Run.series_index))
     )
 
 

@@ -273,6 +273,7 @@ def summary(run: Run, waiting_position: int | None = None) -> RunSummary:
         drive_id=run.drive_id,
         drive_label=drive_label(run.drive, run_serial(run)),
         simulated=run.drive.model.simulated,
+        emulated=run.drive.model.emulated,
         embargoed=under_embargo(run.drive.model),
         status=run.status,  # type: ignore[arg-type]
         progress=run.progress,

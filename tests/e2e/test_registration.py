@@ -174,3 +174,48 @@ def test_a_run_records_what_was_changed_on_the_host(stack: Stack) -> None:
         k = seen["kworker_priority"]
         if k is not None:
             assert k["threads"] > 0 and k["to"] == -10
+
+
+def test_an_emulated_drive_is_registered_and_listed_as_emulated(stack: Stack) -> None:
+    """A virtual bench reports QEMU's controller as emulated (not a loop device, not a
+    product): registered from that report, the drive, its model in the catalog and the CLI's
+    listing say "emulated"; simulated stays true beside it (results that are not a product's
+    are kept apart everywhere). A model of an emulated drive is not reused for a simulated
+    one, whatever the person registering types."""
+    tag = secrets.token_hex(3)
+    token = new_bench(stack, f"vm-{tag}")
+    path = "/dev/nvme0n1"
+    device = {
+        **synthetic_device(path, f"EMU-{tag}", 128 * MiB, simulated=False, model="QEMU NVMe Ctrl"),
+        "emulated": True,
+    }
+    with stack.client() as c:
+        report_devices(c, token, [device])
+        body = {
+            "bench": f"vm-{tag}",
+            "target_path": path,
+            "vendor": "QEMU",
+            "model": f"NVMe Ctrl {tag}",
+        }
+        r = c.post("/api/drives", json=body)
+        assert r.status_code == 201, r.text
+        drive = r.json()
+        assert drive["emulated"] and drive["simulated"], drive
+        assert drive["serial"] == f"EMU-{tag}"
+        listed = next(d for d in c.get("/api/drives").json() if d["id"] == drive["id"])
+        assert listed["emulated"] and listed["simulated"]
+        model = next(m for m in c.get("/api/models").json() if m["id"] == drive["model"]["id"])
+        assert model["emulated"] and model["simulated"]
+        # The same model name for a sandbox file (simulated, not emulated): refused, said so.
+        target = sparse(stack, f"emu-{tag}.img", 128 * MiB)  # the same model: vendor, name, size
+        r = register_drive(
+            c,
+            {"bench": "local", "target_path": target, "vendor": "QEMU", "model": body["model"]},
+        )
+        assert r.status_code == 409, r.text
+        detail = r.json()["detail"]
+        assert "is the model of an emulated drive" in detail, detail
+        assert "reports" in detail and "as a simulated drive" in detail, detail
+    out = stack.cli("drives").stdout
+    line = next(line for line in out.splitlines() if f"NVMe Ctrl {tag}" in line)
+    assert "[emulated]" in line and "[simulated]" not in line, line

@@ -79,7 +79,7 @@ def test_identity_comes_from_the_controller(stack: Stack, vm_bench: Bench, nvme:
     assert disk["serial"] == SERIAL_SATA and disk["transport"] == "sata"
     assert disk["model"] == MODEL_SATA
     assert one["emulated"] and two["emulated"] and disk["emulated"]
-    assert nvme["serial"] == SERIAL_NVME and nvme["simulated"]
+    assert nvme["serial"] == SERIAL_NVME and nvme["simulated"] and nvme["emulated"]
 
 
 def test_smart_data_units_written_grow_by_what_fio_wrote(

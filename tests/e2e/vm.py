@@ -107,8 +107,8 @@ def wait_devices(
 def register_vm_drive(stack: Stack, bench: str, path: str, *, short_name: str) -> dict:
     """Register a drive of the virtual bench from what its worker reports: wait until
     GET /api/benches/{bench}/devices lists `path`, then POST /api/drives with its serial,
-    model, firmware and size. The one place that registers the guest's drives. Emulated
-    drives are registered as simulated: results from them are not a drive's performance."""
+    model, firmware and size. The one place that registers the guest's drives. The api marks
+    them emulated from the report (and simulated: results from them are not a product's)."""
     device = next(d for d in wait_devices(stack, bench, [path]) if d["path"] == path)
     with stack.client() as c:
         r = register_drive(

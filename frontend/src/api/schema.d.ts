@@ -1979,6 +1979,12 @@ export interface components {
              * @description Under embargo now (only reviewers and admins see it).
              */
             embargoed: boolean;
+            /**
+             * Emulated
+             * @description The model of a virtual bench's QEMU controller (simulated too).
+             * @default false
+             */
+            emulated: boolean;
             /** Form Factor */
             form_factor: string | null;
             /** Id */
@@ -2391,6 +2397,12 @@ export interface components {
              * @default false
              */
             embargoed: boolean;
+            /**
+             * Emulated
+             * @description A virtual bench's QEMU controller (simulated too): functional truth, not a product's performance.
+             * @default false
+             */
+            emulated: boolean;
             /** Firmware */
             firmware: string | null;
             /** Id */
@@ -3573,6 +3585,12 @@ export interface components {
              * @default false
              */
             embargoed: boolean;
+            /**
+             * Emulated
+             * @description The drive is a virtual bench's QEMU controller.
+             * @default false
+             */
+            emulated: boolean;
             /** Environment */
             environment: {
                 [key: string]: unknown;
@@ -3682,6 +3700,12 @@ export interface components {
              * @default false
              */
             embargoed: boolean;
+            /**
+             * Emulated
+             * @description The drive is a virtual bench's QEMU controller.
+             * @default false
+             */
+            emulated: boolean;
             /** Error */
             error: string | null;
             /** Finished At */

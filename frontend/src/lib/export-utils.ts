@@ -39,7 +39,7 @@ export interface ExportMeta {
 /** The words every export and shared view carries when a result is from a simulated drive. */
 export function simulatedMark(names: string[]): string | undefined {
   if (names.length === 0) return undefined;
-  return `Simulated drive${names.length > 1 ? "s" : ""}: ${names.join(", ")} (results of drivelab's simulated drive, not of a real product)`;
+  return `Simulated drive${names.length > 1 ? "s" : ""}: ${names.join(", ")} (results of drivelab's simulated drive or of a virtual bench's emulated controller, not of a real product)`;
 }
 
 export interface SvgLayout {

@@ -125,6 +125,7 @@ describe("applyProgress", () => {
     drive_id: 1,
     drive_label: "Drive",
     simulated: true,
+    emulated: false,
     embargoed: false,
     status: "running",
     progress: 0.4,

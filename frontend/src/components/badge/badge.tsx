@@ -17,9 +17,14 @@ export function Badge({ tone = "neutral", title, children }: BadgeProps) {
   );
 }
 
-/** A drive (or a run on one) that is a sparse file or loop device, not a real SSD. */
-export function SimulatedBadge() {
-  return (
+/** A drive (or a run on one) that is a sparse file or loop device, not a real SSD; or, with
+ * `emulated`, a virtual bench's QEMU controller (functional truth, not a product's speed). */
+export function SimulatedBadge({ emulated = false }: { emulated?: boolean }) {
+  return emulated ? (
+    <Badge tone="warn" title="QEMU's emulated controller in a virtual bench, not a real SSD">
+      emulated
+    </Badge>
+  ) : (
     <Badge tone="warn" title="A sparse file or loop device, not a real SSD">
       simulated
     </Badge>

@@ -44,7 +44,7 @@ export function DrivePicker({ drives, chosen, underReview, styles, onChange }: P
                   {d.model.vendor} {d.model.model}{" "}
                   <span className="muted">{formatCapacity(d.model.capacity_bytes)}</span>
                 </label>
-                {d.simulated && <SimulatedBadge />}
+                {d.simulated && <SimulatedBadge emulated={d.emulated} />}
                 <label className="drive-picker__review">
                   <input
                     type="radio"

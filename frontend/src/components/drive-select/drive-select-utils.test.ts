@@ -8,6 +8,7 @@ const drive = (id: number, bench: string, over: Partial<Drive> = {}): Drive => (
   firmware: null,
   target_path: `/dev/x${id}`,
   simulated: false,
+  emulated: false,
   label: `Drive ${id}`,
   bench: { id: bench === "a" ? 1 : 2, name: bench, online: true },
   model: {

@@ -48,7 +48,7 @@ export function DriveSelect({ drives, value, onChange, error, disabled }: DriveS
               <dt>Model</dt>
               <dd>
                 {selected.model.vendor} {selected.model.model}{" "}
-                {selected.simulated && <SimulatedBadge />}
+                {selected.simulated && <SimulatedBadge emulated={selected.emulated} />}
               </dd>
             </div>
             <div>

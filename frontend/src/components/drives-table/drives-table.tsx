@@ -135,7 +135,7 @@ export function DrivesTable({ drives, loading, runs, queue, withBench = true }: 
                 <td>
                   <span className="drives-table__model">
                     {drive.model.vendor} {drive.model.model}
-                    {drive.simulated && <SimulatedBadge />}
+                    {drive.simulated && <SimulatedBadge emulated={drive.emulated} />}
                     {drive.embargoed && <EmbargoBadge />}
                   </span>
                   <span className="cell-sub">

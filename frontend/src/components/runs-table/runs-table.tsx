@@ -54,7 +54,7 @@ export function RunsTable({ runs, loading }: RunsTableProps) {
                   <span className="runs-table__drive-label" title={run.drive_label}>
                     {run.drive_label}
                   </span>
-                  {run.simulated && <SimulatedBadge />}
+                  {run.simulated && <SimulatedBadge emulated={run.emulated} />}
                   {run.embargoed && <EmbargoBadge />}
                 </span>
               </td>

@@ -201,7 +201,7 @@ function ModelsSection({ mayEdit }: { mayEdit: boolean }) {
                   <td>
                     <span className="catalog-page__name">
                       {m.vendor} {m.model}
-                      {m.simulated && <SimulatedBadge />}
+                      {m.simulated && <SimulatedBadge emulated={m.emulated} />}
                       {m.embargoed && <EmbargoBadge />}
                     </span>
                   </td>
@@ -412,7 +412,7 @@ function DrivesSection({ mayEdit }: { mayEdit: boolean }) {
                   <td>
                     <span className="catalog-page__name">
                       {d.model.vendor} {d.model.model} {formatCapacity(d.model.capacity_bytes)}
-                      {d.simulated && <SimulatedBadge />}
+                      {d.simulated && <SimulatedBadge emulated={d.emulated} />}
                       {d.short_name && <span className="cell-sub">shown as “{d.short_name}”</span>}
                     </span>
                   </td>

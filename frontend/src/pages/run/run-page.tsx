@@ -225,7 +225,7 @@ function LoadedRun({ run, refetchError }: { run: RunDetail; refetchError: unknow
                 {run.simulated && (
                   <>
                     {" "}
-                    <SimulatedBadge />
+                    <SimulatedBadge emulated={run.emulated} />
                   </>
                 )}
               </dd>
