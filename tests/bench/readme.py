@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.bench.common import RESULTS, ROOT, fmt
+from tests.bench.common import RESULTS, ROOT, fmt, measured_text, target_text
 
 HEADING = "## Performance"
 TITLES = {
@@ -61,10 +61,9 @@ def section(summary: dict[str, Any]) -> str:
         for f in figures:
             if f.get("target") is None and not f.get("headline"):
                 continue
-            target = f"{f['op']} {fmt(f['target'], f['unit'])}" if f.get("op") else ""
             lines.append(
-                f"| {TITLES.get(name, name)} | {f['name']} | {fmt(f['value'], f['unit'])} "
-                f"| {target} | {verdict(f)} |"
+                f"| {TITLES.get(name, name)} | {f['name']} | {measured_text(f)} "
+                f"| {target_text(f)} | {verdict(f)} |"
             )
     loads = summary.get("load_avg_before") or {}
     if loads:
