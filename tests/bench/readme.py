@@ -33,7 +33,10 @@ tests/bench/results/. Synthetic data is loaded from real fio runs copied to driv
 "Synthetic drive N" (simulated). This section is written by `python -m tests.bench.readme
 --write` from the last run. Other work on the machine moves every figure: the load average
 before each benchmark is given, and the fidelity benchmark reports how much the same fio job
-run by hand moves from run to run (its noise floor)."""
+run by hand moves from run to run (its noise floor). Fidelity is measured in pairs, the same
+fio job by hand and through the stack on the same target, the side going first alternating;
+pairs are added until the 95% interval of the median ratio (from order statistics) is within
++-1% or the time for that job is spent, and the interval is shown after the median."""
 
 
 def verdict(f: dict[str, Any]) -> str:
