@@ -14,7 +14,15 @@ import sys
 import time
 import traceback
 
-from tests.bench.common import RESULTS, Report, fmt, machine, now_iso, stop_on_sigterm
+from tests.bench.common import (
+    RESULTS,
+    Report,
+    machine,
+    measured_text,
+    now_iso,
+    stop_on_sigterm,
+    target_text,
+)
 
 ORDER = ("fidelity", "ingest", "live", "reads", "browser", "chart_pack", "scaleout", "archive")
 # Run only when named (`make bench BENCH=archive`): it takes 20+ minutes at 1M and 10M samples.
@@ -44,13 +52,13 @@ def main(argv: list[str]) -> int:
     rows = [("benchmark", "figure", "measured", "target", "")]
     for r in reports:
         for f in r.figures:
-            target = f"{f.op} {fmt(f.target, f.unit)}" if f.op and f.target is not None else "-"
+            d = f.as_dict()
             rows.append(
                 (
                     r.benchmark,
                     f.name,
-                    fmt(f.value, f.unit),
-                    target,
+                    measured_text(d),
+                    target_text(d) or "-",
                     {True: "ok", False: "MISSED", None: ""}[f.met],
                 )
             )

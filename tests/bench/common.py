@@ -63,15 +63,47 @@ class Figure:
     note: str = ""
     # Shown in the README's table although it has no target.
     headline: bool = False
+    # A confidence interval (low, high) measured around `value`, shown after it. With op
+    # "ci within", the target is met when the interval lies within `target_range` and
+    # contains `target`.
+    interval: tuple[float, float] | None = None
+    target_range: tuple[float, float] | None = None
 
     @property
     def met(self) -> bool | None:
         if self.target is None or self.op is None or self.value is None:
             return None
+        if self.op == "ci within":
+            if self.interval is None or self.target_range is None:
+                return None
+            (lo, hi), (low, high) = self.interval, self.target_range
+            return low <= lo and hi <= high and lo <= self.target <= hi
         return self.value >= self.target if self.op == ">=" else self.value <= self.target
 
     def as_dict(self) -> dict[str, Any]:
         return {**asdict(self), "met": self.met}
+
+
+def measured_text(f: dict[str, Any]) -> str:
+    """A figure's value (Figure.as_dict form), with its confidence interval if it has one."""
+    text = fmt(f.get("value"), f.get("unit", ""))
+    if f.get("interval"):
+        lo, hi = f["interval"]
+        text += f" [{fmt(lo, f['unit'])}, {fmt(hi, f['unit'])}]"
+    return text
+
+
+def target_text(f: dict[str, Any]) -> str:
+    """A figure's target (Figure.as_dict form), "" when it has none."""
+    if not f.get("op") or f.get("target") is None:
+        return ""
+    if f["op"] == "ci within" and f.get("target_range"):
+        low, high = f["target_range"]
+        return (
+            f"CI within [{fmt(low, f['unit'])}, {fmt(high, f['unit'])}], "
+            f"contains {fmt(f['target'], f['unit'])}"
+        )
+    return f"{f['op']} {fmt(f['target'], f['unit'])}"
 
 
 @dataclass
@@ -130,9 +162,9 @@ def fmt(value: float | None, unit: str = "") -> str:
 def table(report: Report) -> str:
     rows = [("figure", "measured", "target", "")]
     for f in report.figures:
-        target = f"{f.op} {fmt(f.target, f.unit)}" if f.op and f.target is not None else "-"
+        d = f.as_dict()
         verdict = {True: "ok", False: "MISSED", None: ""}[f.met]
-        rows.append((f.name, fmt(f.value, f.unit), target, verdict))
+        rows.append((f.name, measured_text(d), target_text(d) or "-", verdict))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines = [f"== {report.benchmark}: {report.title} ({report.seconds:.0f} s) =="]
     for i, r in enumerate(rows):

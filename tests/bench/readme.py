@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.bench.common import RESULTS, ROOT, fmt
+from tests.bench.common import RESULTS, ROOT, fmt, measured_text, target_text
 
 HEADING = "## Performance"
 TITLES = {
@@ -33,7 +33,10 @@ tests/bench/results/. Synthetic data is loaded from real fio runs copied to driv
 "Synthetic drive N" (simulated). This section is written by `python -m tests.bench.readme
 --write` from the last run. Other work on the machine moves every figure: the load average
 before each benchmark is given, and the fidelity benchmark reports how much the same fio job
-run by hand moves from run to run (its noise floor)."""
+run by hand moves from run to run (its noise floor). Fidelity is measured in pairs, the same
+fio job by hand and through the stack on the same target, the side going first alternating;
+pairs are added until the 95% interval of the median ratio (from order statistics) is within
++-1% or the time for that job is spent, and the interval is shown after the median."""
 
 
 def verdict(f: dict[str, Any]) -> str:
@@ -61,10 +64,9 @@ def section(summary: dict[str, Any]) -> str:
         for f in figures:
             if f.get("target") is None and not f.get("headline"):
                 continue
-            target = f"{f['op']} {fmt(f['target'], f['unit'])}" if f.get("op") else ""
             lines.append(
-                f"| {TITLES.get(name, name)} | {f['name']} | {fmt(f['value'], f['unit'])} "
-                f"| {target} | {verdict(f)} |"
+                f"| {TITLES.get(name, name)} | {f['name']} | {measured_text(f)} "
+                f"| {target_text(f)} | {verdict(f)} |"
             )
     loads = summary.get("load_avg_before") or {}
     if loads:

@@ -11,7 +11,14 @@ import pytest
 
 from tests.bench import readme
 from tests.bench.__main__ import ORDER as BENCHMARKS
-from tests.bench.bench_fidelity import SETTLED_DIRTY_BYTES, dirty_bytes, settle
+from tests.bench.bench_fidelity import (
+    SETTLED_DIRTY_BYTES,
+    TARGET_RANGE,
+    dirty_bytes,
+    interval_done,
+    median_ci,
+    settle,
+)
 from tests.bench.common import Figure, Report, fmt, median, percentile, table
 
 
@@ -51,6 +58,66 @@ def test_table_prints_each_figure_next_to_its_target() -> None:
     text = table(r)
     assert "p95" in text and "61 ms" in text and "<= 50 ms" in text and "MISSED" in text
     assert "* p95: 40 requests" in text
+
+
+def test_median_ci_matches_published_order_statistics() -> None:
+    """The 95% interval of a median from order statistics (e.g. Hollander & Wolfe's table):
+    [x(1), x(6)] at n = 6 (96.9%), [x(2), x(9)] at n = 10 (97.9%), [x(6), x(15)] at n = 20
+    (95.9%); none at n = 5, where even [min, max] covers 93.75%."""
+    assert median_ci([1.0, 2.0, 3.0, 4.0, 5.0]) is None
+    assert median_ci([6.0, 1.0, 5.0, 2.0, 4.0, 3.0]) == pytest.approx((1.0, 6.0, 0.96875))
+    lo, hi, coverage = median_ci([float(v) for v in range(10, 0, -1)]) or (0, 0, 0)
+    assert (lo, hi) == (2.0, 9.0) and coverage == pytest.approx(0.9785, abs=1e-4)
+    lo, hi, coverage = median_ci([float(v) for v in range(1, 21)]) or (0, 0, 0)
+    assert (lo, hi) == (6.0, 15.0) and coverage == pytest.approx(0.9586, abs=1e-4)
+
+
+def test_median_ci_matches_scipy() -> None:
+    """Against scipy.stats.quantile_test's interval for the median, at every n from 6 to 79,
+    on ratios drawn around 1.00; and its coverage is the binomial one."""
+    np = pytest.importorskip("numpy")
+    stats = pytest.importorskip("scipy.stats")
+    rng = np.random.default_rng(7)
+    for n in range(6, 80):
+        x = rng.lognormal(0.0, 0.05, n)
+        ref = stats.quantile_test(x, q=float(np.median(x)), p=0.5).confidence_interval(0.95)
+        ci = median_ci([float(v) for v in x])
+        assert ci is not None
+        lo, hi, coverage = ci
+        assert (lo, hi) == pytest.approx((ref.low, ref.high)), n
+        k = sorted(x).index(lo) + 1
+        assert coverage == pytest.approx(1 - 2 * stats.binom.cdf(k - 1, n, 0.5))
+        assert coverage >= 0.95 and 1 - 2 * stats.binom.cdf(k, n, 0.5) < 0.95
+
+
+def test_pairs_are_added_until_the_interval_is_narrower_than_one_percent() -> None:
+    tight = [1.0, 0.995, 1.004, 0.998, 1.002, 1.006, 0.997]
+    assert interval_done(tight)
+    assert not interval_done(tight[:5])  # no interval yet
+    assert not interval_done([1.0, 0.97, 1.03, 0.98, 1.02, 1.01, 0.99])
+
+
+def test_a_confidence_interval_target_is_met_within_the_range_and_around_one() -> None:
+    def fig(lo: float, hi: float) -> Figure:
+        return Figure(
+            "ratio", 1.0, "ratio", 1.0, "ci within", interval=(lo, hi), target_range=TARGET_RANGE
+        )
+
+    assert fig(0.992, 1.006).met is True
+    assert fig(0.99, 1.01).met is True
+    assert fig(0.985, 1.005).met is False  # wider than the range
+    assert fig(0.992, 0.998).met is False  # within the range, but 1.00 outside it
+    assert Figure("ratio", 1.0, "ratio", 1.0, "ci within", target_range=TARGET_RANGE).met is None
+    r = Report("fidelity", "drivelab vs fio")
+    r.add(fig(0.985, 1.005))
+    text = table(r)
+    assert "1.0000 [0.9850, 1.0050]" in text
+    assert "CI within [0.9900, 1.0100], contains 1.0000  MISSED" in text
+    row = readme.section({**SUMMARY, "benchmarks": {"fidelity": [fig(0.992, 1.006).as_dict()]}})
+    assert (
+        "| Fidelity against bare fio | ratio | 1.0000 [0.9920, 1.0060] "
+        "| CI within [0.9900, 1.0100], contains 1.0000 | met |"
+    ) in row
 
 
 SUMMARY = {
