@@ -23,12 +23,14 @@ from backend.analysis import significance
 from backend.analysis.variation import variation
 from backend.drives.catalog_service import get_model as get_catalog_model
 from backend.drives.models import DriveSample
-from backend.drives.service import capacity_label
+from backend.drives.service import capacity_label, drive_label
 from backend.results import compare as cmp
 from backend.results.names import is_performance, lower_is_better
 from backend.results.names import names as metric_names
 
 WORDS = {"better": "improvement", "worse": "regression"}
+# The version of a run whose drive reported none and has none registered.
+NOT_REPORTED = "not reported"
 
 
 def _without_firmware(items: Any) -> Any:
@@ -56,7 +58,7 @@ def history(session: Session, model_id: int, *, hide_embargoed: bool = False) ->
     # The versions in the order they were first run.
     first_at: dict[str, Any] = {}
     for run in sorted(runs, key=lambda r: (r.finished_at, r.id)):
-        fw = info[run.id].firmware or "not reported"
+        fw = info[run.id].firmware or NOT_REPORTED
         first_at.setdefault(fw, run.finished_at)
     order = list(first_at)
     # metric -> [(firmware, conditions without firmware, value)], oldest run first
@@ -67,7 +69,7 @@ def history(session: Session, model_id: int, *, hide_embargoed: bool = False) ->
         if found is None:
             continue
         by_metric[mid].append(
-            (info[run_id].firmware or "not reported", _without_firmware(found[0]), value)
+            (info[run_id].firmware or NOT_REPORTED, _without_firmware(found[0]), value)
         )
         units[mid] = unit
     shaped = []
@@ -124,9 +126,24 @@ def history(session: Session, model_id: int, *, hide_embargoed: bool = False) ->
             {
                 "firmware": fw,
                 "first_run_at": first_at[fw],
-                "runs": sum((info[r.id].firmware or "not reported") == fw for r in runs),
+                "runs": sum((info[r.id].firmware or NOT_REPORTED) == fw for r in runs),
             }
             for fw in order
+        ],
+        "drives": [
+            {
+                "drive_id": d.id,
+                "name": d.short_name or drive_label(d),
+                "firmwares": list(
+                    dict.fromkeys(
+                        info[r.id].firmware or NOT_REPORTED
+                        for r in sorted(runs, key=lambda r: (r.finished_at, r.id))
+                        if r.drive_id == d.id
+                    )
+                ),
+            }
+            for d in sorted(drives.values(), key=lambda d: d.id)
+            if any(r.drive_id == d.id for r in runs)
         ],
         "metrics": metrics,
         "method": (
