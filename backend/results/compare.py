@@ -72,6 +72,7 @@ def _runs(session: Session, drive_ids: list[int], fingerprint: bool = False) -> 
         # As text (->>), turned into Python values here: decoding each JSON value with
         # json.loads cost more than the query (6,000 values for 10 drives).
         env["drive"]["firmware"].as_string().label("firmware"),
+        env["registered_firmware"].as_string().label("registered_firmware"),
         env["host"]["fio_version"].as_string().label("fio_version"),
         env["host"]["hostname"].as_string().label("hostname"),
         env["resumes"].as_string().label("resumes"),
@@ -168,8 +169,9 @@ def _with_variants(rows: Sequence[Any], runs: Sequence[Any]) -> Sequence[Any]:
 
 def _run_info(run: Any, drive: DriveSample) -> tuple[parts.RunInfo, dict[str, Any]]:
     """What a row states about a run (a row of _runs), and the run's own conditions."""
-    # What the drive reported when the run started, else what was registered.
-    firmware = run.firmware or drive.firmware
+    # What the drive reported when the run started, else what was registered then (runs
+    # before the api recorded it: what is registered now).
+    firmware = run.firmware or run.registered_firmware or drive.firmware
     info = parts.RunInfo(
         finished_at=run.finished_at,
         firmware=firmware,

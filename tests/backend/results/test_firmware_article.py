@@ -91,10 +91,10 @@ def add_hdtach(s: Session, drive: DriveSample, firmware: str, age: int) -> None:
 
 
 def lab(s: Session) -> dict[str, Any]:
-    """Drive X (a real model: simulated ones have no price) ran four corners five times on firmware 1.00, five times on 1.01, once
-    reporting no firmware (its registered one, "sim", counts), and HD Tach on 1.01. Twins A and
-    B (of another model) ran exactly X's 1.00 and 1.01 runs: the article of two drives that
-    the firmware article must equal."""
+    """Drive X (a real model: simulated ones have no price) ran four corners five times on
+    firmware 1.00, five times on 1.01, once reporting no firmware (its registered one, "sim",
+    counts), and HD Tach on 1.01. Twins A and B (of another model) ran exactly X's 1.00 and
+    1.01 runs: the article of two drives that the firmware article must equal."""
     bench = Bench(name="fw-article-bench", host_info={})
     model = DriveModel(vendor="drivelab", model="FW article", capacity_bytes=10**12,
                        simulated=False)  # fmt: skip
@@ -265,6 +265,24 @@ def test_refused_with_what_to_fix(
     with pytest.raises(InvalidParams, match=message) as caught:
         art.article(session, ids, ids[0] if review else None, firmware=firmware)
     assert caught.value.status_code == 422
+
+
+def test_a_run_keeps_the_firmware_registered_when_it_ran(session: Session) -> None:
+    """A drive that reports no firmware (a file): its runs count to the version registered as
+    each started (the api records it: worker_service.set_environment), not to today's."""
+    d = lab(session)
+    x = d["x"]
+    for e in NOISE[:2]:
+        add_run(session, x, None, 0, e, 1)
+        run = session.query(Run).order_by(Run.id.desc()).first()
+        assert run is not None
+        run.environment = {**run.environment, "registered_firmware": "0.9"}
+    session.flush()
+    out = history(session, d["model"].id)
+    assert out["drives"][0]["firmwares"] == ["1.00", "1.01", "sim", "0.9"]
+    art_out = art.article(session, [x.id], None, firmware=["0.9", "1.00"])
+    read = next(r for r in art_out["headline"] if r["key"] == "randread")
+    assert read["values"]["1"] == pytest.approx(statistics.fmean(10_000 + e for e in NOISE[:2]))
 
 
 def test_the_firmware_history_lists_each_drives_versions(session: Session) -> None:
