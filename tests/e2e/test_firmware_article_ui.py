@@ -6,7 +6,8 @@ update) and runs it again. Each run keeps the version registered when it started
 drive's firmware history lists both. The api's article of the two versions has a column per
 version holding that version's run's figures (what fio measured, as GET /api/runs gives it)
 and refuses a version the drive never ran, or one given twice. From the model's Firmware
-history page, "Open the article" shows both labelled columns, the version under review first.
+history page, "Open the article" shows both labelled columns, the version under review first;
+`drivelab firmware --drive ID --versions 1.00 1.01` prints the same headline.
 Screenshot: test-artifacts/screenshots/firmware-article.png.
 """
 
@@ -69,6 +70,16 @@ def test_two_versions_open_as_an_article(browser, stack: Stack) -> None:  # type
         assert never.status_code == 422, never.text
         assert "no finished run on firmware 9.9" in never.json()["detail"]
         assert "1.00, 1.01" in never.json()["detail"]
+    # The CLI: the headline, each version's figure in a column, B's difference and verdict.
+    out = stack.cli("firmware", "--drive", str(drive["id"]), "--versions", "1.00", "1.01")
+    line = next(x for x in out.stdout.splitlines() if x.startswith("4K random read QD3 "))
+    assert read["cells"]["1"]["text"] in line  # "304,752\u00a0IOPS", as the article says
+    assert read["cells"]["2"]["text"] in line
+    assert "1 run: significance unknown" in line
+    refused = stack.cli(
+        "firmware", "--drive", str(drive["id"]), "--versions", "1.00", "1.00", check=False
+    )
+    assert refused.returncode != 0 and "given more than once" in refused.stderr
 
     context = browser.new_context(viewport=VIEWPORT, base_url=stack.api_url)
     page = context.new_page()
