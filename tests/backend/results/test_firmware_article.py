@@ -7,7 +7,7 @@ backend.analysis.significance gives; and the requests it refuses, with what to f
 from __future__ import annotations
 
 import statistics
-from datetime import date, timedelta
+from datetime import date
 from decimal import Decimal
 from typing import Any
 
@@ -16,7 +16,6 @@ from sqlalchemy.orm import Session
 
 from backend.analysis import significance
 from backend.benches.models import Bench
-from backend.core.db import utcnow
 from backend.core.errors import InvalidParams
 from backend.drives.models import DriveModel, DriveSample
 from backend.prices.models import Price
@@ -26,6 +25,7 @@ from backend.results.firmware import history
 from backend.results.models import Result
 from backend.results.schemas import Article, FirmwareHistory
 from backend.runs.models import Run, Step
+from tests.backend.results.test_firmware import new_run
 
 NOISE = (0.0, -4.0, 4.0, -2.0, 2.0)
 # step -> [(metric, unit, firmware 1.00's value, firmware 1.01's value)], NOISE added per run
@@ -46,22 +46,10 @@ HDTACH = {
 
 def add_run(
     s: Session, drive: DriveSample, firmware: str | None, column: int, e: float, age: int
-) -> None:
+) -> Run:
     """A four-corners run that recorded `firmware` (None: the drive reported none), with the
     values of STEPS' column (0: 1.00's, 1: 1.01's) plus e."""
-    run = Run(
-        plan="four-corners",
-        drive_id=drive.id,
-        params={"ioengine": "libaio"},
-        status="done",
-        environment={
-            "drive": {"firmware": firmware},
-            "host": {"fio_version": "fio-3.33", "hostname": "bench1"},
-        },
-        finished_at=utcnow() - timedelta(seconds=age),
-    )
-    s.add(run)
-    s.flush()
+    run = new_run(s, drive, firmware, age)
     for i, (name, rows) in enumerate(STEPS.items()):
         step = Step(run_id=run.id, idx=i, kind="fio", name=name, params={}, status="done")
         s.add(step)
@@ -69,19 +57,11 @@ def add_run(
         for metric, unit, *values in rows:
             s.add(Result(run_id=run.id, step_id=step.id, metric=metric,
                          value=values[column] + e, unit=unit))  # fmt: skip
+    return run
 
 
 def add_hdtach(s: Session, drive: DriveSample, firmware: str, age: int) -> None:
-    run = Run(
-        plan="hdtach",
-        drive_id=drive.id,
-        params={"ioengine": "libaio"},
-        status="done",
-        environment={"drive": {"firmware": firmware}, "host": {"fio_version": "fio-3.33"}},
-        finished_at=utcnow() - timedelta(seconds=age),
-    )
-    s.add(run)
-    s.flush()
+    run = new_run(s, drive, firmware, age, plan="hdtach")
     step = Step(run_id=run.id, idx=0, kind="fio", name="hdtach-write", params={}, status="done",
                 analysis=HDTACH)  # fmt: skip
     s.add(step)
@@ -153,7 +133,7 @@ def test_each_version_is_a_column_of_its_own_runs(session: Session) -> None:
     ):
         made = next(r for r in STEPS[step] if r[0] == metric)
         for column in (1, 2):
-            expected = statistics.fmean(made[1 + column] + e for e in NOISE)
+            expected = statistics.fmean(float(made[1 + column]) + e for e in NOISE)
             assert rows[key]["values"][str(column)] == pytest.approx(expected, rel=1e-12), key
         assert "conditions" in rows[key] and rows[key]["conditions"] is None  # firmware expected
     read = rows["randread"]["diff"]["1"]
@@ -237,7 +217,7 @@ def test_the_verdicts_are_welchs_over_each_plans_figures(session: Session) -> No
         assert diff["verdict"] == expected, metric
         assert diff["low_pct"] == pytest.approx(test["low_pct"], rel=1e-9)
         assert diff["high_pct"] == pytest.approx(test["high_pct"], rel=1e-9)
-        verdicts.append(expected)
+        verdicts.append(str(expected))
     assert sorted(verdicts) == ["better", "within noise", "worse"]
 
 
@@ -273,9 +253,7 @@ def test_a_run_keeps_the_firmware_registered_when_it_ran(session: Session) -> No
     d = lab(session)
     x = d["x"]
     for e in NOISE[:2]:
-        add_run(session, x, None, 0, e, 1)
-        run = session.query(Run).order_by(Run.id.desc()).first()
-        assert run is not None
+        run = add_run(session, x, None, 0, e, 1)
         run.environment = {**run.environment, "registered_firmware": "0.9"}
     session.flush()
     out = history(session, d["model"].id)

@@ -298,26 +298,14 @@ function VersionPair({
           </select>
         </label>
       )}
-      <label>
-        Firmware{" "}
-        <select name="fw-article-base" value={base} onChange={(e) => setBase(e.target.value)}>
-          {drive.firmwares.map((fw) => (
-            <option key={fw} value={fw}>
-              {fw}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        against firmware under review{" "}
-        <select name="fw-article-reviewed" value={reviewed} onChange={(e) => setReviewed(e.target.value)}>
-          {drive.firmwares.map((fw) => (
-            <option key={fw} value={fw}>
-              {fw}
-            </option>
-          ))}
-        </select>
-      </label>
+      <VersionSelect label="Firmware" name="fw-article-base" versions={drive.firmwares} value={base} onChange={setBase} />
+      <VersionSelect
+        label="against firmware under review"
+        name="fw-article-reviewed"
+        versions={drive.firmwares}
+        value={reviewed}
+        onChange={setReviewed}
+      />
       {same ? (
         <span className="form-field__error" role="alert">
           Choose two different versions.
@@ -328,5 +316,26 @@ function VersionPair({
         </Link>
       )}
     </div>
+  );
+}
+
+function VersionSelect(props: {
+  label: string;
+  name: string;
+  versions: string[];
+  value: string;
+  onChange: (fw: string) => void;
+}) {
+  return (
+    <label>
+      {props.label}{" "}
+      <select name={props.name} value={props.value} onChange={(e) => props.onChange(e.target.value)}>
+        {props.versions.map((fw) => (
+          <option key={fw} value={fw}>
+            {fw}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
