@@ -1,14 +1,16 @@
 """A drive model's figures by firmware version: what a firmware update changed, and whether the
 change is real (GET /api/models/{id}/firmware).
 
-The firmware of a run is what the drive reported when the run started (the registered one when
-it reported none). For each metric, the runs of every drive of the model measured under the
-same conditions as the latest (all but the firmware: span, block size, queue depth, drive
-state, OP, fio version, ...) are pooled by firmware version; each version's mean comes with its
-95% interval, and each version is tested against the one before it (in the order they were
-first run) with Welch's test and the practical threshold of backend.analysis.significance,
-Benjamini-Hochberg over all the model's changes at once: an improvement or a regression is
-called only when significant, else "within noise"; one run of either version: unknown.
+The firmware of a run is what the drive reported when the run started (when it reported none,
+the one registered for it then: compare._run_info). For each metric, the runs of every drive of
+the model measured under the same conditions as the latest (all but the firmware: span, block
+size, queue depth, drive state, OP, fio version, ...) are pooled by firmware version; each
+version's mean comes with its 95% interval, and each version is tested against the one before it
+(in the order they were first run) with Welch's test and the practical threshold of
+backend.analysis.significance, Benjamini-Hochberg over all the model's changes at once: an
+improvement or a regression is called only when significant, else "within noise"; one run of
+either version: unknown. Each drive's versions are listed too: any two open as an article of
+that drive (backend.results.article.firmware_article).
 """
 
 from __future__ import annotations
