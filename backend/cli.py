@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import httpx
 from pydantic import ValidationError
@@ -554,7 +555,15 @@ def wait_series(client: httpx.Client, run: dict[str, Any], *, quiet: bool) -> in
 
 
 def cmd_firmware(args: argparse.Namespace) -> None:
-    """A drive model's figures by firmware version, each change called only when significant."""
+    """A drive model's figures by firmware version, each change called only when significant;
+    with --drive and --versions, that drive's two versions as an article's headline."""
+    if args.versions:
+        if args.drive is None:
+            raise CliError("--versions compares one drive's versions: give it with --drive ID")
+        _firmware_article(args)
+        return
+    if args.model is None:
+        raise CliError("give --model ID (GET /api/models), or --drive ID --versions A B")
     with api_client(args) as client:
         found = call(client, "GET", f"/api/models/{args.model}/firmware")
     if args.json:
@@ -580,6 +589,34 @@ def cmd_firmware(args: argparse.Namespace) -> None:
             )
     _table(rows, ["FIGURE", "FIRMWARE", "CHANGE [95% CI]", "VERDICT"])
     print(found["method"])
+
+
+def _firmware_article(args: argparse.Namespace) -> None:
+    """The headline of GET /api/compare/article for one drive's firmware versions, the last
+    under review: each version's figure and the reviewed one's difference with its verdict."""
+    base, reviewed = args.versions
+    query = urlencode([("drives", args.drive), ("firmware", base), ("firmware", reviewed)])
+    with api_client(args) as client:
+        found = call(client, "GET", f"/api/compare/article?{query}")
+    if args.json:
+        _print_json(found)
+        return
+    cols = {d["firmware"]: str(d["id"]) for d in found["drives"]}
+    a, b = (cols.get(fw, "") for fw in (base, reviewed))
+    name = found["drives"][-1]["name"].rsplit(" (fw ", 1)[0]
+    print(f"{name}: firmware {reviewed} vs {base} (each version's runs, compared as two drives)")
+    rows = []
+    for row in found["headline"]:
+        diff = row["diff"].get(a)
+        change, verdict = "-", "-"
+        if diff is not None:
+            ci = "" if diff["low_pct"] is None else (
+                f" [{diff['low_pct']:+.1f}, {diff['high_pct']:+.1f}]"
+            )  # fmt: skip
+            change, verdict = f"{diff['pct']:+.1f}%{ci}", diff["verdict"]
+        rows.append([row["label"], row["cells"][a]["text"], row["cells"][b]["text"], change,
+                     verdict])  # fmt: skip
+    _table(rows, ["FIGURE", base, reviewed, f"{reviewed} VS {base} [95% CI]", "VERDICT"])
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -995,7 +1032,14 @@ def build_parser() -> argparse.ArgumentParser:
         "firmware",
         help="a drive model's figures by firmware version: improvements and regressions",
     )
-    p.add_argument("--model", type=int, required=True, help="drive model id (GET /api/models)")
+    p.add_argument("--model", type=int, help="drive model id (GET /api/models)")
+    p.add_argument("--drive", type=int, help="with --versions: the drive (GET /api/drives)")
+    p.add_argument(
+        "--versions",
+        nargs=2,
+        metavar=("A", "B"),
+        help="the drive's firmware A and B as an article's headline, B under review",
+    )
     p.add_argument("--json", action="store_true", help="print the api's JSON")
     p.add_argument("--api", help="api URL (default: from `drivelab up`'s credentials)")
     p.set_defaults(func=cmd_firmware)

@@ -16,6 +16,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 from sqlalchemy import select
@@ -293,12 +294,17 @@ def article(
     under_review: int | None,
     currency: str = "USD",
     *,
+    firmware: Sequence[str] = (),
     hide_embargoed: bool = False,
 ) -> dict[str, Any]:
-    """The review of the drives in article order (see the module's docstring)."""
+    """The review of the drives in article order (see the module's docstring); with
+    `firmware`, of one drive's firmware versions as if they were drives (firmware_article)."""
     from backend.core.errors import InvalidParams
-    from backend.prices.service import lowest_current_prices
 
+    if firmware:
+        return firmware_article(
+            session, drive_ids, under_review, firmware, currency, hide_embargoed=hide_embargoed
+        )
     if under_review is not None and under_review not in drive_ids:
         raise InvalidParams(
             f"under_review {under_review} is not among the drives {drive_ids}: choose one of them",
@@ -314,51 +320,175 @@ def article(
             session, drive_ids, None, under_review, "mean", hide_embargoed=hide_embargoed
         )
     )
-    metrics: list[dict[str, Any]] = comparison["metrics"]
-    prices = lowest_current_prices(session, currency, {d.model_id for d in drives.values()})
     latest = _latest_runs(session, drive_ids)
+    columns = [
+        _column(drives[d], d, d == under_review, drives[d].firmware or NO_FIRMWARE)
+        for d in drive_ids
+    ]
+    return _assembled(session, columns, comparison["metrics"], under_review, currency, latest)
+
+
+def _column(d: DriveSample, column: int, reviewed: bool, firmware: str) -> dict[str, Any]:
+    """A column of the article: a drive (its id), or one firmware version's runs of it."""
+    gb, text = _capacity(d.model.capacity_bytes)
+    return {
+        "id": column,
+        "drive_id": d.id,
+        "name": d.short_name or _short_label(d),
+        "label": drive_label(d),
+        "model": f"{d.model.vendor} {d.model.model}",
+        "simulated": d.model.simulated,
+        "under_review": reviewed,
+        "capacity_gb": gb,
+        "capacity": text,
+        "firmware": firmware,
+        "model_id": d.model_id,
+    }
+
+
+def _assembled(
+    session: Session,
+    columns: list[dict[str, Any]],
+    metrics: list[dict[str, Any]],
+    under_review: int | None,
+    currency: str,
+    latest: Mapping[tuple[int, str], int],
+    *,
+    by_firmware: int | None = None,
+) -> dict[str, Any]:
+    """The article of the columns (drives, or one drive's firmware versions) from their
+    comparison's metrics and each column's latest finished run of each plan."""
+    from backend.prices.service import lowest_current_prices
+
+    ids = [c["id"] for c in columns]
+    prices = lowest_current_prices(session, currency, {c["model_id"] for c in columns})
     steps = _steps_of(session, set(latest.values()))
-
     drive_rows = []
-    for drive_id in drive_ids:
-        d: DriveSample = drives[drive_id]
-        gb, text = _capacity(d.model.capacity_bytes)
-        price = prices.get(d.model_id)
-        drive_rows.append(
-            {
-                "id": drive_id,
-                "name": d.short_name or _short_label(d),
-                "label": drive_label(d),
-                "model": f"{d.model.vendor} {d.model.model}",
-                "simulated": d.model.simulated,
-                "under_review": drive_id == under_review,
-                "capacity_gb": gb,
-                "capacity": text,
-                "firmware": d.firmware or NO_FIRMWARE,
-                "price": float(price.price) if price else None,
-                "price_text": f"{float(price.price):,.2f} {currency}" if price else "no price",
-                "price_per_gb": float(price.price) / gb if price and gb else None,
-            }
-        )
-
-    headline = _headline(drive_ids, metrics, under_review)
-    headline += _value_rows(headline, drive_rows, drive_ids, under_review, currency)
+    for c in columns:
+        row = {k: v for k, v in c.items() if k != "model_id"}
+        price = prices.get(c["model_id"])
+        gb = c["capacity_gb"]
+        row["price"] = float(price.price) if price else None
+        row["price_text"] = f"{float(price.price):,.2f} {currency}" if price else "no price"
+        row["price_per_gb"] = float(price.price) / gb if price and gb else None
+        drive_rows.append(row)
+    # Firmware columns differ in firmware by design: not a condition to warn of on each row.
+    headline = _headline(ids, metrics, under_review,
+                         expected=("firmware",) if by_firmware is not None else ())  # fmt: skip
+    headline += _value_rows(headline, drive_rows, ids, under_review, currency)
     used = {m for row in headline for m in row.pop("metrics", [])}
+    where = "this firmware" if by_firmware is not None else "this drive"
     return {
         "under_review": under_review,
         "currency": currency,
+        "by_firmware": by_firmware,
         "drives": drive_rows,
         "headline": headline,
-        "findings": [{"drive_id": d, "findings": _findings(latest, steps, d)} for d in drive_ids],
-        "appendix": appendix(metrics, drive_ids, exclude=used),
+        "findings": [{"drive_id": d, "findings": _findings(latest, steps, d, where)} for d in ids],
+        "appendix": appendix(metrics, ids, exclude=used),
     }
+
+
+def firmware_article(
+    session: Session,
+    drive_ids: list[int],
+    under_review: int | None,
+    firmware: Sequence[str],
+    currency: str = "USD",
+    *,
+    hide_embargoed: bool = False,
+) -> dict[str, Any]:
+    """One drive's firmware versions side by side as if they were drives: a column for each
+    version given, of the drive's finished runs that recorded it (the firmware the drive
+    reported when the run started, else the one registered: backend.results.firmware), the
+    version given last under review against the others. Every figure, interval and verdict is
+    computed as for drives (backend.results.compare: each column's runs measured alike
+    pooled, Welch's test with Benjamini-Hochberg over each plan's figures); the price is the
+    drive's. A column's id is the version's place in `firmware` (1, 2, ...); `drive_id` and
+    `by_firmware` name the drive."""
+    from backend.core.errors import InvalidParams
+    from backend.results.firmware import NOT_REPORTED
+
+    if len(drive_ids) != 1:
+        raise InvalidParams(
+            f"firmware versions are compared on one drive, and drives gives {len(drive_ids)}: "
+            "give one id, e.g. drives=7&firmware=1.01&firmware=1.02",
+            field="drives",
+        )
+    if under_review is not None:
+        raise InvalidParams(
+            "with firmware, the version given last is under review: leave out under_review "
+            "and list the version to review last, e.g. firmware=1.01&firmware=1.02",
+            field="under_review",
+        )
+    if len(firmware) < 2:
+        raise InvalidParams(
+            f"give two firmware versions to compare, not {len(firmware)}: e.g. "
+            "firmware=1.01&firmware=1.02 (the last under review)",
+            field="firmware",
+        )
+    twice = sorted({fw for fw in firmware if firmware.count(fw) > 1})
+    if twice:
+        raise InvalidParams(
+            f"firmware {', '.join(twice)} is given more than once: give each version once",
+            field="firmware",
+        )
+    drive_id = drive_ids[0]
+    d = cmp._drives(session, drive_ids, hide_embargoed)[drive_id]
+    runs = cmp._runs(session, drive_ids)
+    version_of = {
+        run.id: cmp._run_info(run, d)[0].firmware or NOT_REPORTED
+        for run in sorted(runs, key=lambda r: (r.finished_at, r.id))
+    }
+    measured = list(dict.fromkeys(version_of.values()))  # in the order first run
+    missing = [fw for fw in firmware if fw not in measured]
+    if missing:
+        ran = (
+            f"its runs recorded firmware {', '.join(measured)}"
+            if measured
+            else "it has no finished run yet"
+        )
+        raise InvalidParams(
+            f"drive {drive_id} has no finished run on firmware {', '.join(missing)}: {ran} "
+            f"(see GET /api/models/{d.model_id}/firmware)",
+            field="firmware",
+        )
+    column_of = {fw: i for i, fw in enumerate(firmware, start=1)}
+    review = len(firmware)
+    mine = [r for r in runs if version_of[r.id] in column_of]
+    shaped = [_as_column(r, column_of[version_of[r.id]]) for r in mine]
+    base = d.short_name or _short_label(d)
+    names = {c: f"{base} (fw {fw})" for fw, c in column_of.items()}
+    comparison = cmp._compare(
+        session, list(column_of.values()), dict.fromkeys(column_of.values(), d), shaped, None,
+        review, "mean", names=names,
+    )  # fmt: skip
+    latest: dict[tuple[int, str], int] = {}
+    for run in sorted(shaped, key=lambda r: (r.finished_at, r.id)):
+        latest[run.drive_id, run.plan] = run.id
+    columns = []
+    for fw, c in column_of.items():
+        col = _column(d, c, c == review, NO_FIRMWARE if fw == NOT_REPORTED else fw)
+        col["name"] = names[c]
+        col["label"] = f"{drive_label(d)}, firmware {fw}"
+        columns.append(col)
+    return _assembled(session, columns, comparison["metrics"], review, currency, latest,
+                      by_firmware=drive_id)  # fmt: skip
+
+
+def _as_column(run: Any, column: int) -> SimpleNamespace:
+    """A row of compare._runs counted to a firmware column (as its drive_id)."""
+    return SimpleNamespace(**{**run._mapping, "drive_id": column})
 
 
 def _headline(
     drive_ids: list[int],
     metrics: list[dict[str, Any]],
     review: int | None,
+    expected: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
+    """The headline figures the drives have; a row measured under differing conditions says
+    which (but those `expected` to differ)."""
     by_id = {m["metric"]: m for m in metrics}
     out = []
     for f in HEADLINE:
@@ -377,8 +507,9 @@ def _headline(
                 if values.get(r["drive_id"]) is None and r["drive_id"] in values:
                     values[r["drive_id"]] = r["value"]
                     versus[r["drive_id"]] = r.get("versus_review")
-            if m["differing"]:
-                conditions = "measured differently: " + ", ".join(sorted(m["differing"]))
+            differing = [c for c in m["differing"] if c not in expected]
+            if differing:
+                conditions = "measured differently: " + ", ".join(sorted(differing))
             used.append(mid)
         if all(v is None for v in values.values()):
             continue  # measured on none of the drives: no empty row
@@ -466,7 +597,10 @@ def stall_words(label: str, stalls: Mapping[str, Any]) -> str:
 
 
 def _findings(
-    latest: Mapping[tuple[int, str], int], steps: Mapping[int, list[Step]], drive_id: int
+    latest: Mapping[tuple[int, str], int],
+    steps: Mapping[int, list[Step]],
+    drive_id: int,
+    where: str = "this drive",
 ) -> list[dict[str, str]]:
     out: list[dict[str, str]] = []
 
@@ -482,7 +616,7 @@ def _findings(
                 out.append({"topic": "hdtach", "text": hdtach_words(direction, s.analysis or {})})
     else:
         out.append({"topic": "hdtach", "text": "Write speed across the span: not measured "
-                                                "(no HD Tach run on this drive)."})  # fmt: skip
+                                                f"(no HD Tach run on {where})."})  # fmt: skip
 
     hitch = [s for s in done("write-hitching") if s.analysis and s.analysis.get("stalls")]
     if hitch:
@@ -493,7 +627,7 @@ def _findings(
             out.append({"topic": "stalls", "text": f"{text[:-1]} ({label})." if label else text})
     else:
         out.append({"topic": "stalls", "text": "Write stalls: not measured (no write-hitching "
-                                               "run on this drive)."})  # fmt: skip
+                                               f"run on {where})."})  # fmt: skip
 
     cons = [s for s in done("consistency") if s.analysis and s.analysis.get("consistency")]
     if cons:
@@ -510,7 +644,7 @@ def _findings(
                 f"Random writes hold {_iops(float(mean))} with no drop-off found."
             )})  # fmt: skip
     else:
-        missing = "Performance consistency: not measured (no consistency run on this drive)."
+        missing = f"Performance consistency: not measured (no consistency run on {where})."
         out.append({"topic": "consistency", "text": missing})
 
     pts = [
@@ -529,7 +663,7 @@ def _findings(
             )})  # fmt: skip
     else:
         out.append({"topic": "steady-state", "text": "SNIA PTS steady state: not measured "
-                                                     "(no run on this drive)."})  # fmt: skip
+                                                     f"(no run on {where})."})  # fmt: skip
     return out
 
 

@@ -72,6 +72,7 @@ def _runs(session: Session, drive_ids: list[int], fingerprint: bool = False) -> 
         # As text (->>), turned into Python values here: decoding each JSON value with
         # json.loads cost more than the query (6,000 values for 10 drives).
         env["drive"]["firmware"].as_string().label("firmware"),
+        env["registered_firmware"].as_string().label("registered_firmware"),
         env["host"]["fio_version"].as_string().label("fio_version"),
         env["host"]["hostname"].as_string().label("hostname"),
         env["resumes"].as_string().label("resumes"),
@@ -168,8 +169,9 @@ def _with_variants(rows: Sequence[Any], runs: Sequence[Any]) -> Sequence[Any]:
 
 def _run_info(run: Any, drive: DriveSample) -> tuple[parts.RunInfo, dict[str, Any]]:
     """What a row states about a run (a row of _runs), and the run's own conditions."""
-    # What the drive reported when the run started, else what was registered.
-    firmware = run.firmware or drive.firmware
+    # What the drive reported when the run started, else what was registered then (runs
+    # before the api recorded it: what is registered now).
+    firmware = run.firmware or run.registered_firmware or drive.firmware
     info = parts.RunInfo(
         finished_at=run.finished_at,
         firmware=firmware,
@@ -221,14 +223,14 @@ def _check(drive_ids: list[int], aggregate: str) -> None:
 def _shown(drives: Mapping[int, DriveSample]) -> dict[int, tuple[str, str | None, bool, bool]]:
     """What a row shows of its drive: label, short name, simulated, embargoed as of now."""
     return {
-        d.id: (drive_label(d), d.short_name, d.model.simulated, under_embargo(d.model))
-        for d in drives.values()
+        key: (drive_label(d), d.short_name, d.model.simulated, under_embargo(d.model))
+        for key, d in drives.items()
     }
 
 
 def _names(drives: Mapping[int, DriveSample]) -> dict[int, str]:
     """How warnings name a drive: its short name, else its model's."""
-    return {d.id: d.short_name or d.model.model for d in drives.values()}
+    return {key: d.short_name or d.model.model for key, d in drives.items()}
 
 
 def compare(
@@ -593,8 +595,14 @@ def _compare(
     metrics: list[str] | None,
     under_review: int | None,
     aggregate: str,
+    names: Mapping[int, str] | None = None,
 ) -> dict[str, Any]:
+    """The comparison of the runs (rows of _runs), each counted to the drive its `drive_id`
+    names: a key of `drives`. The article's firmware columns (backend.results.article) are
+    one drive's runs given the id of their firmware's column; `names` then says how warnings
+    name each column (else _names)."""
     wanted = set(metrics) if metrics else None
+    column = {run.id: run.drive_id for run in runs}
     info: dict[int, parts.RunInfo] = {}
     run_cond: dict[int, dict[str, Any]] = {}
     for run in runs:
@@ -608,9 +616,10 @@ def _compare(
     # first met
     groups: dict[str, dict[int, tuple[list[float], list[int], list[int]]]] = {}
     units: dict[str, str] = {}
-    for mid, drive_id, run_id, value, unit, step_id in _with_variants(
+    for mid, _drive_id, run_id, value, unit, step_id in _with_variants(
         _rows(session, run_ids), runs
     ):
+        drive_id = column[run_id]
         per_drive = groups.get(mid)
         if per_drive is None:
             if wanted is not None and mid not in wanted:
@@ -625,7 +634,7 @@ def _compare(
             found[2].append(step_id)
         units[mid] = unit  # the latest result's
     shown = _shown(drives)
-    names = _names(drives)
+    names = _names(drives) if names is None else names
     out = []
     kept: dict[tuple[str, int], list[float]] = {}
     for mid in sorted(groups):

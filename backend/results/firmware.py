@@ -1,14 +1,16 @@
 """A drive model's figures by firmware version: what a firmware update changed, and whether the
 change is real (GET /api/models/{id}/firmware).
 
-The firmware of a run is what the drive reported when the run started (the registered one when
-it reported none). For each metric, the runs of every drive of the model measured under the
-same conditions as the latest (all but the firmware: span, block size, queue depth, drive
-state, OP, fio version, ...) are pooled by firmware version; each version's mean comes with its
-95% interval, and each version is tested against the one before it (in the order they were
-first run) with Welch's test and the practical threshold of backend.analysis.significance,
-Benjamini-Hochberg over all the model's changes at once: an improvement or a regression is
-called only when significant, else "within noise"; one run of either version: unknown.
+The firmware of a run is what the drive reported when the run started (when it reported none,
+the one registered for it then: compare._run_info). For each metric, the runs of every drive of
+the model measured under the same conditions as the latest (all but the firmware: span, block
+size, queue depth, drive state, OP, fio version, ...) are pooled by firmware version; each
+version's mean comes with its 95% interval, and each version is tested against the one before it
+(in the order they were first run) with Welch's test and the practical threshold of
+backend.analysis.significance, Benjamini-Hochberg over all the model's changes at once: an
+improvement or a regression is called only when significant, else "within noise"; one run of
+either version: unknown. Each drive's versions are listed too: any two open as an article of
+that drive (backend.results.article.firmware_article).
 """
 
 from __future__ import annotations
@@ -23,12 +25,14 @@ from backend.analysis import significance
 from backend.analysis.variation import variation
 from backend.drives.catalog_service import get_model as get_catalog_model
 from backend.drives.models import DriveSample
-from backend.drives.service import capacity_label
+from backend.drives.service import capacity_label, drive_label
 from backend.results import compare as cmp
 from backend.results.names import is_performance, lower_is_better
 from backend.results.names import names as metric_names
 
 WORDS = {"better": "improvement", "worse": "regression"}
+# The version of a run whose drive reported none and has none registered.
+NOT_REPORTED = "not reported"
 
 
 def _without_firmware(items: Any) -> Any:
@@ -56,7 +60,7 @@ def history(session: Session, model_id: int, *, hide_embargoed: bool = False) ->
     # The versions in the order they were first run.
     first_at: dict[str, Any] = {}
     for run in sorted(runs, key=lambda r: (r.finished_at, r.id)):
-        fw = info[run.id].firmware or "not reported"
+        fw = info[run.id].firmware or NOT_REPORTED
         first_at.setdefault(fw, run.finished_at)
     order = list(first_at)
     # metric -> [(firmware, conditions without firmware, value)], oldest run first
@@ -67,7 +71,7 @@ def history(session: Session, model_id: int, *, hide_embargoed: bool = False) ->
         if found is None:
             continue
         by_metric[mid].append(
-            (info[run_id].firmware or "not reported", _without_firmware(found[0]), value)
+            (info[run_id].firmware or NOT_REPORTED, _without_firmware(found[0]), value)
         )
         units[mid] = unit
     shaped = []
@@ -124,9 +128,24 @@ def history(session: Session, model_id: int, *, hide_embargoed: bool = False) ->
             {
                 "firmware": fw,
                 "first_run_at": first_at[fw],
-                "runs": sum((info[r.id].firmware or "not reported") == fw for r in runs),
+                "runs": sum((info[r.id].firmware or NOT_REPORTED) == fw for r in runs),
             }
             for fw in order
+        ],
+        "drives": [
+            {
+                "drive_id": d.id,
+                "name": d.short_name or drive_label(d),
+                "firmwares": list(
+                    dict.fromkeys(
+                        info[r.id].firmware or NOT_REPORTED
+                        for r in sorted(runs, key=lambda r: (r.finished_at, r.id))
+                        if r.drive_id == d.id
+                    )
+                ),
+            }
+            for d in sorted(drives.values(), key=lambda d: d.id)
+            if any(r.drive_id == d.id for r in runs)
         ],
         "metrics": metrics,
         "method": (

@@ -108,18 +108,28 @@ def compare_article(
     drives: str = Query(..., description="drive ids, e.g. 1,2,3"),
     under_review: int | None = None,
     currency: str = Query("USD", pattern="^[A-Z]{3}$"),
+    firmware: list[str] | None = Query(
+        None,
+        description="one drive's firmware versions to compare as if they were drives, the "
+        "one under review last: drives=7&firmware=1.01&firmware=1.02",
+    ),
 ) -> Any:
     """The review in article order, in one answer: the drives (capacity in GB, firmware,
     price), a headline table of the figures reviewers quote with the drive under review's
     difference to each other drive, the findings in words per drive (step-downs, stalls,
     drop-off, steady state; what was not measured said so), and an appendix of every other
     result grouped by plan and test in natural order, units scaled. Built from the results
-    and analyses stored when each step finished, never from the samples."""
+    and analyses stored when each step finished, never from the samples.
+
+    With `firmware` (two versions or more, and one drive): a column per version of the
+    drive's runs that recorded it, computed exactly as drives are, the version given last
+    under review against the others (`by_firmware` names the drive)."""
     return art.article(
         session,
         _ids(drives, "drives"),
         under_review,
         currency,
+        firmware=firmware or (),
         hide_embargoed=not sees_embargoed(user),
     )
 

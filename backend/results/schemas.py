@@ -435,11 +435,21 @@ class FirmwareMetric(BaseModel):
     changes: list[FirmwareChange] = Field(description="Each version against the one before.")
 
 
+class FirmwareDrive(BaseModel):
+    drive_id: int
+    name: str = Field(description="the short name a reviewer set, else the label")
+    firmwares: list[str] = Field(
+        description="The versions its finished runs recorded, in the order first run: any two "
+        "open as an article (GET /api/compare/article?drives=ID&firmware=A&firmware=B)."
+    )
+
+
 class FirmwareHistory(BaseModel):
     model_id: int
     label: str
     simulated: bool
     firmwares: list[FirmwareVersion] = Field(description="In the order first run.")
+    drives: list[FirmwareDrive] = Field(description="The model's drives with a finished run.")
     metrics: list[FirmwareMetric] = Field(
         description="The metrics measured on at least two firmware versions alike."
     )
@@ -447,8 +457,15 @@ class FirmwareHistory(BaseModel):
 
 
 class ArticleDrive(BaseModel):
-    id: int
-    name: str = Field(description="the short name a reviewer set, else the label")
+    id: int = Field(
+        description="the column's id (the keys of values, cells, diff): the drive's id, or "
+        "with firmware, the version's place in it (1, 2, ...)"
+    )
+    drive_id: int = Field(description="the drive the column's runs are of")
+    name: str = Field(
+        description='the short name a reviewer set, else the label; with firmware, "NAME (fw '
+        'VERSION)"'
+    )
     label: str
     model: str
     simulated: bool
@@ -509,8 +526,13 @@ class ArticleGroup(BaseModel):
 
 
 class Article(BaseModel):
-    under_review: int | None
+    under_review: int | None = Field(description="the column under review")
     currency: str
+    by_firmware: int | None = Field(
+        None,
+        description="with firmware: the drive whose runs the columns are, one column per "
+        "version (the firmware each run recorded), the last given under review; else null",
+    )
     drives: list[ArticleDrive]
     headline: list[ArticleRow]
     findings: list[ArticleFindings]

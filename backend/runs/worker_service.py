@@ -181,8 +181,12 @@ def heartbeat(
 
 def set_environment(session: Session, bench: Bench, run_id: int, environment: dict) -> None:
     run = _running(session, bench, run_id)
-    # Merged, not replaced: the api's own entries (resumes) and earlier reports stay.
-    run.environment = {**run.environment, **environment}
+    # Merged, not replaced: the api's own entries (resumes) and earlier reports stay. The
+    # firmware registered for the drive as the run starts is the api's to record: a run whose
+    # drive reports none (a file, some USB bridges) keeps the version it ran on after the
+    # drive's firmware is edited (backend.results.compare._run_info).
+    registered = {"registered_firmware": run.drive.firmware}
+    run.environment = {**run.environment, **environment, **registered}
 
 
 def start_step(

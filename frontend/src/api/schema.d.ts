@@ -328,6 +328,10 @@ export interface paths {
          *     drop-off, steady state; what was not measured said so), and an appendix of every other
          *     result grouped by plan and test in natural order, units scaled. Built from the results
          *     and analyses stored when each step finished, never from the samples.
+         *
+         *     With `firmware` (two versions or more, and one drive): a column per version of the
+         *     drive's runs that recorded it, computed exactly as drives are, the version given last
+         *     under review against the others (`by_firmware` names the drive).
          */
         get: operations["compare_article_api_compare_article_get"];
         put?: never;
@@ -1688,6 +1692,11 @@ export interface components {
         Article: {
             /** Appendix */
             appendix: components["schemas"]["ArticleGroup"][];
+            /**
+             * By Firmware
+             * @description with firmware: the drive whose runs the columns are, one column per version (the firmware each run recorded), the last given under review; else null
+             */
+            by_firmware?: number | null;
             /** Currency */
             currency: string;
             /** Drives */
@@ -1696,7 +1705,10 @@ export interface components {
             findings: components["schemas"]["ArticleFindings"][];
             /** Headline */
             headline: components["schemas"]["ArticleRow"][];
-            /** Under Review */
+            /**
+             * Under Review
+             * @description the column under review
+             */
             under_review: number | null;
         };
         /** ArticleCell */
@@ -1746,11 +1758,19 @@ export interface components {
              */
             capacity_gb: number;
             /**
+             * Drive Id
+             * @description the drive the column's runs are of
+             */
+            drive_id: number;
+            /**
              * Firmware
              * @description as reported, or "firmware not reported"
              */
             firmware: string;
-            /** Id */
+            /**
+             * Id
+             * @description the column's id (the keys of values, cells, diff): the drive's id, or with firmware, the version's place in it (1, 2, ...)
+             */
             id: number;
             /** Label */
             label: string;
@@ -1758,7 +1778,7 @@ export interface components {
             model: string;
             /**
              * Name
-             * @description the short name a reviewer set, else the label
+             * @description the short name a reviewer set, else the label; with firmware, "NAME (fw VERSION)"
              */
             name: string;
             /** Price */
@@ -2578,6 +2598,21 @@ export interface components {
              */
             verdict: ("improvement" | "regression" | "within noise" | "1 run: significance unknown") | null;
         };
+        /** FirmwareDrive */
+        FirmwareDrive: {
+            /** Drive Id */
+            drive_id: number;
+            /**
+             * Firmwares
+             * @description The versions its finished runs recorded, in the order first run: any two open as an article (GET /api/compare/article?drives=ID&firmware=A&firmware=B).
+             */
+            firmwares: string[];
+            /**
+             * Name
+             * @description the short name a reviewer set, else the label
+             */
+            name: string;
+        };
         /** FirmwareFigure */
         FirmwareFigure: {
             /** Firmware */
@@ -2586,6 +2621,11 @@ export interface components {
         };
         /** FirmwareHistory */
         FirmwareHistory: {
+            /**
+             * Drives
+             * @description The model's drives with a finished run.
+             */
+            drives: components["schemas"]["FirmwareDrive"][];
             /**
              * Firmwares
              * @description In the order first run.
@@ -6224,6 +6264,8 @@ export interface operations {
                 drives: string;
                 under_review?: number | null;
                 currency?: string;
+                /** @description one drive's firmware versions to compare as if they were drives, the one under review last: drives=7&firmware=1.01&firmware=1.02 */
+                firmware?: string[] | null;
             };
             header?: never;
             path?: never;

@@ -35,6 +35,11 @@ const SeriesPage = lazy(() =>
 const FirmwarePage = lazy(() =>
   import("../pages/firmware/firmware-page").then((m) => ({ default: m.FirmwarePage })),
 );
+const FirmwareArticlePage = lazy(() =>
+  import("../pages/firmware-article/firmware-article-page").then((m) => ({
+    default: m.FirmwareArticlePage,
+  })),
+);
 const AdminPage = lazy(() =>
   import("../pages/admin/admin-page").then((m) => ({ default: m.AdminPage })),
 );
@@ -65,6 +70,7 @@ export const router = createBrowserRouter([
       { path: "runs/:id/report", element: suspended(<PtsReportPage />) },
       { path: "series/:id", element: suspended(<SeriesPage />) },
       { path: "models/:id/firmware", element: suspended(<FirmwarePage />) },
+      { path: "models/:id/firmware/article", element: suspended(<FirmwareArticlePage />) },
       { path: "compare", element: suspended(<ComparePage />) },
       { path: "compare/pair", element: suspended(<SideBySidePage />) },
       { path: "report", element: suspended(<ReportPage />) },

@@ -19,9 +19,13 @@ from backend.runs.models import Run, Step
 NOISE = (0.0, -0.4, 0.4, -0.2, 0.2)
 
 
-def add_run(s: Session, drive: DriveSample, firmware: str, values: dict[str, float], age: int):
+def new_run(
+    s: Session, drive: DriveSample, firmware: str | None, age: int, plan: str = "four-corners"
+) -> Run:
+    """A finished run of the drive `age` seconds ago that recorded `firmware` (None: the drive
+    reported none)."""
     run = Run(
-        plan="four-corners",
+        plan=plan,
         drive_id=drive.id,
         params={"ioengine": "libaio"},
         status="done",
@@ -33,6 +37,11 @@ def add_run(s: Session, drive: DriveSample, firmware: str, values: dict[str, flo
     )
     s.add(run)
     s.flush()
+    return run
+
+
+def add_run(s: Session, drive: DriveSample, firmware: str, values: dict[str, float], age: int):
+    run = new_run(s, drive, firmware, age)
     for i, (name, (metric, unit, value)) in enumerate(values.items()):
         step = Step(run_id=run.id, idx=i, kind="fio", name=name, params={}, status="done")
         s.add(step)

@@ -6,6 +6,8 @@ export const resultKeys = {
     [...resultKeys.all, "compare", { drives, underReview }] as const,
   article: (drives: number[], underReview: number | null) =>
     [...resultKeys.all, "article", { drives, underReview }] as const,
+  firmwareArticle: (drive: number, firmware: string[]) =>
+    [...resultKeys.all, "article", { drive, firmware }] as const,
   pair: (a: number, b: number) => [...resultKeys.all, "pair", { a, b }] as const,
   value: (drives: number[], metric: string, share: string | null = null) =>
     [...resultKeys.all, "value", { drives, metric, share }] as const,

@@ -50,6 +50,20 @@ export const useArticle = (drives: number[], underReview: number | null) =>
     placeholderData: keepPreviousData,
   });
 
+/** One drive's firmware versions as an article, a column per version, the last under review
+ * (GET /api/compare/article?drives=ID&firmware=A&firmware=B). */
+export const useFirmwareArticle = (drive: number | null, firmware: string[]) =>
+  useQuery({
+    queryKey: resultKeys.firmwareArticle(drive ?? -1, firmware),
+    queryFn: ({ signal }) =>
+      apiGet<Article>(
+        `/compare/article?drives=${drive}` +
+          firmware.map((fw) => `&firmware=${encodeURIComponent(fw)}`).join(""),
+        signal,
+      ),
+    enabled: drive !== null && firmware.length > 0,
+  });
+
 export const usePair = (a: number | null, b: number | null) =>
   useQuery({
     queryKey: resultKeys.pair(a ?? -1, b ?? -1),

@@ -123,8 +123,9 @@ export function ArticleHeadline({ article }: { article: Article }) {
       <h2>Headline figures</h2>
       {reviewed && drives.length > 1 && (
         <p className="muted article__note">
-          Under each other drive: how {reviewed.name} compares to it (better or worse as the
-          figure reads: lower latency and fewer stalls are better).
+          Under each other {article.by_firmware != null ? "version" : "drive"}: how{" "}
+          {reviewed.name} compares to it (better or worse as the figure reads: lower latency and
+          fewer stalls are better).
         </p>
       )}
       <table className="table article__table" data-testid="article-headline">

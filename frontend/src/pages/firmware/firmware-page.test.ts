@@ -66,6 +66,7 @@ const history: FirmwareHistory = {
       change({ verdict: "1 run: significance unknown", from_runs: 1, diff_pct: null, low_pct: null, high_pct: null }),
     ),
   ],
+  drives: [{ drive_id: 12, name: "Blaze sample 1", firmwares: ["1.00", "1.01"] }],
   method: "Runs pooled by firmware; Welch's t-test.",
 };
 
@@ -90,6 +91,24 @@ describe("LoadedHistory", () => {
     expect(regression).toBeGreaterThan(summary);
     expect(regression).toBeLessThan(firstGroup);
     expect(html.lastIndexOf("Runs pooled by firmware")).toBeGreaterThan(html.lastIndexOf("4K random read QD1"));
+  });
+  it("opens the drive's last two versions as an article, the later under review", () => {
+    expect(html).toContain('data-testid="fw-article"');
+    expect(html).toContain('href="/models/7/firmware/article?drive=12&amp;firmware=1.00&amp;firmware=1.01"');
+    expect(html).toContain("Open the article: 1.01 vs 1.00");
+    const two = render({
+      ...history,
+      drives: [
+        { drive_id: 12, name: "Blaze sample 1", firmwares: ["1.00"] },
+        { drive_id: 13, name: "Blaze sample 2", firmwares: ["1.00", "1.01", "1.02"] },
+      ],
+    });
+    // Only a drive with two versions is offered; alone, no drive choice.
+    expect(two).toContain("firmware=1.01&amp;firmware=1.02");
+    expect(two).not.toContain('name="fw-article-drive"');
+    const none = render({ ...history, drives: [{ drive_id: 12, name: "Blaze sample 1", firmwares: ["1.00"] }] });
+    expect(none).toContain("No drive of this model has finished runs on two firmware versions");
+    expect(none).not.toContain("/firmware/article");
   });
   it("says when there is nothing to judge", () => {
     const one = render({ ...history, firmwares: history.firmwares.slice(0, 1), metrics: [] });

@@ -1,3 +1,4 @@
+import { useState } from "react";
 import { Link, useParams } from "react-router";
 import { useFirmwareHistory } from "../../api/firmware/queries";
 import type { FirmwareChange, FirmwareHistory, FirmwareMetric } from "../../api/types";
@@ -5,7 +6,17 @@ import { SimulatedBadge } from "../../components/badge/badge";
 import { ErrorBox } from "../../components/error-box/error-box";
 import { TimeText } from "../../components/time-text/time-text";
 import { VerdictMark } from "../../components/verdict-badge/verdict-badge";
-import { changeRunsText, formatMean, groupMetrics, parseModelId, significantChanges } from "./firmware-utils";
+import {
+  changeRunsText,
+  defaultPair,
+  driveChoices,
+  firmwareArticlePath,
+  formatMean,
+  groupMetrics,
+  parseModelId,
+  significantChanges,
+  type FirmwareDrive,
+} from "./firmware-utils";
 import "./firmware-page.css";
 
 export function FirmwarePage() {
@@ -110,6 +121,8 @@ export function LoadedHistory({ history }: { history: FirmwareHistory }) {
           </div>
         )}
       </section>
+
+      <ArticleChooser history={history} />
 
       <section className="section" aria-labelledby="fw-summary">
         <div className="section__header">
@@ -218,5 +231,111 @@ function MetricRow({ metric, versions }: { metric: FirmwareMetric; versions: str
         </ul>
       </td>
     </tr>
+  );
+}
+
+/** Two firmware versions of one drive opened as an article, as if they were two drives. */
+function ArticleChooser({ history }: { history: FirmwareHistory }) {
+  const drives = driveChoices(history);
+  const [driveId, setDriveId] = useState<number | null>(null);
+  const drive = drives.find((d) => d.drive_id === driveId) ?? drives[0];
+  return (
+    <section className="section" aria-labelledby="fw-article">
+      <div className="section__header">
+        <h2 id="fw-article">Two versions as an article</h2>
+        <span className="muted">one drive's runs on each version, compared as two drives are</span>
+      </div>
+      <div className="section__body" data-testid="fw-article">
+        {drive ? (
+          <VersionPair
+            key={drive.drive_id}
+            modelId={history.model_id}
+            drives={drives}
+            drive={drive}
+            onDrive={setDriveId}
+          />
+        ) : (
+          <p className="muted">
+            No drive of this model has finished runs on two firmware versions: run a test after
+            the update to compare the versions.
+          </p>
+        )}
+      </div>
+    </section>
+  );
+}
+
+function VersionPair({
+  modelId,
+  drives,
+  drive,
+  onDrive,
+}: {
+  modelId: number;
+  drives: FirmwareDrive[];
+  drive: FirmwareDrive;
+  onDrive: (id: number) => void;
+}) {
+  const [first, last] = defaultPair(drive);
+  const [base, setBase] = useState(first);
+  const [reviewed, setReviewed] = useState(last);
+  const same = base === reviewed;
+  return (
+    <div className="firmware-page__pair">
+      {drives.length > 1 && (
+        <label>
+          Drive{" "}
+          <select
+            name="fw-article-drive"
+            value={drive.drive_id}
+            onChange={(e) => onDrive(Number(e.target.value))}
+          >
+            {drives.map((d) => (
+              <option key={d.drive_id} value={d.drive_id}>
+                {d.name}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+      <VersionSelect label="Firmware" name="fw-article-base" versions={drive.firmwares} value={base} onChange={setBase} />
+      <VersionSelect
+        label="against firmware under review"
+        name="fw-article-reviewed"
+        versions={drive.firmwares}
+        value={reviewed}
+        onChange={setReviewed}
+      />
+      {same ? (
+        <span className="form-field__error" role="alert">
+          Choose two different versions.
+        </span>
+      ) : (
+        <Link className="button" to={firmwareArticlePath(modelId, drive.drive_id, base, reviewed)}>
+          Open the article: {reviewed} vs {base}
+        </Link>
+      )}
+    </div>
+  );
+}
+
+function VersionSelect(props: {
+  label: string;
+  name: string;
+  versions: string[];
+  value: string;
+  onChange: (fw: string) => void;
+}) {
+  return (
+    <label>
+      {props.label}{" "}
+      <select name={props.name} value={props.value} onChange={(e) => props.onChange(e.target.value)}>
+        {props.versions.map((fw) => (
+          <option key={fw} value={fw}>
+            {fw}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { FirmwareChange, FirmwareMetric } from "../../api/types";
-import { changeRunsText, formatMean, groupMetrics, parseModelId, significantChanges } from "./firmware-utils";
+import {
+  changeRunsText,
+  firmwareArticlePath,
+  formatMean,
+  groupMetrics,
+  parseModelId,
+  readFirmwareArticle,
+  significantChanges,
+} from "./firmware-utils";
 
 const change = (over: Partial<FirmwareChange>): FirmwareChange => ({
   from_firmware: "1.00",
@@ -59,5 +67,17 @@ describe("firmware-utils", () => {
   });
   it("says the runs of a change", () => {
     expect(changeRunsText(change({ from_runs: 1 }))).toBe("4 runs of 1.01 vs 1 run of 1.00");
+  });
+});
+
+describe("firmware article address", () => {
+  it("round-trips the drive and the versions, odd characters kept", () => {
+    const path = firmwareArticlePath(3, 7, "1.0 beta", "2.0&x");
+    expect(path).toBe("/models/3/firmware/article?drive=7&firmware=1.0+beta&firmware=2.0%26x");
+    const back = readFirmwareArticle(new URLSearchParams(path.split("?")[1]));
+    expect(back).toEqual({ drive: 7, firmware: ["1.0 beta", "2.0&x"] });
+  });
+  it("names no drive for a bad id", () => {
+    expect(readFirmwareArticle(new URLSearchParams("drive=x&firmware=1")).drive).toBeNull();
   });
 });

@@ -1,4 +1,4 @@
-import type { FirmwareChange, FirmwareMetric, Variation } from "../../api/types";
+import type { FirmwareChange, FirmwareHistory, FirmwareMetric, Variation } from "../../api/types";
 import { formatMetric } from "../../lib/format-utils";
 import { isSignificant } from "../../components/verdict-badge/verdict-utils";
 
@@ -63,4 +63,33 @@ export function significantChanges(metrics: FirmwareMetric[]): SignificantChange
 export function changeRunsText(change: FirmwareChange): string {
   const runs = (n: number) => `${n} run${n === 1 ? "" : "s"}`;
   return `${runs(change.to_runs)} of ${change.to_firmware} vs ${runs(change.from_runs)} of ${change.from_firmware}`;
+}
+
+export type FirmwareDrive = FirmwareHistory["drives"][number];
+
+/** The drives of the model with at least two firmware versions: the ones an article of two
+ * versions can be opened for. */
+export function driveChoices(history: FirmwareHistory): FirmwareDrive[] {
+  return history.drives.filter((d) => d.firmwares.length >= 2);
+}
+
+/** The pair an article opens with: the drive's last two versions, the later under review. */
+export function defaultPair(drive: FirmwareDrive): [string, string] {
+  const n = drive.firmwares.length;
+  return [drive.firmwares[n - 2] ?? "", drive.firmwares[n - 1] ?? ""];
+}
+
+/** Where the article of `drive`'s firmware `base` against `reviewed` opens. */
+export function firmwareArticlePath(modelId: number, drive: number, base: string, reviewed: string): string {
+  const q = new URLSearchParams({ drive: String(drive) });
+  q.append("firmware", base);
+  q.append("firmware", reviewed);
+  return `/models/${modelId}/firmware/article?${q.toString()}`;
+}
+
+/** The drive and versions of the article's address; null drive when it names none. */
+export function readFirmwareArticle(search: URLSearchParams): { drive: number | null; firmware: string[] } {
+  const raw = search.get("drive");
+  const drive = raw && /^\d+$/.test(raw) && Number(raw) > 0 ? Number(raw) : null;
+  return { drive, firmware: search.getAll("firmware") };
 }
