@@ -331,7 +331,16 @@ def finish_step(
     session: Session, state: AppState, bench: Bench, run_id: int, step_id: int, data: StepFinish
 ) -> Control:
     run = _running(session, bench, run_id)
-    step = _step(run, step_id)
+    _step(run, step_id)  # a step of this run, or 404
+    # The step's row locked, and read again once locked: a report sent again while the first
+    # is still being stored (the worker's request timed out on a busy api, and it retried) waits
+    # here for the first to commit, then finds the step finished, instead of storing it twice.
+    step = session.scalars(
+        select(Step)
+        .where(Step.id == step_id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    ).one()
     if step.status not in ("pending", "running"):
         return _control(run)  # already finished: a resent report changes nothing
     metrics = []

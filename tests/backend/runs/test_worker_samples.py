@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import httpx
 import psycopg
@@ -107,3 +108,55 @@ def test_a_malformed_batch_is_refused_with_the_field_to_fix(stack: Stack) -> Non
         assert "either as `columns`" in r.text
     # Nothing of the refused batches was stored.
     assert _stored(stack, run) == []
+
+
+FIO_JSON = Path(__file__).resolve().parents[2] / "fixtures" / "fio-3.33" / "randread-4k-qd3.json"
+
+
+def _final(stream: str) -> dict:
+    """fio's final JSON: the last document of a --status-interval stream."""
+    decoder, docs, i = json.JSONDecoder(), [], 0
+    while i < len(stream):
+        if stream[i].isspace():
+            i += 1
+            continue
+        doc, i = decoder.raw_decode(stream, i)
+        docs.append(doc)
+    return docs[-1]
+
+
+def test_a_step_finished_several_times_at_once_is_stored_once(stack: Stack) -> None:
+    """A worker whose finish report timed out on a busy api sends it again while the first is
+    still being stored: every copy is answered (no 500), and the step's results and latency
+    histogram are stored once."""
+    token, run = running_run(stack, "finish")
+    body = json.dumps({"status": "done", "output": json.dumps(_final(FIO_JSON.read_text()))})
+
+    def finish(_i: int) -> httpx.Response:
+        with stack.client(token) as bench:
+            return bench.post(
+                f"/api/worker/runs/{run['run_id']}/steps/{run['step_id']}/finish",
+                content=body,
+                headers={"content-type": "application/json"},
+            )
+
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(finish, range(6)))
+    assert [r.status_code for r in answers] == [200] * 6, [r.text for r in answers]
+    with psycopg.connect(stack_database_url(stack)) as conn:
+        metrics = [
+            m
+            for (m,) in conn.execute(
+                "SELECT metric FROM results WHERE step_id = %s", (run["step_id"],)
+            ).fetchall()
+        ]
+        latency = conn.execute(
+            "SELECT direction FROM step_latency WHERE step_id = %s", (run["step_id"],)
+        ).fetchall()
+        status = conn.execute(
+            "SELECT status FROM steps WHERE id = %s", (run["step_id"],)
+        ).fetchone()
+    assert metrics and len(metrics) == len(set(metrics)), metrics
+    assert "read_iops" in metrics
+    assert latency == [("read",)]
+    assert status == ("done",)
