@@ -90,6 +90,49 @@ def call(client: httpx.Client, method: str, path: str, body: Any = None) -> Any:
         raise CliError(
             f"cannot reach the api at {client.base_url}: {exc} (is `drivelab up` running?)"
         ) from None
+    return _answer(client, method, path, resp)
+
+
+# A wait (`--wait`) rides out an api that does not answer for a while (a busy host, an api
+# process restarting, a proxy's 502 meanwhile): it says so once and asks again, for up to
+# WAIT_PATIENCE_S; the run goes on at the bench whatever the CLI sees.
+WAIT_PATIENCE_S = 300.0
+WAIT_RETRY_S = 2.0
+PASSING = (500, 502, 503, 504)
+
+
+def poll(client: httpx.Client, path: str, *, patience_s: float = WAIT_PATIENCE_S) -> Any:
+    """GET `path` for a wait: like `call`, but an api that cannot be reached, times out or
+    answers 500/502/503/504 is asked again every WAIT_RETRY_S for up to `patience_s`."""
+    since: float | None = None
+    while True:
+        try:
+            resp = client.request("GET", path)
+        except httpx.TransportError as exc:
+            problem = f"{exc.__class__.__name__}: {exc}"
+        else:
+            if resp.status_code not in PASSING:
+                if since is not None:
+                    console(stderr=True).print(f"the api answers again (GET {path})")
+                return _answer(client, "GET", path, resp)
+            problem = f"HTTP {resp.status_code}"
+        now = time.monotonic()
+        if since is None:
+            since = now
+            console(stderr=True).print(
+                f"the api at {client.base_url} did not answer GET {path} ({problem}): asking "
+                f"again for up to {patience_s:.0f} s; the run goes on meanwhile"
+            )
+        elif now - since >= patience_s:
+            raise CliError(
+                f"the api at {client.base_url} has not answered GET {path} for "
+                f"{patience_s:.0f} s ({problem}); the run goes on at its bench: see it later "
+                f"with `drivelab api {path}`"
+            )
+        time.sleep(WAIT_RETRY_S)
+
+
+def _answer(client: httpx.Client, method: str, path: str, resp: httpx.Response) -> Any:
     if resp.status_code >= 400:
         try:
             detail = resp.json().get("detail", resp.text)
@@ -316,14 +359,14 @@ def wait_for(client: httpx.Client, run_id: int, *, quiet: bool) -> dict[str, Any
     err = console(stderr=True)
     if quiet:
         while True:
-            run = call(client, "GET", f"/api/runs/{run_id}")
+            run = poll(client, f"/api/runs/{run_id}")
             if run["status"] in FINAL:
                 return run
             time.sleep(1.0)
     if not err.is_terminal:
         last = ""
         while True:
-            run = call(client, "GET", f"/api/runs/{run_id}")
+            run = poll(client, f"/api/runs/{run_id}")
             line = f"run {run_id} {run['progress'] * 100:5.1f}% {_current_step(run)}"
             if line != last:
                 err.print(line)
@@ -340,7 +383,7 @@ def wait_for(client: httpx.Client, run_id: int, *, quiet: bool) -> dict[str, Any
     with Progress(*columns, console=err) as progress:
         task = progress.add_task("", total=1.0)
         while True:
-            run = call(client, "GET", f"/api/runs/{run_id}")
+            run = poll(client, f"/api/runs/{run_id}")
             progress.update(task, completed=run["progress"], description=_current_step(run))
             if run["status"] in FINAL:
                 return run
@@ -528,13 +571,13 @@ def wait_series(client: httpx.Client, run: dict[str, Any], *, quiet: bool) -> in
     series_id = run["series_id"]
     while True:
         run = wait_for(client, run["id"], quiet=quiet)
-        series = call(client, "GET", f"/api/series/{series_id}")
+        series = poll(client, f"/api/series/{series_id}")
         if series["status"] != "running":
             break
         later = [r for r in series["runs"] if r["series_index"] > run["series_index"]]
         while not later:
             time.sleep(1.0)
-            series = call(client, "GET", f"/api/series/{series_id}")
+            series = poll(client, f"/api/series/{series_id}")
             later = [r for r in series["runs"] if r["series_index"] > run["series_index"]]
             if series["status"] != "running":
                 break

@@ -34,7 +34,7 @@ from typing import Any
 
 import httpx
 
-from backend.cli import FINAL, CliError, _data_dir, _table, api_client, call, console
+from backend.cli import FINAL, CliError, _data_dir, _table, api_client, call, console, poll
 from backend.plans.base import format_size, human_bytes, parse_size
 
 DATA = Path(__file__).resolve().parent / "demo_data"
@@ -382,7 +382,7 @@ def _poll(
     err = console(stderr=True)
     last, last_print = "", 0.0
     while True:
-        runs = [call(client, "GET", f"/api/runs/{i}") for i in run_ids]
+        runs = [poll(client, f"/api/runs/{i}") for i in run_ids]
         ended = sum(r["status"] in FINAL for r in runs)
         progress = sum(r["progress"] if r["status"] not in FINAL else 1.0 for r in runs)
         running = [r for r in runs if r["status"] == "running"]

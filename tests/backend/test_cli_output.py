@@ -3,8 +3,13 @@ markup eaten), whole lines when piped, errors that say what to fix."""
 
 from __future__ import annotations
 
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import httpx
 import pytest
 
 from backend import cli
@@ -51,10 +56,10 @@ def test_waiting_prints_progress_lines_when_piped(
         ]
     )  # fmt: skip
 
-    def call(_client: Any, _method: str, _path: str) -> dict[str, Any]:
+    def poll(_client: Any, _path: str) -> dict[str, Any]:
         return next(answers)
 
-    monkeypatch.setattr(cli, "call", call)
+    monkeypatch.setattr(cli, "poll", poll)
     monkeypatch.setattr(cli.time, "sleep", lambda _s: None)
     run = cli.wait_for(None, 7, quiet=False)  # type: ignore[arg-type]
     assert run["status"] == "done"
@@ -63,3 +68,81 @@ def test_waiting_prints_progress_lines_when_piped(
         "run 7  50.0% step 2/2 4K random read QD3",
         "run 7 100.0% done",
     ]
+
+
+class _Flaky(BaseHTTPRequestHandler):
+    """An api behind a proxy that answers 503 `failures` times (an api process restarting),
+    then the run."""
+
+    failures = 0
+    seen: list[str] = []
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        type(self).seen.append(self.path)
+        if len(type(self).seen) <= type(self).failures:
+            self.send_response(503)
+            self.end_headers()
+            self.wfile.write(b"upstream restarting")
+            return
+        body = json.dumps({"id": 7, "status": "done", "progress": 1.0, "steps": []}).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def flaky_api() -> Iterator[tuple[str, type[_Flaky]]]:
+    handler = type("Flaky", (_Flaky,), {"failures": 2, "seen": []})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", handler
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_wait_rides_out_an_api_that_does_not_answer_for_a_while(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    flaky_api: tuple[str, type[_Flaky]],
+) -> None:
+    url, handler = flaky_api
+    monkeypatch.setattr(cli, "WAIT_RETRY_S", 0.01)
+    with httpx.Client(base_url=url, timeout=5) as client:
+        run = cli.wait_for(client, 7, quiet=True)
+    assert run["status"] == "done"
+    assert handler.seen == ["/api/runs/7"] * 3  # two 503s, then the answer
+    err = capsys.readouterr().err
+    assert "did not answer GET /api/runs/7 (HTTP 503)" in err and "the run goes on" in err
+    assert "the api answers again" in err
+
+
+def test_a_wait_gives_up_after_its_patience_saying_the_run_goes_on(
+    monkeypatch: pytest.MonkeyPatch, flaky_api: tuple[str, type[_Flaky]]
+) -> None:
+    url, handler = flaky_api
+    handler.failures = 10**6
+    monkeypatch.setattr(cli, "WAIT_RETRY_S", 0.01)
+    with httpx.Client(base_url=url, timeout=5) as client:
+        with pytest.raises(cli.CliError) as caught:
+            cli.poll(client, "/api/runs/7", patience_s=0.2)
+        # A refusal that is not the api's passing trouble is said at once, as before.
+        handler.failures = 0
+        assert cli.poll(client, "/api/runs/7")["status"] == "done"
+    message = str(caught.value)
+    assert "has not answered GET /api/runs/7 for 0 s (HTTP 503)" in message, message
+    assert "the run goes on" in message and "drivelab api /api/runs/7" in message
+    # Nothing listening at all: the same, for a transport error.
+    with (
+        httpx.Client(base_url="http://127.0.0.1:9", timeout=1) as client,
+        pytest.raises(cli.CliError) as caught,
+    ):
+        cli.poll(client, "/api/runs/7", patience_s=0.05)
+    assert "ConnectError" in str(caught.value), caught.value
