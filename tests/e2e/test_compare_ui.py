@@ -38,7 +38,9 @@ from worker.sim.controller import requirements
 
 __all__ = ["browser"]  # the module's Chromium fixture, shared
 
-pytestmark = [pytest.mark.e2e, pytest.mark.browser]
+# The first test waits for the session's quick demo (minutes on a busy machine) when this
+# module runs first of the demo's modules (tests/conftest.py SHARED_WORKER).
+pytestmark = [pytest.mark.e2e, pytest.mark.browser, pytest.mark.timeout(900)]
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 ARTICLE_WIDTH = 650

@@ -20,7 +20,8 @@ from tests.e2e.conftest import Demo
 from worker.sim.controller import requirements
 from worker.sim.profile import DEMO_PROFILES
 
-pytestmark = pytest.mark.e2e
+# The quick demo takes minutes on a busy machine; this module may be the first to wait for it.
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 
 
 def test_demo_fills_the_catalog_and_runs_plans_on_simulated_drives(
