@@ -121,7 +121,82 @@ export function wrapMeasured(text: string, width: number, font: string): string[
   return lines;
 }
 
-/** The SVG drawn on a canvas at `scale` times its size, as a PNG. */
+/** PNG encoders (png-worker.ts): two, one per core of a small machine; none where the
+ * browser cannot start one (then the page's canvas encodes, as before). */
+const ENCODERS = 2;
+
+interface Encoder {
+  worker: Worker;
+  jobs: Map<number, { resolve: (blob: Blob) => void; reject: (err: Error) => void }>;
+}
+
+let encoders: Encoder[] | null = null;
+let encodersBroken = false;
+let nextJob = 0;
+
+function startEncoders(): Encoder[] | null {
+  if (encodersBroken || typeof Worker === "undefined") return null;
+  if (encoders) return encoders;
+  try {
+    encoders = Array.from({ length: ENCODERS }, () => {
+      const worker = new Worker(new URL("./png-worker.ts", import.meta.url), { type: "module" });
+      const encoder: Encoder = { worker, jobs: new Map() };
+      worker.onmessage = (event: MessageEvent<import("./png-worker").PngAnswer>) => {
+        const answer = event.data;
+        const job = encoder.jobs.get(answer.id);
+        encoder.jobs.delete(answer.id);
+        if ("blob" in answer) job?.resolve(answer.blob);
+        else job?.reject(new Error(`the PNG could not be encoded: ${answer.error}`));
+      };
+      worker.onerror = (event) => {
+        // The worker could not start (or died): its jobs and every later PNG on the page.
+        event.preventDefault();
+        encodersBroken = true;
+        encoders = null;
+        const err = new Error(`the PNG encoder stopped: ${event.message || "no reason given"}`);
+        for (const job of encoder.jobs.values()) job.reject(err);
+        encoder.jobs.clear();
+        worker.terminate();
+      };
+      return encoder;
+    });
+  } catch {
+    encodersBroken = true;
+    encoders = null;
+  }
+  return encoders;
+}
+
+/** The bitmap encoded as a PNG by the least busy encoder; null: no encoder to ask. */
+function encodeInWorker(bitmap: ImageBitmap): Promise<Blob> | null {
+  const pool = startEncoders();
+  if (!pool || pool.length === 0) return null;
+  const encoder = pool.reduce((a, b) => (b.jobs.size < a.jobs.size ? b : a));
+  const id = nextJob++;
+  return new Promise<Blob>((resolve, reject) => {
+    encoder.jobs.set(id, { resolve, reject });
+    encoder.worker.postMessage({ id, bitmap }, [bitmap]);
+  });
+}
+
+/** The SVG loaded as an image from `url` (parsed and ready to draw). */
+async function loadImage(url: string, width: number, height: number): Promise<HTMLImageElement> {
+  const image = new Image();
+  image.width = width;
+  image.height = height;
+  await new Promise<void>((resolve, reject) => {
+    image.onload = () => resolve();
+    image.onerror = () => reject(new Error("the chart's SVG could not be drawn as an image"));
+    image.src = url;
+  });
+  return image;
+}
+
+/**
+ * The SVG drawn on a canvas at `scale` times its size, on white, as a PNG. The drawing is
+ * the page's (an SVG image draws only there); the PNG encoding a worker's (png-worker.ts),
+ * where it starts at once instead of waiting for the page to be idle.
+ */
 export async function svgToPng(
   svg: string,
   width: number,
@@ -131,40 +206,45 @@ export async function svgToPng(
   const size = pngSize(width, height, scale);
   const url = URL.createObjectURL(new Blob([svg], { type: "image/svg+xml;charset=utf-8" }));
   try {
-    const image = new Image();
-    image.width = width;
-    image.height = height;
-    await new Promise<void>((resolve, reject) => {
-      image.onload = () => resolve();
-      image.onerror = () => reject(new Error("the chart's SVG could not be drawn as an image"));
-      image.src = url;
-    });
-    // An OffscreenCanvas encodes the PNG off the page's thread (convertToBlob); a page
-    // canvas's toBlob waits for the page to be idle, which it is not while a pack is drawn.
-    if (typeof OffscreenCanvas !== "undefined") {
-      const off = new OffscreenCanvas(size.width, size.height);
-      const octx = off.getContext("2d");
-      if (octx) {
-        octx.fillStyle = "#ffffff";
-        octx.fillRect(0, 0, size.width, size.height);
-        octx.drawImage(image, 0, 0, size.width, size.height);
-        return await off.convertToBlob({ type: "image/png" });
-      }
-    }
-    const canvas = document.createElement("canvas");
-    canvas.width = size.width;
-    canvas.height = size.height;
-    const ctx = canvas.getContext("2d");
-    if (!ctx) throw new Error("this browser gives no 2D canvas to draw the PNG on");
-    ctx.fillStyle = "#ffffff";
-    ctx.fillRect(0, 0, size.width, size.height);
-    ctx.drawImage(image, 0, 0, size.width, size.height);
-    return await new Promise<Blob>((resolve, reject) =>
-      canvas.toBlob((b) => (b ? resolve(b) : reject(new Error("PNG encoding failed"))), "image/png"),
-    );
+    return await drawPng(await loadImage(url, width, height), size);
   } finally {
     URL.revokeObjectURL(url);
   }
+}
+
+async function drawPng(image: HTMLImageElement, size: { width: number; height: number }): Promise<Blob> {
+  if (typeof OffscreenCanvas !== "undefined") {
+    const off = new OffscreenCanvas(size.width, size.height);
+    const octx = off.getContext("2d");
+    if (octx) {
+      octx.fillStyle = "#ffffff";
+      octx.fillRect(0, 0, size.width, size.height);
+      octx.drawImage(image, 0, 0, size.width, size.height);
+      if (!encodersBroken && typeof Worker !== "undefined") {
+        // A copy for the worker: this canvas stays to encode here should the worker fail.
+        const encoded = encodeInWorker(await createImageBitmap(off));
+        if (encoded) {
+          try {
+            return await encoded;
+          } catch (err) {
+            if (!encodersBroken) throw err;
+          }
+        }
+      }
+      return await off.convertToBlob({ type: "image/png" });
+    }
+  }
+  const canvas = document.createElement("canvas");
+  canvas.width = size.width;
+  canvas.height = size.height;
+  const ctx = canvas.getContext("2d");
+  if (!ctx) throw new Error("this browser gives no 2D canvas to draw the PNG on");
+  ctx.fillStyle = "#ffffff";
+  ctx.fillRect(0, 0, size.width, size.height);
+  ctx.drawImage(image, 0, 0, size.width, size.height);
+  return await new Promise<Blob>((resolve, reject) =>
+    canvas.toBlob((b) => (b ? resolve(b) : reject(new Error("PNG encoding failed"))), "image/png"),
+  );
 }
 
 export function downloadBlob(blob: Blob, fileName: string): void {

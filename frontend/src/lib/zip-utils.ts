@@ -2,12 +2,13 @@
  * The chart pack's zip, written by fflate as the files arrive: text (SVG, CSV) deflated,
  * PNGs stored as they are (they are compressed already). Entries are streamed into the
  * archive while the next chart is drawn; finish() hands the whole archive as a Blob.
+ *
+ * Text is deflated on the page's thread: a few hundred KB of SVG take milliseconds there,
+ * while fflate's async deflate starts a worker per file (two dozen for a pack), which cost
+ * seconds of the pack's time on a busy machine.
  */
 
-import { AsyncZipDeflate, Zip, ZipDeflate, ZipPassThrough } from "fflate";
-
-/** Deflate in fflate's workers where the browser has them (off the page's thread). */
-const canWork = typeof Worker !== "undefined" && typeof window !== "undefined";
+import { Zip, ZipDeflate, ZipPassThrough } from "fflate";
 
 export interface ZipEntry {
   name: string;
@@ -44,11 +45,7 @@ export class ZipStream {
   add(name: string, data: Uint8Array, mtime = new Date()): void {
     if (this.names.has(name)) throw new Error(`the chart pack already has a file named ${name}`);
     this.names.add(name);
-    const file = STORED.test(name)
-      ? new ZipPassThrough(name)
-      : canWork
-        ? new AsyncZipDeflate(name, { level: 6 })
-        : new ZipDeflate(name, { level: 6 });
+    const file = STORED.test(name) ? new ZipPassThrough(name) : new ZipDeflate(name, { level: 6 });
     file.mtime = mtime;
     this.zip.add(file);
     file.push(data, true);

@@ -1,15 +1,18 @@
 import { svgToPng } from "../../lib/export-dom";
+import { mapLimit } from "../../lib/async-utils";
 import { ZipStream } from "../../lib/zip-utils";
 import type { ChartExporter, RenderedChart } from "./export-context";
 
-/** PNGs drawn at once: the canvas work is the browser's, a few at a time keep it busy. */
+/** PNGs drawn at once: the page draws the SVG images, two workers encode the PNGs
+ * (export-dom.ts); a few at a time keep both busy. */
 const RASTER_AT_ONCE = 4;
 
 /**
  * Every chart's SVG, PNG (2x the article width) and CSV, and the tables' CSVs (the price
  * table), in one zip streamed by fflate. Every chart is asked for its drawing at once: their
  * off-screen copies are laid out together in one pass (not the page once per chart), and
- * each finished drawing is rasterised and added to the archive while the others still draw.
+ * each finished drawing is rasterised (its PNG encoded in a worker) and added to the archive
+ * while the others still draw.
  */
 export async function buildChartPack(
   exporters: ChartExporter[],
@@ -51,22 +54,22 @@ export async function buildChartPack(
     },
     () => undefined,
   );
-  // Rasterise in order of the page, a few at a time, as their drawings arrive.
-  let next = 0;
-  const worker = async () => {
-    while (next < charts.length) {
-      const i = next++;
-      const { exporter, name } = charts[i]!;
-      const out: RenderedChart = await drawings[i]!;
-      const png = await svgToPng(out.svg, out.width, out.height);
+  // Rasterise in order of the page, a few at a time, as their drawings arrive; each chart's
+  // files go into the zip in the order of the page, as soon as the charts before it are in.
+  const ready: (() => void)[] = [];
+  let added = 0;
+  await mapLimit(charts, RASTER_AT_ONCE, async ({ exporter, name }, i) => {
+    const out: RenderedChart = await drawings[i]!;
+    const png = new Uint8Array(await (await svgToPng(out.svg, out.width, out.height)).arrayBuffer());
+    ready[i] = () => {
       zip.add(`${name}.svg`, encoder.encode(out.svg));
-      zip.add(`${name}.png`, new Uint8Array(await png.arrayBuffer()));
+      zip.add(`${name}.png`, png);
       const csv = exporter.csv?.();
       if (csv) zip.add(`${name}.csv`, encoder.encode(csv));
       finished();
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(RASTER_AT_ONCE, charts.length) }, worker));
+    };
+    while (added < charts.length && ready[added]) ready[added++]!();
+  });
   const blob = await zip.finish();
   if (timings) timings.total = Math.round(performance.now() - started);
   return blob;
