@@ -251,6 +251,9 @@ def cmd_worker(args: argparse.Namespace) -> None:
 def cmd_vm_bench(args: argparse.Namespace) -> int:
     from worker.vmbench import run
 
+    if args.dir is None and args.bench:
+        # DATA_DIR as every command takes it: --data-dir, else DRIVELAB_DATA_DIR, else the default
+        args.dir = _data_dir(args) / "vm-bench" / args.bench
     return run(args)
 
 
