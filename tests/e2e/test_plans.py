@@ -151,13 +151,15 @@ def test_hdtach_positions_cover_the_whole_span(stack: Stack, sim_drive: dict) ->
             for s in samples:
                 done += s[f"{direction}_mbps"] * 1e6 * s["dt"]
                 positions.append(done / span)
-            # fio snapshots every 100 ms: a pass of T seconds (fio's own totals) has at least
-            # T / 0.1 of them (a fast target reads 512 MiB in a fifth of a second).
+            # fio snapshots every 100 ms: most of them 100 ms apart (a busy host holds fio up
+            # now and then, and that snapshot comes late, seen 0.41 s; its bytes are in it), so
+            # a pass of T seconds has about T / 0.1 of them.
             duration_s = results(step)[f"{direction}_bytes"] / (
                 results(step)[f"{direction}_mbps"] * 1e6
             )
-            assert len(samples) >= max(2, int(duration_s / 0.1))
-            assert all(s["dt"] <= 0.25 for s in samples[:-1])
+            assert len(samples) >= 2
+            assert sorted(s["dt"] for s in samples)[len(samples) // 2] <= 0.15, samples
+            assert sum(s["dt"] for s in samples) >= 0.9 * duration_s
             assert positions[0] < 0.5
             assert positions[-1] == pytest.approx(1.0, abs=1e-6)
             assert positions == sorted(positions)
@@ -215,8 +217,10 @@ def test_write_hitching_keeps_a_100ms_log(stack: Stack, sim_drive: dict) -> None
             log = logs(c, run, step)
             assert log["window_ms"] == 100
             assert 20 <= len(log["bw"]["write"]) <= 40
-            # The windows' bytes add up to what fio wrote (a missing window counts as 0).
-            total = sum(log["bw"]["write"]) * 0.1
+            # The windows' bytes add up to what fio wrote: each row's bytes/s over the time since
+            # the row before (100 ms, more when a busy host held fio's logging up).
+            t = [0, *log["bw"]["t_ms"]]
+            total = sum(v * (t[i + 1] - t[i]) / 1000 for i, v in enumerate(log["bw"]["write"]))
             assert total == pytest.approx(results(step)["write_bytes"], rel=0.1)
 
 
