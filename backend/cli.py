@@ -789,16 +789,11 @@ def cmd_benches(args: argparse.Namespace) -> None:
 
 
 def _flags(dev: dict[str, Any]) -> str:
-    flags = []
-    if dev.get("system"):
-        flags.append("SYSTEM DISK")
-    if dev.get("in_use"):
-        flags.append("IN USE")
-    if dev.get("simulated"):
-        flags.append("simulated")
-    if dev.get("emulated"):
-        flags.append("emulated")
-    return ", ".join(flags) or "-"
+    from backend.drives.registration import flags
+
+    # The refusals shouted, so that a listing's reader does not pick the system disk.
+    loud = ("system disk", "in use")
+    return ", ".join(f.upper() if f in loud else f for f in flags(dev)) or "-"
 
 
 def cmd_devices(args: argparse.Namespace) -> None:

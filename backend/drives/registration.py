@@ -35,17 +35,16 @@ def find(devices: list[dict[str, Any]], target_path: str) -> dict[str, Any] | No
     return next((d for d in devices if target_path in _names(d)), None)
 
 
+def flags(entry: dict[str, Any]) -> list[str]:
+    """What a reported device is besides a drive to register: the refusals first."""
+    words = {"system": "system disk", "in_use": "in use", "simulated": "simulated",
+             "emulated": "emulated"}  # fmt: skip
+    return [word for key, word in words.items() if entry.get(key)]
+
+
 def describe(entry: dict[str, Any]) -> str:
-    flags = []
-    if entry.get("system"):
-        flags.append("system disk")
-    if entry.get("in_use"):
-        flags.append("in use")
-    if entry.get("simulated"):
-        flags.append("simulated")
-    if entry.get("emulated"):
-        flags.append("emulated")
-    extra = f" [{', '.join(flags)}]" if flags else ""
+    found = flags(entry)
+    extra = f" [{', '.join(found)}]" if found else ""
     return f"{entry.get('path')} (serial {entry.get('serial') or 'none'}){extra}"
 
 
