@@ -226,6 +226,55 @@ class SampleOutbox:
             self._spooled = True
 
 
+class RunHeartbeat:
+    """Tells the api that a run's worker is alive from the claim to the finish, every
+    `interval_s`, whatever the worker is doing: a step's outbox reports only while its step
+    runs, and between steps the worker holds and checks the target, reads SMART, records the
+    host, puts the write cache back. On a slow bench (a guest under emulation, a drive that
+    takes seconds to answer a SMART read, a busy host) that took longer than the api's timeout,
+    and a run that was going well ended `lost`. Each reply goes to `on_control` (a cancel is
+    seen between steps too). Silence still means what it should: the worker process is gone
+    or cannot reach the api."""
+
+    def __init__(
+        self,
+        client: ApiClient,
+        run_id: int,
+        on_control: Callable[[dict[str, Any]], None],
+        interval_s: float = 5.0,
+    ) -> None:
+        self.client = client
+        self.run_id = run_id
+        self.on_control = on_control
+        self.interval_s = interval_s
+        self.sent = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True, name=f"alive-{run_id}")
+
+    def __enter__(self) -> RunHeartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(15)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            try:
+                reply = self.client.post(
+                    f"/api/worker/runs/{self.run_id}/heartbeat", {}, retry_for_s=0
+                )
+            except ApiError as exc:
+                # The run is no longer this worker's to report (it ended): nothing to say.
+                log.info("run %s: heartbeats stop: %s", self.run_id, exc.detail)
+                return
+            except ApiUnreachable:
+                continue  # said by the posts that carry the run's data; tried again next tick
+            self.sent += 1
+            self.on_control(reply)
+
+
 _SPOOL_NAME = re.compile(r"^run-(\d+)-step-(\d+)\.jsonl$")
 
 

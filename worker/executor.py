@@ -14,7 +14,7 @@ from typing import Any
 
 from backend.plans import fio_check
 from backend.plans.base import job_files_as_run
-from worker.client import ApiClient, ApiError, ApiUnreachable
+from worker.client import ApiClient, ApiError, ApiUnreachable, RunHeartbeat
 from worker.devices import DeviceInfo
 from worker.driveinfo import drive_record, smart, unchanged_since, write_fingerprint
 from worker.fio.runner import priority
@@ -70,7 +70,8 @@ def execute_run(ctx: WorkerContext, run_id: int) -> str:
     log.info("run %s claimed: plan %s on %s", run_id, spec["plan"], spec["drive"]["target_path"])
     control = _RunControl()
     try:
-        status, error = _execute(ctx, spec, control)
+        with RunHeartbeat(ctx.client, run_id, control.update):
+            status, error = _execute(ctx, spec, control)
     except ApiUnreachable as exc:
         # Nothing more can be reported; the api marks the run lost when heartbeats stop.
         log.error("run %s abandoned: %s", run_id, exc)

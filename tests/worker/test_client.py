@@ -3,7 +3,8 @@ snapshot arrives, not at the outbox's next tick; snapshots that come faster than
 go out together, in order; and with nothing to send it sends a heartbeat.
 
 How fast a sample reaches the browser is measured by `make bench` (tests/bench/bench_live.py);
-these tests check what is posted and in which order, with bounds far from the outbox's own."""
+these tests check what is posted and in which order, with bounds far from the outbox's own.
+The run's own heartbeat says the worker is alive between steps, and stops with the run."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 
 from tests.bench.common import running_run, sample_rows
 from tests.conftest import Stack
-from worker.client import ApiClient, SampleOutbox
+from worker.client import ApiClient, RunHeartbeat, SampleOutbox
 
 # The outbox ticks (a heartbeat when nothing arrived) this rarely: whatever it posts within a
 # test's waits was posted because samples arrived, not because the tick came.
@@ -74,3 +75,23 @@ def test_a_heartbeat_goes_out_when_nothing_arrives(stack: Stack) -> None:
     assert box.error is None
     assert replies[0]["cancel"] is False
     assert stored(stack, run["run_id"]) == []
+
+
+def test_the_run_heartbeat_reports_between_steps_and_stops_with_the_run(stack: Stack) -> None:
+    token, run = running_run(stack, "alive")
+    client = ApiClient(stack.api_url, token)
+    replies: list[dict] = []
+    try:
+        with RunHeartbeat(client, run["run_id"], replies.append, interval_s=0.2) as alive:
+            # No step is running and no outbox exists: the heartbeat alone speaks for the run.
+            wait_until(lambda: len(replies) >= 2)
+            assert all(r["cancel"] is False for r in replies)
+            # A reviewer's cancel reaches the worker through it (between steps).
+            with stack.client() as c:
+                c.post(f"/api/runs/{run['run_id']}/cancel").raise_for_status()
+            wait_until(lambda: any(r["cancel"] for r in replies))
+        sent = alive.sent
+        time.sleep(0.6)
+        assert alive.sent == sent == len(replies)  # nothing after the run let it go
+    finally:
+        client.close()
