@@ -94,3 +94,18 @@ def test_consistency_dropoff(selftest: list[Case]) -> None:
 
 def test_the_runs_are_labelled_simulated(selftest: list[Case]) -> None:
     assert all(c.run is not None and c.run["simulated"] for c in selftest)
+
+
+def test_each_drive_knows_how_long_the_host_held_fio_up(selftest: list[Case]) -> None:
+    """Every reading of the trace carries the running total of fio's waits for a core
+    (worker.sim.held), never decreasing, at most the time the drive ran."""
+    from worker.sim.truth import HELD, TRACE_COLUMNS
+
+    for case in selftest:
+        assert case.sim is not None and case.sim.events_path is not None
+        lines = case.sim.events_path.with_suffix(".trace").read_text().splitlines()
+        assert lines and all(len(line.split()) == TRACE_COLUMNS for line in lines), case.name
+        trace = case.sim.trace()
+        held = trace[:, HELD]
+        assert (held[1:] >= held[:-1]).all(), case.name
+        assert 0.0 <= held[-1] <= trace[-1, 0] - trace[0, 0], (case.name, held[-1])

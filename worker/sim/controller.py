@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from worker.sim.held import HeldUp
 from worker.sim.profile import PROFILES, Counters, Profile, Simulation
 from worker.sim.registry import STATE_DIR, SimError, SimState, state_path, write_state
 from worker.sim.throttle import Throttle, ThrottleUnavailable, make_throttle
@@ -216,6 +217,7 @@ class Controller:
         # Counters count from the attach: the device starts empty, as a new drive does.
         last_flush = time.monotonic()
         read_offset: int | None = None
+        held = HeldUp(self.throttle.procs)
         while not should_stop():
             now = time.monotonic()
             self.boost.tick(now)
@@ -226,7 +228,7 @@ class Controller:
                 read_offset = counters.read
             self._trace.write(
                 f"{wall:.4f} {counters.written - sim.written_offset} {counters.write_ios} "
-                f"{counters.read - read_offset}\n"
+                f"{counters.read - read_offset} {held.tick(now):.4f}\n"
             )
             if now - last_flush > 0.5:
                 self._trace.flush()

@@ -88,10 +88,25 @@ def effective_change(
 
 def load_trace(lines: Sequence[str]) -> np.ndarray:
     """The controller's trace as rows of (wall time, bytes written since the last reset, write
-    I/Os, bytes read since the drive started); traces without the read column read 0."""
+    I/Os, bytes read since the drive started, seconds the host held the drive's processes up
+    since it started: worker.sim.held); traces without the later columns read 0."""
     rows = [[float(v) for v in line.split()] for line in lines if line.strip()]
-    rows = [row + [0.0] * (4 - len(row)) for row in rows]
-    return np.array(rows, dtype=float).reshape(-1, 4)
+    rows = [row + [0.0] * (TRACE_COLUMNS - len(row)) for row in rows]
+    return np.array(rows, dtype=float).reshape(-1, TRACE_COLUMNS)
+
+
+TRACE_COLUMNS = 5
+HELD = 4  # the trace's column of worker.sim.held's running total
+
+
+def fio_held(trace: np.ndarray, wall0: float, wall1: float) -> float:
+    """How long the host held the drive's processes (fio) up between two wall times, in
+    seconds: time fio was ready to run (to reap a completion, to issue the next write) and
+    did not. What fio measured in that time shows the host as well as the drive."""
+    if trace.size == 0 or wall1 <= wall0:
+        return 0.0
+    t, y = trace[:, 0], trace[:, HELD]
+    return float(np.interp(wall1, t, y) - np.interp(wall0, t, y))
 
 
 def level_changes(
