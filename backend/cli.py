@@ -796,6 +796,17 @@ def _flags(dev: dict[str, Any]) -> str:
     return ", ".join(f.upper() if f in loud else f for f in flags(dev)) or "-"
 
 
+def _registered_as(dev: dict[str, Any], drives: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The drive a reported device is registered as: the one at this name with this serial
+    first. Another drive may carry the same serial (a sandbox file deleted and made again can
+    get its inode number back, and so its serial) or have been registered at this name before."""
+    names = [dev["path"], *(dev.get("links") or [])]
+    at_name = [d for d in drives if d["target_path"] in names]
+    same = [d for d in drives if d["serial"] == dev["serial"]]
+    both = [d for d in at_name if d in same]
+    return next(iter(both or at_name or same), None)
+
+
 def cmd_devices(args: argparse.Namespace) -> None:
     """The block devices and sandbox files a bench's worker reports, with the serial each is
     registered by and whether it can be (the system disk and disks in use cannot)."""
@@ -811,11 +822,7 @@ def cmd_devices(args: argparse.Namespace) -> None:
     mine = [d for d in drives if d["bench"]["name"] == args.bench]
     rows = []
     for dev in devices:
-        names = [dev["path"], *(dev.get("links") or [])]
-        known = next(
-            (d for d in mine if d["target_path"] in names or d["serial"] == dev["serial"]),
-            None,
-        )
+        known = _registered_as(dev, mine)
         rows.append(
             [
                 dev["path"],

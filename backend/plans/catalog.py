@@ -9,6 +9,7 @@ from pydantic import ValidationError
 from backend.core.errors import InvalidParams, NotFound
 from backend.plans.base import DriveContext, Plan, StepSpec
 from backend.plans.consistency import Consistency
+from backend.plans.desktop_preset import DesktopPreset
 from backend.plans.four_corners import FourCorners
 from backend.plans.hdtach import HdTach
 from backend.plans.performance_over_time import PerformanceOverTime
@@ -48,6 +49,7 @@ PLANS: dict[str, Plan] = {
         PtsHir(),
         PtsXsr(),
         QdSweep(),
+        DesktopPreset(),
     )
 }
 

@@ -25,6 +25,7 @@ PLAN_NAMES = {
     "trace-replay": "Trace playback",
     "pts-steady-state": "SNIA PTS steady state",
     "qd-sweep": "Queue-depth sweep",
+    "cdm-style": "CrystalDiskMark-style",
 }
 
 # The measure of a metric name, without its direction (read_/write_) where it has one.
@@ -80,10 +81,11 @@ MEASURES = {
     "replay_read_share_pct": "read share",
     "replay_busy_s": "disk busy time",
     "gbps": "TRIM rate",
+    "passes": "passes measured",
 }
 # How a run went, not how good the drive is: never coloured better or worse.
 NOT_PERFORMANCE = frozenset(
-    {"bytes", "runtime_s", "hdtach_coverage_pct", "replay_read_share_pct", "peak_qd",
+    {"bytes", "runtime_s", "hdtach_coverage_pct", "passes", "replay_read_share_pct", "peak_qd",
      # where a pass steps down and how often: its levels say how fast the drive is
      *(f"hdtach{'_' + d if d else ''}{name}" for d in ("read", "write", "")
        for name in ("_step_downs", "_first_step_down_pct", "_first_step_down_gb"))}
@@ -100,6 +102,11 @@ _IO = re.compile(
     r"(?P<sweep>-sweep)?$"
 )
 _HDTACH = re.compile(r"^hdtach-(?P<dir>read|write)(?:-after-(?P<after>[a-z]+))?$")
+# The CrystalDiskMark-style preset's tests, as readers know them: seq1m-q8t1-read(-pass2).
+_CDM = re.compile(
+    r"^(?P<kind>seq|rnd)(?P<bs>\d+[km])-q(?P<qd>\d+)t(?P<t>\d+)-(?P<dir>read|write)"
+    r"(?:-pass(?P<n>\d+))?$"
+)
 _HITCH = re.compile(r"^hitch-(?P<kind>seq|rand)-(?P<bs>\d+[km])-qd(?P<qd>\d+)$")
 _WORDS = {
     "consistency-4k-qd32": "4K random write QD32",
@@ -156,6 +163,10 @@ def step_words(step: str) -> str:
         text = f"full-span {m['dir']} pass"
         if m["after"]:
             text += f" after {'TRIM' if m['after'] == 'trim' else m['after']}"
+    if text is None and (m := _CDM.match(base)):
+        text = f"{m['kind'].upper()}{m['bs'].upper()} Q{m['qd']}T{m['t']} {m['dir']}"
+        if m["n"]:
+            text += f", pass {m['n']}"
     if text is None and (m := _HITCH.match(base)):
         kind = "sequential" if m["kind"] == "seq" else "random"
         text = f"sustained {_bs(m['bs'])} {kind} write QD{m['qd']}"

@@ -20,6 +20,7 @@ from backend.analysis.stalls import (
     stalls_in_window_log,
 )
 from backend.analysis.trace import replay_metrics, size_breakdown
+from backend.plans.desktop_preset import SUMMARY_ROLE
 from backend.pts.derive import derive_rounds, derive_xsr
 from backend.pts.service import ROUNDS_ROLES
 from backend.runs.models import SAMPLE_ROWS, Step
@@ -59,6 +60,10 @@ def derive(
         return derive_rounds(session, step)
     if role.startswith("xsr-"):
         return derive_xsr(session, step)
+    if role == SUMMARY_ROLE:
+        from backend.results.desktop import derive_desktop  # noqa: PLC0415 - as derive_sweep
+
+        return derive_desktop(session, step)
     if role == "qd-sweep-summary":
         from backend.results.qos import derive_sweep  # noqa: PLC0415 - qos imports this module
 

@@ -126,12 +126,31 @@ class DropoffFindings(BaseModel):
     min_time_s: float
 
 
+class CdmPass(BaseModel):
+    step: str
+    number: int = Field(description="The pass, from 1.")
+    mbps: float = Field(description="fio's MB/s (10^6 bytes/s) of the pass, from its totals.")
+    iops: float | None = None
+    lat_mean_us: float | None = None
+
+
+class CdmFindings(BaseModel):
+    """A test of the CrystalDiskMark-style preset: its passes and the best one (its figure)."""
+
+    test: str = Field(description="The test's step name, e.g. seq1m-q8t1-read.")
+    label: str | None = Field(None, description="As readers know it: SEQ1M Q8T1.")
+    direction: str
+    best_pass: int
+    passes: list[CdmPass]
+
+
 class StepFindings(BaseModel):
     """What the analysis found in a finished step (backend.analysis), where it applies."""
 
     hdtach: HdTachFindings | None = None
     stalls: StallsFindings | None = None
     dropoff: DropoffFindings | None = None
+    cdm: CdmFindings | None = None
 
 
 class StepOut(BaseModel):

@@ -30,6 +30,7 @@ from backend.results.names import measure_name
 from backend.runs import queue
 from backend.runs.models import SAMPLE_COLUMNS, SAMPLE_ROWS, PackedSamples, Run, Sample, Step
 from backend.runs.schemas import (
+    CdmFindings,
     DropoffFindings,
     HdTachFindings,
     JobOut,
@@ -298,7 +299,9 @@ def findings(analysis: dict[str, Any] | None) -> StepFindings | None:
         out.stalls = StallsFindings.model_validate(analysis["stalls"])
     if analysis.get("dropoff"):
         out.dropoff = DropoffFindings.model_validate(analysis["dropoff"])
-    return out if (out.hdtach or out.stalls or out.dropoff) else None
+    if analysis.get("cdm"):
+        out.cdm = CdmFindings.model_validate(analysis["cdm"])
+    return out if (out.hdtach or out.stalls or out.dropoff or out.cdm) else None
 
 
 def run_out(session: Session, run: Run) -> RunOut:

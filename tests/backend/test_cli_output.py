@@ -146,3 +146,19 @@ def test_a_wait_gives_up_after_its_patience_saying_the_run_goes_on(
     ):
         cli.poll(client, "/api/runs/7", patience_s=0.05)
     assert "ConnectError" in str(caught.value), caught.value
+
+
+def test_a_device_is_listed_as_the_drive_at_its_name_with_its_serial() -> None:
+    """A sandbox file deleted and made again can get its inode number, and so its serial,
+    back: the drive registered at the device's own name with its serial is the one listed,
+    not an older drive that only shares the serial."""
+    from backend.cli import _registered_as
+
+    dev = {"path": "/t/new.img", "links": [], "serial": "SIM-1"}
+    old = {"id": 30, "target_path": "/t/old.img", "serial": "SIM-1"}
+    moved = {"id": 31, "target_path": "/t/new.img", "serial": "SIM-0"}
+    new = {"id": 32, "target_path": "/t/new.img", "serial": "SIM-1"}
+    assert _registered_as(dev, [old, moved, new]) == new
+    assert _registered_as(dev, [old, moved]) == moved
+    assert _registered_as(dev, [old]) == old
+    assert _registered_as({**dev, "serial": "SIM-9"}, [old]) is None

@@ -2023,6 +2023,47 @@ export interface components {
             /** Vendor */
             vendor: string;
         };
+        /**
+         * CdmFindings
+         * @description A test of the CrystalDiskMark-style preset: its passes and the best one (its figure).
+         */
+        CdmFindings: {
+            /** Best Pass */
+            best_pass: number;
+            /** Direction */
+            direction: string;
+            /**
+             * Label
+             * @description As readers know it: SEQ1M Q8T1.
+             */
+            label?: string | null;
+            /** Passes */
+            passes: components["schemas"]["CdmPass"][];
+            /**
+             * Test
+             * @description The test's step name, e.g. seq1m-q8t1-read.
+             */
+            test: string;
+        };
+        /** CdmPass */
+        CdmPass: {
+            /** Iops */
+            iops?: number | null;
+            /** Lat Mean Us */
+            lat_mean_us?: number | null;
+            /**
+             * Mbps
+             * @description fio's MB/s (10^6 bytes/s) of the pass, from its totals.
+             */
+            mbps: number;
+            /**
+             * Number
+             * @description The pass, from 1.
+             */
+            number: number;
+            /** Step */
+            step: string;
+        };
         /** Check */
         Check: {
             /** Detail */
@@ -4232,6 +4273,7 @@ export interface components {
          * @description What the analysis found in a finished step (backend.analysis), where it applies.
          */
         StepFindings: {
+            cdm?: components["schemas"]["CdmFindings"] | null;
             dropoff?: components["schemas"]["DropoffFindings"] | null;
             hdtach?: components["schemas"]["HdTachFindings"] | null;
             stalls?: components["schemas"]["StallsFindings"] | null;

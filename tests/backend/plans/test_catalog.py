@@ -33,12 +33,14 @@ KEYS = [
     "pts-hir",
     "pts-xsr",
     "qd-sweep",
+    "cdm-style",
 ]
 # The least each plan needs: trace-replay has no default workload (a trace or a profile).
 MINIMAL: dict[str, dict[str, Any]] = {"trace-replay": {"profile": "heavy"}}
 # Shortened params: every plan runs in seconds on a 1 GiB sparse file.
 SHORT: dict[str, dict[str, Any]] = {
     "four-corners": {"span": "64m", "runtime_s": 2, "seq_runtime_s": 2},
+    "cdm-style": {"span": "32m", "passes": 2, "measure_s": 1, "interval_s": 1},
     "transfer-size": {"span": "16m", "runtime_s": 2},
     "consistency": {"span": "256m", "runtime_s": 3},
     "torture": {"span": "256m", "runtime_s": 3},

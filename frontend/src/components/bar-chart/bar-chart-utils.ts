@@ -53,7 +53,8 @@ export interface BarGroup {
 }
 
 /** The metrics shown as bars until the reviewer picks others: the four corners' headline
- * numbers, consistency's steady state, write stalls. */
+ * numbers, consistency's steady state, write stalls, the CrystalDiskMark-style SEQ1M Q8T1
+ * and RND4K Q1T1 figures. */
 export const HEADLINE = [
   /^four-corners:randread-4k-qd3:read_iops$/,
   /^four-corners:randwrite-4k-qd3(-incompressible)?:write_iops$/,
@@ -62,6 +63,10 @@ export const HEADLINE = [
   /^four-corners:seqwrite-128k-qd1(-incompressible)?:write_mbps$/,
   /^consistency:[^:]+:iops_mean_last400$/,
   /^write-hitching:hitch-seq[^:]*:stall_longest_s$/,
+  /^cdm-style:seq1m-q8t1-read:read_mbps$/,
+  /^cdm-style:seq1m-q8t1-write:write_mbps$/,
+  /^cdm-style:rnd4k-q1t1-read:read_mbps$/,
+  /^cdm-style:rnd4k-q1t1-write:write_mbps$/,
 ];
 
 export function headlineMetrics(all: string[]): string[] {

@@ -7,6 +7,8 @@ import { useCancelRun, useRun, useRunSamples } from "../../api/runs/queries";
 import { stepSamples } from "../../api/runs/samples-utils";
 import type { RunDetail, Step } from "../../api/types";
 import { Badge, EmbargoBadge, SimulatedBadge } from "../../components/badge/badge";
+import { CdmTable } from "../../components/cdm-table/cdm-table";
+import { CDM_PLAN } from "../../components/cdm-table/cdm-utils";
 import { EnvInfo } from "../../components/env-info/env-info";
 import { ErrorBox } from "../../components/error-box/error-box";
 import { JobFiles } from "../../components/job-files/job-files";
@@ -336,6 +338,16 @@ function LoadedRun({ run, refetchError }: { run: RunDetail; refetchError: unknow
             </div>
           </div>
         </section>
+      )}
+
+      {run.plan === CDM_PLAN && (
+        <CdmTable
+          steps={run.steps}
+          fileParts={["run", String(run.id)]}
+          conditions={`${run.plan} · ${run.drive_label}`}
+          provenance={provenance(run)}
+          simulated={run.simulated ? `Simulated drive: ${run.drive_label}` : undefined}
+        />
       )}
 
       {hasPtsReport(run.plan) && <PtsLive run={run} selectedId={selectedId} />}

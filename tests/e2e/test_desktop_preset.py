@@ -1,0 +1,167 @@
+"""The CrystalDiskMark-style preset through the whole stack on a simulated drive whose speeds
+are known (a flat profile: writes held to 30 MB/s, reads to 50 MB/s by the kernel's block
+throttle): every test's figure is the best of its passes, each pass fio's own totals; the deep
+queues (SEQ1M Q8T1, RND4K Q32T16) run at the drive's speeds, and every figure is what the
+drive's own counters moved in that pass (a QD1 test is held by each I/O's round trip through
+the loop device, under the limit). Reads run before writes, in the order readers know."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from backend.analysis.fio_results import direction_summary
+from tests.conftest import Stack
+from tests.e2e.test_browser import VIEWPORT, browser, shot, sign_in  # noqa: F401 - the fixture
+from tests.e2e.test_plans import results, run_plan
+from worker.sim.controller import SimDrive, requirements
+from worker.sim.profile import Level, Profile
+from worker.sim.selftest import Case, job_window, register
+
+MISSING = requirements()
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(bool(MISSING), reason="simulated drives: missing " + "; ".join(MISSING)),
+]
+MiB = 2**20
+WRITE_MBPS, READ_MBPS = 30.0, 50.0
+FLAT = Profile(
+    "flat", "30 MB/s writes, 50 MB/s reads", (Level(100, WRITE_MBPS),), read_mbps=READ_MBPS
+)
+# The block throttle lets a little more through than its limit (its allowance carries over
+# between slices, and a pass of 2 s is short): the simulated drive's MB/s are 0-6% above it.
+RATE_TOL = 0.08
+# The bytes fio counted in a pass against what the drive's counters moved from just before the
+# pass to just after it (fio starts its next pass later than this): the I/Os still in flight
+# when fio's clock stops (up to 16 x 32 x 4 KiB) are on the drive's side only.
+DEVICE_TOL = 0.03
+MARGIN_S = 0.2
+DEEP = ("seq1m-q8t1", "rnd4k-q32t16")
+PARAMS = {"span": "32m", "passes": 2, "measure_s": 2, "interval_s": 1}
+ORDER = ["seq1m-q8t1", "seq1m-q1t1", "rnd4k-q32t16", "rnd4k-q1t1"]
+
+
+@pytest.fixture(scope="module")
+def done(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
+    """The finished run, its steps by name with fio's output, and the drive's trace."""
+    case = Case("cdm-style", "flat", 256 * MiB, "cdm-style", PARAMS)
+    with SimDrive(FLAT, case.size, Path(tmp_path_factory.mktemp("cdm")), label="cdm") as sim:
+        case.sim = sim
+        with stack.client() as c:
+            drive = register(c, "local", case)
+            run = run_plan(c, drive, "cdm-style", PARAMS, timeout=400)
+            steps = {s["name"]: s for s in run["steps"]}
+            for step in steps.values():
+                if step["kind"] == "fio":
+                    r = c.get(f"/api/runs/{run['id']}/steps/{step['id']}/output")
+                    assert r.status_code == 200, r.text
+                    step["output"] = r.text
+    yield {"run": run, "steps": steps, "trace": sim.trace()}
+
+
+def test_reads_then_writes_each_test_its_passes_then_its_figures(done: dict) -> None:
+    names = [s["name"] for s in done["run"]["steps"]]
+    summaries = [n for n in names if n.endswith(("-read", "-write"))]
+    assert names[0] == "prepare"
+    assert summaries == [f"{t}-read" for t in ORDER] + [f"{t}-write" for t in ORDER]
+    for name in summaries:
+        at = names.index(name)
+        assert names[at - 2 : at] == [f"{name}-pass1", f"{name}-pass2"]
+
+
+def test_each_figure_is_the_best_pass_from_fio_totals(done: dict) -> None:
+    steps = done["steps"]
+    for name in [f"{t}-{d}" for d in ("read", "write") for t in ORDER]:
+        direction = name.rsplit("-", 1)[1]
+        passes = []
+        for n in (1, 2):
+            step = steps[f"{name}-pass{n}"]
+            total = direction_summary(json.loads(step["output"]), direction)
+            assert total is not None, step["name"]
+            # What each pass stored is fio's own io_bytes over its runtime.
+            assert results(step)[f"{direction}_mbps"] == pytest.approx(total["mbps"], rel=1e-9)
+            passes.append(total)
+        best = max(passes, key=lambda p: p["mbps"])
+        got = results(steps[name])
+        assert got[f"{direction}_mbps"] == pytest.approx(best["mbps"], rel=1e-9), name
+        assert got[f"{direction}_iops"] == pytest.approx(best["iops"], rel=1e-9), name
+        assert got["passes"] == 2
+        cdm = steps[name]["findings"]["cdm"]
+        assert cdm["best_pass"] in (1, 2) and len(cdm["passes"]) == 2
+        assert max(p["mbps"] for p in cdm["passes"]) == got[f"{direction}_mbps"]
+
+
+def test_the_figures_are_what_the_drive_did(done: dict) -> None:
+    steps, trace = done["steps"], done["trace"]
+    for test in ORDER:
+        for direction, rate in (("read", READ_MBPS), ("write", WRITE_MBPS)):
+            name = f"{test}-{direction}"
+            cdm = steps[name]["findings"]["cdm"]
+            best = steps[f"{name}-pass{cdm['best_pass']}"]
+            final = json.loads(best["output"])
+            start, end = job_window(best, best["output"])
+            column = 3 if direction == "read" else 1
+            t, moved = trace[:, 0], trace[:, column]
+            device = float(
+                np.interp(end + MARGIN_S, t, moved) - np.interp(start - MARGIN_S, t, moved)
+            )
+            fio = sum(int(j[direction]["io_bytes"]) for j in final["jobs"])
+            assert fio == pytest.approx(device, rel=DEVICE_TOL), (name, fio, device)
+            got = results(steps[name])[f"{direction}_mbps"]
+            if test in DEEP:
+                assert rate * (1 - RATE_TOL) <= got <= rate * (1 + RATE_TOL), (name, got)
+            else:
+                assert got <= rate * (1 + RATE_TOL), (name, got)
+
+
+def test_rnd4k_q32t16_is_sixteen_threads_of_queue_depth_32(done: dict) -> None:
+    final = json.loads(done["steps"]["rnd4k-q32t16-read-pass1"]["output"])
+    assert len(final["jobs"]) == 16
+    assert {j["job options"]["iodepth"] for j in final["jobs"]} == {"32"}
+
+
+@pytest.mark.browser
+def test_the_run_page_lays_the_figures_out_as_readers_know_them(
+    browser,  # type: ignore[no-untyped-def]  # noqa: ANN001, F811
+    stack: Stack,
+    done: dict,
+) -> None:
+    """The Run page's Read/Write table shows the api's figures (two decimals, MB/s, then IOPS
+    when the unit is switched), every pass on hover, and exports what it shows as CSV."""
+    from playwright.sync_api import expect
+
+    run, steps = done["run"], done["steps"]
+    context = browser.new_context(viewport=VIEWPORT, base_url=stack.api_url, accept_downloads=True)
+    page = context.new_page()
+    try:
+        sign_in(page, stack)
+        page.goto(f"/runs/{run['id']}")
+        table = page.locator('[data-chart="cdm-style"]')
+        expect(table.locator("tbody th")).to_have_text(
+            ["SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T16", "RND4K Q1T1"]
+        )
+        for test in ORDER:
+            for direction in ("read", "write"):
+                got = results(steps[f"{test}-{direction}"])
+                cell = table.locator(f'[data-cell="{test}-{direction}"]')
+                expect(cell).to_have_text(f"{got[f'{direction}_mbps']:,.2f}")
+                assert "best of 2 passes" in (cell.get_attribute("title") or "")
+        table.get_by_role("button", name="IOPS").click()
+        got = results(steps["rnd4k-q32t16-read"])
+        expect(table.locator('[data-cell="rnd4k-q32t16-read"]')).to_have_text(
+            f"{got['read_iops']:,.2f}"
+        )
+        with page.expect_download() as download:
+            table.get_by_role("button", name="Export CSV").click()
+        text = Path(download.value.path()).read_text()
+        assert "# simulated: Simulated drive" in text
+        # The CSV rounds as every export does: figures of 10,000 and more to whole numbers.
+        assert got["read_iops"] >= 10_000
+        assert f"RND4K Q32T16,{round(got['read_iops'])}," in text
+        shot(page, "cdm-style-run")
+    finally:
+        context.close()
