@@ -465,9 +465,14 @@ def print_qos(qos: dict[str, Any]) -> None:
                 if f.get("iops_under_target") is not None
                 else "no point"
             )
+            low = (
+                f", low-QD score {f['low_qd_iops']:.0f} IOPS (mean of QD1, 2, 4)"
+                if f.get("low_qd_iops") is not None
+                else ""
+            )
             print(
                 f"  {w['workload']}: peak {f['peak_iops']:.0f} IOPS at QD{f['peak_qd']}, "
-                f"95% of it from QD{f['qd_at_share_of_peak']}, p99 under {target}: {under}"
+                f"95% of it from QD{f['qd_at_share_of_peak']}, p99 under {target}: {under}{low}"
             )
 
 

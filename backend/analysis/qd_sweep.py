@@ -17,9 +17,14 @@ from typing import Any
 
 
 def sweep_figures(
-    points: Sequence[Mapping[str, Any]], target_us: float, share: float = 0.95
+    points: Sequence[Mapping[str, Any]],
+    target_us: float,
+    share: float = 0.95,
+    low_qds: Sequence[int] = (1, 2, 4),
 ) -> dict[str, Any]:
-    """`points`: {qd, iops, p99_us (None when unknown)} in any order."""
+    """`points`: {qd, iops, p99_us (None when unknown)} in any order. `low_qd_iops`: the mean
+    IOPS of the `low_qds` depths (the low-QD score a desktop feels), None unless every one of
+    them was swept."""
     pts = sorted(points, key=lambda p: p["qd"])
     if not pts:
         return {"points": 0}
@@ -38,6 +43,9 @@ def sweep_figures(
         "p99_under_target_us": None,
         "next_over_target": None,
     }
+    low = {p["qd"]: p["iops"] for p in pts if p["qd"] in low_qds}
+    out["low_qd_iops"] = sum(low.values()) / len(low) if len(low) == len(low_qds) else None
+    out["low_qds"] = list(low_qds)
     passing = [p for p in pts if p.get("p99_us") is not None and p["p99_us"] <= target_us]
     if passing:
         best = max(passing, key=lambda p: p["iops"])

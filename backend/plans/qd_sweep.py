@@ -4,8 +4,9 @@
     4K random writes QD32 for `precondition_random_s` (the random-write steady state every
     random test after it starts from); then for each workload (4K random read, 4K random
     write, 4K random mixed read/write, `mix_read_pct` reads: 70/30 by default) one
-    closed-loop fio step per queue depth, shallowest first, and a one-second idle step on
-    which the workload's figures are derived.
+    closed-loop fio step per queue depth, shallowest first, `idle_s` (5 s) of idle between
+    two depths as the reviews cool off, and a one-second idle step on which the workload's
+    figures are derived.
 
 The mixed workload is named by its read share (`mix70`, `mix50`), in its steps' names too
 (`mix70-4k-qd8`), so sweeps of different mixes are different tests to Compare.
@@ -13,8 +14,9 @@ The mixed workload is named by its read share (`mix70`, `mix50`), in its steps' 
 Every step keeps fio's completion-latency histogram, so each point has its p50 ... p99.99
 (p99.999 where it ran 100,000 I/Os or more). Reported per workload: IOPS and MB/s against QD,
 p99 and p99.99 against IOPS (the hockey stick), the lowest QD reaching 95% of the peak IOPS,
-and the highest measured IOPS whose p99 stays at or under `latency_target_us`, with the next
-deeper point that misses it. Why measured points rather than fio's latency_target search or
+the highest measured IOPS whose p99 stays at or under `latency_target_us`, with the next
+deeper point that misses it, and the low-QD score (the mean IOPS of QD1, 2 and 4, when all
+three were swept). Why measured points rather than fio's latency_target search or
 rate-limited steps: see README, "Latency QoS".
 """
 
@@ -42,6 +44,10 @@ Workload = Literal["randread", "randwrite", "mix"]
 WORKLOADS: tuple[Workload, ...] = ("randread", "randwrite", "mix")
 QUEUE_DEPTHS = (1, 2, 4, 8, 16, 32, 64, 128)
 MIX_READ_PCT = 70
+# The reviews' cool-off between depths.
+IDLE_S = 5
+# The low-QD score: the mean IOPS of these depths (what a desktop sees), beside the curve.
+LOW_QDS = (1, 2, 4)
 
 
 def workload_key(workload: str, mix_read_pct: int) -> str:
@@ -98,6 +104,13 @@ class QdSweepParams(FioParams):
     )
     latency_target_us: float = Field(
         1000.0, gt=0, le=10_000_000, description="p99 target of the 'IOPS under target' figure."
+    )
+    idle_s: int = Field(
+        IDLE_S,
+        ge=0,
+        le=3600,
+        description="Idle seconds between two depths (a cool-off, so that heat and background "
+        "work of one point do not weigh on the next; 0: none).",
     )
 
     @model_validator(mode="before")
@@ -173,7 +186,15 @@ class QdSweep(Plan):
         for workload in params.workloads:
             key = workload_key(workload, params.mix_read_pct)
             label = workload_label(workload, params.mix_read_pct)
-            for qd in params.queue_depths:
+            for n, qd in enumerate(params.queue_depths):
+                if n and params.idle_s:
+                    steps.append(
+                        idle_step(
+                            f"{key}-cool-off-qd{qd}",
+                            f"{label}: idle {params.idle_s} s before QD{qd}",
+                            params.idle_s,
+                        )
+                    )
                 total = f" ({qd * jobs} outstanding)" if jobs > 1 else ""
                 steps.append(
                     fio_step(

@@ -44,6 +44,7 @@ MEASURES = {
     "peak_qd": "QD of the peak IOPS",
     "qd_95pct_peak": "lowest QD reaching 95% of peak IOPS",
     "iops_p99_under_target": "highest IOPS with p99 under the latency target",
+    "low_qd_iops": "low-QD score (mean IOPS of QD1, 2 and 4)",
     "bytes": "bytes moved",
     "runtime_s": "runtime",
     "iops_mean_last400": "mean IOPS, last 400 s",

@@ -284,4 +284,6 @@ def derive_sweep(session: Session, step: Step) -> tuple[list[Metric], dict[str, 
     ]
     if fig["iops_under_target"] is not None:
         metrics.append(("iops_p99_under_target", fig["iops_under_target"], "IOPS"))
+    if fig["low_qd_iops"] is not None:
+        metrics.append(("low_qd_iops", fig["low_qd_iops"], "IOPS"))
     return metrics, {"qd_sweep": {"workload": workload, "figures": fig, "points": points}}

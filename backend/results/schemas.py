@@ -317,6 +317,12 @@ class SweepFigures(BaseModel):
     next_over_target: NextOverTarget | None = Field(
         None, description="The next deeper point, which misses the target."
     )
+    low_qd_iops: float | None = Field(
+        None,
+        description="The low-QD score: the mean IOPS of QD1, 2 and 4 (`low_qds`), when every "
+        "one of them was swept.",
+    )
+    low_qds: list[int] | None = None
 
 
 class SweepWorkload(BaseModel):

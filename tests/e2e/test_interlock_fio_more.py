@@ -104,6 +104,7 @@ ONE_RUN_PLANS = {
             "span": "16m",
             "workloads": ["randwrite"],
             "queue_depths": [1, 2, 4],
+            "idle_s": 0,  # the next step writes: refused before it (idle steps: test_interlock)
             "runtime_s": 4,
             "precondition_loops": 1,
             "precondition_random_s": 0,

@@ -111,7 +111,7 @@ def sweep(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[di
             # Through the CLI, which prints the QoS table when it waits.
             out = stack.cli(
                 "run", "qd-sweep", "--drive", str(other["id"]), "--param", "span=64m",
-                "--param", "queue_depths=[1,4,16]", "--param", "runtime_s=1",
+                "--param", "queue_depths=[1,2,4,16]", "--param", "runtime_s=1",
                 "--param", "precondition=false", "--param", 'workloads=["randread"]',
                 "--confirm-serial", other["serial"], "--wait",
                 timeout=300,
@@ -300,11 +300,31 @@ def test_compare_puts_the_drives_sweeps_side_by_side(sweep: dict[str, Any]) -> N
         assert entry["latency_target_us"] == qos["sweep"]["latency_target_us"]
     assert [w["workload"] for w in theirs["workloads"]] == ["randread"]
     assert mine["conditions"]["compared"]["queue depth"] == "QD1, 8"
-    assert theirs["conditions"]["compared"]["queue depth"] == "QD1, 4, 16"
+    assert theirs["conditions"]["compared"]["queue depth"] == "QD1, 2, 4, 16"
     assert mine["conditions"]["compared"]["drive state before"] == "purged, preconditioned"
     warnings = " | ".join(body["warnings"])
-    assert "different queue depth: " in warnings and "QD1, 4, 16 (" in warnings
+    assert "different queue depth: " in warnings and "QD1, 2, 4, 16 (" in warnings
     assert "different runtime" in warnings and "different drive state before" in warnings
+
+
+def test_the_low_qd_score_is_the_mean_of_qd1_2_and_4(sweep: dict[str, Any]) -> None:
+    """The CLI's sweep ran QD1, 2, 4 and 16 with the reviews' cool-off between depths: its
+    low-QD score is the mean of the three shallow points' IOPS (fio's totals), stored as a
+    result of the sweep's summary step; the first sweep (QD1 and 8) has none."""
+    (w,) = sweep["cli"]["qos"]["sweep"]["workloads"]
+    iops = {p["qd"]: p["iops"] for p in w["points"]}
+    assert sorted(iops) == [1, 2, 4, 16]
+    assert w["figures"]["low_qd_iops"] == pytest.approx((iops[1] + iops[2] + iops[4]) / 3)
+    with _client(sweep) as c:
+        run = c.get(f"/api/runs/{sweep['cli']['qos']['run_id']}").json()
+    names = [s["name"] for s in run["steps"]]
+    assert [n for n in names if "-cool-off-" in n] == [
+        "randread-cool-off-qd2", "randread-cool-off-qd4", "randread-cool-off-qd16"
+    ]  # fmt: skip
+    summary = next(s for s in run["steps"] if s["name"] == "randread-4k-sweep")
+    score = {r["metric"]: r["value"] for r in summary["results"]}["low_qd_iops"]
+    assert score == pytest.approx(w["figures"]["low_qd_iops"])
+    assert all(x["figures"]["low_qd_iops"] is None for x in sweep["qos"]["sweep"]["workloads"])
 
 
 def test_cli_prints_the_qos_table(sweep: dict[str, Any]) -> None:
@@ -326,6 +346,8 @@ def test_cli_prints_the_qos_table(sweep: dict[str, Any]) -> None:
         s["directions"]["read"]["percentiles"]["p99.999"] is not None for s in qos["steps"]
     )
     assert "queue-depth sweep:" in text and "randread: peak" in text
+    (w,) = qos["sweep"]["workloads"]
+    assert f"low-QD score {w['figures']['low_qd_iops']:.0f} IOPS (mean of QD1, 2, 4)" in text
 
 
 def _cli_us(value: float) -> str:
@@ -411,9 +433,16 @@ def test_run_and_compare_pages_draw_the_qos_charts(browser, sweep: dict[str, Any
         reads = {w["workload"]: w for w in sweep["qos"]["sweep"]["workloads"]}["randread"]
         mine = reads["figures"]
         expect(review_row.locator("td").nth(1)).to_have_text(f"{round(mine['peak_iops']):,}")
+        # The low-QD score: the other drive swept QD1, 2 and 4, the reviewed one did not.
+        (theirs,) = sweep["cli"]["qos"]["sweep"]["workloads"]
+        other_row = figures.locator("tbody tr:not(.qos-table__row--review)")
+        expect(other_row.locator("td").nth(4)).to_have_text(
+            f"{round(theirs['figures']['low_qd_iops']):,}"
+        )
+        expect(review_row.locator("td").nth(4)).to_have_text("—")
         iops = sweeps.locator("figure[data-chart=compare-qd-sweep-iops]")
-        # One point per queue depth of each drive: 2 of the reviewed drive, 3 of the other.
-        expect(iops.locator(".recharts-line-dots circle")).to_have_count(len(QDS) + 3)
+        # One point per queue depth of each drive: 2 of the reviewed drive, 4 of the other.
+        expect(iops.locator(".recharts-line-dots circle")).to_have_count(len(QDS) + 4)
         tail = sweeps.locator("figure[data-chart=compare-qd-sweep-latency]")
         expect(tail.locator("path.recharts-line-curve").first).to_be_attached()
         name, svg = download(page, tail.get_by_role("button", name="SVG"))
@@ -445,7 +474,7 @@ def test_run_and_compare_pages_draw_the_qos_charts(browser, sweep: dict[str, Any
             expect(ss.get_by_test_id("qd-sweep-compare").locator("tbody tr")).to_have_count(2)
             expect(
                 ss.locator("figure[data-chart=compare-qd-sweep-iops] .recharts-line-dots circle")
-            ).to_have_count(len(QDS) + 3)
+            ).to_have_count(len(QDS) + 4)
         finally:
             anon.close()
         assert not problems, problems

@@ -4483,6 +4483,13 @@ export interface components {
              * @description The highest measured IOPS whose p99 is at or under the target.
              */
             iops_under_target?: number | null;
+            /**
+             * Low Qd Iops
+             * @description The low-QD score: the mean IOPS of QD1, 2 and 4 (`low_qds`), when every one of them was swept.
+             */
+            low_qd_iops?: number | null;
+            /** Low Qds */
+            low_qds?: number[] | null;
             /** @description The next deeper point, which misses the target. */
             next_over_target?: components["schemas"]["NextOverTarget"] | null;
             /** P99 Under Target Us */

@@ -22,6 +22,8 @@ def test_the_knee_and_the_latency_target() -> None:
     assert fig["qd_at_share_of_peak"] == 16
     assert fig["iops_under_target"] == 60_000.0 and fig["qd_under_target"] == 8
     assert fig["next_over_target"] == {"qd": 16, "iops": 96_000.0, "p99_us": 1_400.0}
+    # The low-QD score: the mean of QD1, 2 and 4.
+    assert fig["low_qd_iops"] == (10_000.0 + 19_000.0 + 36_000.0) / 3
 
 
 def test_no_point_under_the_target_and_unknown_p99() -> None:
@@ -29,4 +31,6 @@ def test_no_point_under_the_target_and_unknown_p99() -> None:
     fig = sweep_figures(points, target_us=1_000.0)
     assert fig["iops_under_target"] is None and fig["next_over_target"] is None
     assert fig["qd_at_share_of_peak"] == 1
+    # QD2 and 4 were not swept: no low-QD score rather than one of QD1 alone.
+    assert fig["low_qd_iops"] is None
     assert sweep_figures([], 1_000.0) == {"points": 0}

@@ -21,6 +21,16 @@ def test_default_sweep_after_preconditioning() -> None:
         assert [s.name for s in points] == [f"{w}-4k-qd{q}" for q in params["queue_depths"]] + [
             f"{w}-4k-sweep"
         ]
+        # A 5 s cool-off before every depth but the first, as the reviews idle between them.
+        named = [s.name for s in steps]
+        for q in params["queue_depths"][1:]:
+            rest = steps[named.index(f"{w}-4k-qd{q}") - 1]
+            assert (rest.name, rest.kind, rest.params["seconds"]) == (
+                f"{w}-cool-off-qd{q}",
+                "idle",
+                5,
+            )
+        assert f"{w}-cool-off-qd1" not in named
         summary = points[-1]
         assert summary.kind == "idle" and summary.params["role"] == "qd-sweep-summary"
         assert summary.params["latency_target_us"] == 1000.0
@@ -38,7 +48,7 @@ def test_parameters() -> None:
     _plan, params, steps = compile_plan(
         "qd-sweep",
         {"workloads": ["mix70"], "queue_depths": [32, 1], "numjobs": 4, "precondition": False,
-         "latency_target_us": 500},
+         "latency_target_us": 500, "idle_s": 0},
         SMALL,
     )  # fmt: skip
     assert params["queue_depths"] == [1, 32]
@@ -58,7 +68,7 @@ def test_the_mix_is_a_parameter_named_by_its_read_share() -> None:
     _plan, params, steps = compile_plan(
         "qd-sweep",
         {"workloads": ["mix", "randread"], "mix_read_pct": 50, "queue_depths": [1, 8],
-         "precondition": False},
+         "precondition": False, "idle_s": 0},
         SMALL,
     )  # fmt: skip
     assert [s.name for s in steps] == [

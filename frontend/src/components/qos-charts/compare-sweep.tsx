@@ -116,6 +116,7 @@ export function SweepCompare({ drives, styles, fileBase, underReview, enabled }:
               <th scope="col" className="num">peak IOPS</th>
               <th scope="col" className="num">at QD</th>
               <th scope="col" className="num">95% of peak from QD</th>
+              <th scope="col" className="num">low-QD score (mean IOPS, QD1-4)</th>
               <th scope="col" className="num">highest IOPS with p99 under target</th>
               <th scope="col">target, and the next deeper point</th>
             </tr>
@@ -127,6 +128,7 @@ export function SweepCompare({ drives, styles, fileBase, underReview, enabled }:
                 <td className="num">{count(r.peakIops)}</td>
                 <td className="num">{r.peakQd ?? "—"}</td>
                 <td className="num">{r.qdAt95 ?? "—"}</td>
+                <td className="num">{count(r.lowQdIops)}</td>
                 <td className="num">
                   {r.iopsUnderTarget === null
                     ? "none met it"

@@ -100,6 +100,7 @@ const sweep = (id: number, review: boolean, workloads: string[], target = 1000):
       qd_under_target: 1,
       p99_under_target_us: 200,
       next_over_target: { qd: 8, iops: 60_000 * id, p99_us: 1_500 },
+      low_qd_iops: id === 1 ? 12_345.6 : null,
     },
   })),
 });
@@ -148,7 +149,9 @@ describe("queue-depth sweeps across drives", () => {
     const csv = sweepFiguresCsv(rows, { title: "Sweep", provenance: "drivelab" });
     const lines = csv.trim().split("\n");
     expect(lines[0]).toBe("# title: Sweep");
-    expect(lines[lines.length - 1]).toBe("Drive 2,2,120000,8,8,1000,20000,1,200,8,1500");
+    // Drive 2 did not sweep QD2 and 4: no low-QD score, an empty cell, not a zero.
+    expect(lines[lines.length - 1]).toBe("Drive 2,2,120000,8,8,1000,20000,1,200,8,1500,");
+    expect(lines[lines.length - 2]).toBe("Drive 1,2,60000,8,8,1000,10000,1,200,8,1500,12346");
   });
   it("states the queue depths swept in the conditions", () => {
     expect(sweepConditions(drives, "randread")).toBe(

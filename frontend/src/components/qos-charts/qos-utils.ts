@@ -184,6 +184,8 @@ export interface SweepFigureRow {
   qdUnderTarget: number | null;
   p99UnderTargetUs: number | null;
   nextOver: { qd: number; iops: number; p99_us: number } | null;
+  /** The mean IOPS of QD1, 2 and 4 (null unless all three were swept). */
+  lowQdIops: number | null;
 }
 
 /** The figures a review quotes of one workload, a row per drive that swept it. */
@@ -206,6 +208,7 @@ export function sweepFigureRows(drives: DriveSweep[], workload: string): SweepFi
         qdUnderTarget: f.qd_under_target ?? null,
         p99UnderTargetUs: f.p99_under_target_us ?? null,
         nextOver: f.next_over_target ?? null,
+        lowQdIops: f.low_qd_iops ?? null,
       },
     ];
   });
@@ -227,6 +230,7 @@ export function sweepFiguresCsv(rows: SweepFigureRow[], about: CsvAbout): string
       "p99_under_target_us",
       "next_qd_over_target",
       "next_p99_over_target_us",
+      "low_qd_iops_qd1_2_4",
     ],
     rows.map((r) => [
       r.label,
@@ -240,6 +244,7 @@ export function sweepFiguresCsv(rows: SweepFigureRow[], about: CsvAbout): string
       r.p99UnderTargetUs,
       r.nextOver?.qd ?? null,
       r.nextOver?.p99_us ?? null,
+      r.lowQdIops,
     ]),
   );
 }

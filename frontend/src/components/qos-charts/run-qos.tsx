@@ -265,6 +265,9 @@ function SweepCharts({
                 ? `up to ${Math.round(f.iops_under_target).toLocaleString("en-US")} IOPS (QD${f.qd_under_target}, p99 ${formatLatency(f.p99_under_target_us)})` +
                   (next ? `; QD${next.qd} misses it (p99 ${formatLatency(next.p99_us)})` : "")
                 : "no point met the target"}
+              {f.low_qd_iops !== null && f.low_qd_iops !== undefined
+                ? `; low-QD score ${Math.round(f.low_qd_iops).toLocaleString("en-US")} IOPS (mean of QD1, 2 and 4)`
+                : ""}
             </li>
           );
         })}
