@@ -11,12 +11,14 @@ from backend.core.jsonbody import FiniteJSONRoute
 from backend.drives.service import sees_embargoed
 from backend.results import article as art
 from backend.results import compare as cmp
+from backend.results import compare_charts as charts
 from backend.results import compare_series as cser
 from backend.results import qos, qos_compare
 from backend.results import series as ser
 from backend.results.compare_parts import json_of
 from backend.results.schemas import (
     Article,
+    CompareCharts,
     CompareLatency,
     CompareSeries,
     CompareSweeps,
@@ -99,6 +101,24 @@ def compare(
         hide_embargoed=not sees_embargoed(user),
     )
     return Response(body, media_type="application/json")
+
+
+@router.get("/api/compare/charts", response_model=CompareCharts)
+def compare_charts(
+    session: SessionDep,
+    user: CurrentUser,
+    drives: str = Query(..., description="drive ids, e.g. 1,2,3"),
+    under_review: int | None = None,
+) -> Any:
+    """Every chart of a comparison as it first opens, in one answer: the series of HD Tach,
+    consistency (no and 25% over-provisioning), transfer size, write hitching and TRIM
+    performance (each as GET /api/compare/series gives it), the latency tests and the first
+    one's distributions, the queue-depth sweeps, PTS and the price table. The Compare, Report
+    and Shared pages ask this once instead of once per chart."""
+    data = charts.compare_charts(
+        session, _ids(drives, "drives"), under_review, hide_embargoed=not sees_embargoed(user)
+    )
+    return Response(json_of(data), media_type="application/json")
 
 
 @router.get("/api/compare/article", response_model=Article)

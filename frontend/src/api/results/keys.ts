@@ -4,6 +4,8 @@ export const resultKeys = {
   all: ["results"] as const,
   compare: (drives: number[], underReview: number | null) =>
     [...resultKeys.all, "compare", { drives, underReview }] as const,
+  charts: (drives: number[], underReview: number | null, share: string | null) =>
+    [...resultKeys.all, "charts", { drives, underReview, share }] as const,
   article: (drives: number[], underReview: number | null) =>
     [...resultKeys.all, "article", { drives, underReview }] as const,
   firmwareArticle: (drive: number, firmware: string[]) =>

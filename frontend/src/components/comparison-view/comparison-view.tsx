@@ -1,4 +1,5 @@
 import { useMemo, useState, type ReactNode } from "react";
+import { CompareChartsContext, useCompareCharts } from "../../api/results/charts";
 import type { Comparison, CompareMetric } from "../../api/results/types";
 import type { DriveStyle } from "../../lib/house-style";
 import { formatMetric } from "../../lib/format-utils";
@@ -127,9 +128,12 @@ export function measuredPlans(comparison: Comparison | undefined): Set<string> {
   return new Set((comparison?.metrics ?? []).map((m) => m.metric.split(":")[0]!));
 }
 
-/** The bars of the chosen metrics, then every chart section, then the price table. */
+/** The bars of the chosen metrics, then every chart section, then the price table. The
+ * charts' data comes in one answer (GET /api/compare/charts), asked here once for all of
+ * them. */
 export function ComparisonView(props: Props) {
   const { comparison, pending, extra = [], onAdd, onlyMeasured = false } = props;
+  const charts = useCompareCharts(props.drives, props.reviewed?.id ?? null);
   const measured = useMemo(() => measuredPlans(comparison), [comparison]);
   const sections = [...CHART_SECTIONS, PRICE_SECTION].filter(
     (s) =>
@@ -146,7 +150,7 @@ export function ComparisonView(props: Props) {
     [all, wanted, props.reviewed],
   );
   return (
-    <>
+    <CompareChartsContext.Provider value={charts}>
       <section aria-label="Results" className="comparison-section" data-section="results">
         <div className="compare-toolbar">
           <h2>Results, best first</h2>
@@ -188,7 +192,7 @@ export function ComparisonView(props: Props) {
           {s.render(props)}
         </section>
       ))}
-    </>
+    </CompareChartsContext.Provider>
   );
 }
 
