@@ -87,10 +87,16 @@ def compare(
     metrics: str | None = Query(None, description="plan:step:metric,...; all when omitted"),
     under_review: int | None = None,
     aggregate: str = Query("latest", pattern="^(latest|mean)$"),
+    rows: str | None = Query(
+        None,
+        description="metric ids or patterns (fnmatch: four-corners:*:read_iops) whose rows to "
+        "give, comma-separated; the other metrics are listed with no rows. All when omitted.",
+    ),
 ) -> Any:
     """For each metric, one row per drive (best first) with run-to-run variation, the drive
     under review marked, and warnings when conditions differ (fio version, ioengine, OP, host,
-    resumed runs, simulated drives)."""
+    resumed runs, simulated drives). With `rows`, only the metrics a page draws carry rows:
+    the Compare page asks the rows of its bars and lists the other metrics by name."""
     wanted = [m for m in metrics.split(",") if m] if metrics else None
     body = cmp.compare_json(
         session,
@@ -99,6 +105,7 @@ def compare(
         under_review,
         aggregate,
         hide_embargoed=not sees_embargoed(user),
+        rows=None if rows is None else [r for r in rows.split(",") if r],
     )
     return Response(body, media_type="application/json")
 

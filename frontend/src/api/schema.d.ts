@@ -302,7 +302,8 @@ export interface paths {
          * Compare
          * @description For each metric, one row per drive (best first) with run-to-run variation, the drive
          *     under review marked, and warnings when conditions differ (fio version, ioengine, OP, host,
-         *     resumed runs, simulated drives).
+         *     resumed runs, simulated drives). With `rows`, only the metrics a page draws carry rows:
+         *     the Compare page asks the rows of its bars and lists the other metrics by name.
          */
         get: operations["compare_api_compare_get"];
         put?: never;
@@ -6291,6 +6292,8 @@ export interface operations {
                 metrics?: string | null;
                 under_review?: number | null;
                 aggregate?: string;
+                /** @description metric ids or patterns (fnmatch: four-corners:*:read_iops) whose rows to give, comma-separated; the other metrics are listed with no rows. All when omitted. */
+                rows?: string | null;
             };
             header?: never;
             path?: never;

@@ -18,20 +18,23 @@ import type {
 
 const ids = (drives: number[]) => drives.join(",");
 
-export const compareQuery = (drives: number[], underReview: number | null) =>
+/** GET /api/compare; with `rows` (metric ids or patterns, see HEADLINE_ROWS) only those
+ * metrics carry their rows, the others are listed by name. */
+export const compareQuery = (drives: number[], underReview: number | null, rows: string[] | null = null) =>
   queryOptions({
-    queryKey: resultKeys.compare(drives, underReview),
+    queryKey: resultKeys.compare(drives, underReview, rows),
     queryFn: ({ signal }) =>
       apiGet<Comparison>(
         `/compare?drives=${ids(drives)}` +
-          (underReview !== null ? `&under_review=${underReview}` : ""),
+          (underReview !== null ? `&under_review=${underReview}` : "") +
+          (rows !== null ? `&rows=${encodeURIComponent(rows.join(","))}` : ""),
         signal,
       ),
   });
 
-export const useComparison = (drives: number[], underReview: number | null) =>
+export const useComparison = (drives: number[], underReview: number | null, rows: string[] | null = null) =>
   useQuery({
-    ...compareQuery(drives, underReview),
+    ...compareQuery(drives, underReview, rows),
     enabled: drives.length > 0,
     placeholderData: keepPreviousData,
   });

@@ -4,7 +4,7 @@ import type { Comparison, CompareMetric } from "../../api/results/types";
 import type { DriveStyle } from "../../lib/house-style";
 import { formatMetric } from "../../lib/format-utils";
 import { MetricBars } from "../bar-chart/bar-chart";
-import { barGroups, headlineMetrics } from "../bar-chart/bar-chart-utils";
+import { barGroups, headlineMetrics, shownMetrics } from "../bar-chart/bar-chart-utils";
 import { ConsistencyScatter } from "../consistency-scatter/consistency-scatter";
 import { HdTachChart } from "../hdtach-chart/hdtach-chart";
 import { groupByPlan, MetricSelect } from "../metric-select/metric-select";
@@ -140,11 +140,7 @@ export function ComparisonView(props: Props) {
       !onlyMeasured || s.plans.length === 0 || s.plans.some((p) => measured.has(p)),
   );
   const all = useMemo(() => comparison?.metrics ?? [], [comparison]);
-  const wanted = useMemo(() => {
-    const headline = headlineMetrics(all.map((m) => m.metric));
-    const first = headline.length ? headline : all.filter((m) => m.performance).slice(0, 6).map((m) => m.metric);
-    return Array.from(new Set([...first, ...extra]));
-  }, [all, extra]);
+  const wanted = useMemo(() => shownMetrics(all, extra), [all, extra]);
   const groups = useMemo(
     () => barGroups(all, wanted, props.reviewed),
     [all, wanted, props.reviewed],
