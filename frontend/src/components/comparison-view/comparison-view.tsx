@@ -24,6 +24,8 @@ export interface SectionContext {
   comparison: Comparison | undefined;
   /** The drive under review, when there is one: its id and name. */
   reviewed: { id: number; name: string } | null;
+  /** Its id, known before the drives' names are (the charts' answer is asked with it). */
+  underReview: number | null;
   /** Shown for a reader (shared link, printed report): no controls that change the data. */
   readOnly: boolean;
 }
@@ -78,7 +80,7 @@ export const CHART_SECTIONS: Section[] = [
         drives={c.drives}
         styles={c.styles}
         fileBase={c.fileBase}
-        underReview={c.reviewed?.id ?? null}
+        underReview={c.underReview}
         words={testWords(c.comparison?.metrics ?? [])}
       />
     ),
@@ -87,7 +89,7 @@ export const CHART_SECTIONS: Section[] = [
     id: "pts",
     plans: ["pts-steady-state", "pts-iops", "pts-throughput", "pts-latency", "pts-wsat", "pts-hir", "pts-xsr"],
     title: "SNIA PTS",
-    render: (c) => <PtsCompare driveIds={c.drives} underReview={c.reviewed?.id ?? null} />,
+    render: (c) => <PtsCompare driveIds={c.drives} underReview={c.underReview} />,
   },
 ];
 
@@ -133,7 +135,7 @@ export function measuredPlans(comparison: Comparison | undefined): Set<string> {
  * them. */
 export function ComparisonView(props: Props) {
   const { comparison, pending, extra = [], onAdd, onlyMeasured = false } = props;
-  const charts = useCompareCharts(props.drives, props.reviewed?.id ?? null);
+  const charts = useCompareCharts(props.drives, props.underReview);
   const measured = useMemo(() => measuredPlans(comparison), [comparison]);
   const sections = [...CHART_SECTIONS, PRICE_SECTION].filter(
     (s) =>

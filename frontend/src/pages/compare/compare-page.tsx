@@ -220,6 +220,7 @@ export function ComparePage() {
             comparison={comparison.data}
             pending={comparison.isPending}
             reviewed={reviewed}
+            underReview={review}
             readOnly={false}
             extra={extra}
             onAdd={(m) => setState(drives, review, [...extra, m])}
