@@ -14,7 +14,8 @@ import json
 import math
 import threading
 from collections import Counter, OrderedDict, defaultdict
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from fnmatch import fnmatchcase
 from operator import attrgetter, itemgetter
 from typing import Any
 
@@ -273,6 +274,7 @@ def compare_json(
     aggregate: str = "latest",
     *,
     hide_embargoed: bool = False,
+    rows: Sequence[str] | None = None,
 ) -> bytes:
     """compare() as JSON, from caches of each plan's section of it and of each drive's part
     of a plan.
@@ -290,7 +292,11 @@ def compare_json(
     metrics' JSON: the rows of each metric sorted and the ones measured unlike the others set
     apart, the warnings worked out from the rows' conditions) is keyed by the request and the
     parts it is assembled from, and the answer joins the sections: an answer after one run
-    changed computes that run's part and its plan's section only."""
+    changed computes that run's part and its plan's section only.
+
+    With `rows` (metric ids or fnmatch patterns of them): every metric is listed as compare()
+    gives it, but only the metrics matching one of them carry their rows; the others' `rows`
+    are empty (a page that draws a few metrics' bars and lists the others by name)."""
     _check(drive_ids, aggregate)
     drives = _drives(session, drive_ids, hide_embargoed)
     runs = _runs(session, drive_ids, fingerprint=True)
@@ -310,7 +316,43 @@ def compare_json(
         for (drive_id, plan), plan_runs in runs_of.items()
     }
     found, settled = _plan_parts(session, drives, runs_of, shown, keys)
-    return _assemble(_names(drives), found, metrics, under_review, aggregate, keep=settled)
+    body = _assemble(_names(drives), found, metrics, under_review, aggregate, keep=settled)
+    return body if rows is None else only_rows_of(body, rows)
+
+
+ROWS_AT = b',"rows":['
+ROWS_END = b'],"warnings":['
+
+
+def only_rows_of(body: bytes, patterns: Sequence[str]) -> bytes:
+    """A comparison's JSON whose metrics not matching any of `patterns` (ids or fnmatch
+    patterns) have no rows. Cut from the bytes: in a metric's JSON its rows are the list
+    after the first `,"rows":[` and before the last `],"warnings":[` (keys and strings cannot
+    hold an unescaped quote), so nothing is parsed."""
+    data_at = body.index(b'"metrics":[') + len(b'"metrics":[')
+    end = body.rindex(b'],"missing":')
+    head, tail = body[:data_at], body[end:]
+    out: list[bytes] = []
+    for mid, js in _metric_json(body[data_at:end]):
+        if not any(fnmatchcase(mid, p) for p in patterns):
+            js = js[: js.index(ROWS_AT) + len(ROWS_AT)] + js[js.rindex(ROWS_END) :]
+        out.append(js)
+    return head + b",".join(out) + tail
+
+
+def _metric_json(metrics: bytes) -> Iterable[tuple[str, bytes]]:
+    """Each metric's id and JSON in the metrics list of a comparison's JSON: each begins
+    with `{"metric":`, which no string can hold unescaped."""
+    marker = b'{"metric":'
+    starts = []
+    at = metrics.find(marker)
+    while at >= 0:
+        starts.append(at)
+        at = metrics.find(marker, at + 1)
+    for i, start in enumerate(starts):
+        js = metrics[start : starts[i + 1] - 1 if i + 1 < len(starts) else len(metrics)]
+        mid_end = js.index(b'"', len(marker) + 1)
+        yield json.loads(js[len(marker) : mid_end + 1]), js
 
 
 def _plan_parts(

@@ -11,12 +11,14 @@ from backend.core.jsonbody import FiniteJSONRoute
 from backend.drives.service import sees_embargoed
 from backend.results import article as art
 from backend.results import compare as cmp
+from backend.results import compare_charts as charts
 from backend.results import compare_series as cser
 from backend.results import qos, qos_compare
 from backend.results import series as ser
 from backend.results.compare_parts import json_of
 from backend.results.schemas import (
     Article,
+    CompareCharts,
     CompareLatency,
     CompareSeries,
     CompareSweeps,
@@ -85,10 +87,16 @@ def compare(
     metrics: str | None = Query(None, description="plan:step:metric,...; all when omitted"),
     under_review: int | None = None,
     aggregate: str = Query("latest", pattern="^(latest|mean)$"),
+    rows: str | None = Query(
+        None,
+        description="metric ids or patterns (fnmatch: four-corners:*:read_iops) whose rows to "
+        "give, comma-separated; the other metrics are listed with no rows. All when omitted.",
+    ),
 ) -> Any:
     """For each metric, one row per drive (best first) with run-to-run variation, the drive
     under review marked, and warnings when conditions differ (fio version, ioengine, OP, host,
-    resumed runs, simulated drives)."""
+    resumed runs, simulated drives). With `rows`, only the metrics a page draws carry rows:
+    the Compare page asks the rows of its bars and lists the other metrics by name."""
     wanted = [m for m in metrics.split(",") if m] if metrics else None
     body = cmp.compare_json(
         session,
@@ -97,8 +105,27 @@ def compare(
         under_review,
         aggregate,
         hide_embargoed=not sees_embargoed(user),
+        rows=None if rows is None else [r for r in rows.split(",") if r],
     )
     return Response(body, media_type="application/json")
+
+
+@router.get("/api/compare/charts", response_model=CompareCharts)
+def compare_charts(
+    session: SessionDep,
+    user: CurrentUser,
+    drives: str = Query(..., description="drive ids, e.g. 1,2,3"),
+    under_review: int | None = None,
+) -> Any:
+    """Every chart of a comparison as it first opens, in one answer: the series of HD Tach,
+    consistency (no and 25% over-provisioning), transfer size, write hitching and TRIM
+    performance (each as GET /api/compare/series gives it), the latency tests and the first
+    one's distributions, the queue-depth sweeps, PTS and the price table. The Compare, Report
+    and Shared pages ask this once instead of once per chart."""
+    data = charts.compare_charts(
+        session, _ids(drives, "drives"), under_review, hide_embargoed=not sees_embargoed(user)
+    )
+    return Response(json_of(data), media_type="application/json")
 
 
 @router.get("/api/compare/article", response_model=Article)

@@ -7,6 +7,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from backend.prices.schemas import PriceTable
+from backend.pts.schemas import PtsComparison
+
 
 class Variation(BaseModel):
     """Run-to-run variation of one drive's metric (backend.analysis.variation)."""
@@ -543,3 +546,36 @@ class Article(BaseModel):
     headline: list[ArticleRow]
     findings: list[ArticleFindings]
     appendix: list[ArticleGroup]
+
+
+# --- every chart of a comparison in one answer -------------------------------------------
+
+
+class FirstSeries(BaseModel):
+    plan: str
+    metric: str | None = Field(description="As asked of GET /api/compare/series (None: default).")
+    points: int
+    op_percent: int | None
+    answer: CompareSeries = Field(description="What GET /api/compare/series answers for it.")
+
+
+class LatencySteps(BaseModel):
+    plan: str
+    steps: list[str] = Field(description="As GET /api/compare/latency/steps answers for the plan.")
+
+
+class CompareCharts(BaseModel):
+    drives: list[int] = Field(description="The drives asked for, in that order.")
+    under_review: int | None
+    series: list[FirstSeries] = Field(
+        description="Each chart family's series as its chart first asks for it."
+    )
+    latency_steps: list[LatencySteps] = Field(
+        description="The latency tests of qd-sweep, and of four-corners when there is no sweep."
+    )
+    latency: CompareLatency | None = Field(
+        description="The first measured latency test of that plan; None when no drive has one."
+    )
+    qd_sweep: CompareSweeps
+    pts: PtsComparison | None
+    prices: PriceTable | None = Field(description="The price table in USD.")

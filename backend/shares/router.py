@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Query, Request
+from fastapi.responses import Response
 
 from backend.core.deps import Reviewer, SessionDep, StateDep
 from backend.core.jsonbody import FiniteJSONRoute
@@ -12,8 +13,11 @@ from backend.prices import schemas as price_schemas
 from backend.prices.service import price_table
 from backend.pts.compare import compare_pts
 from backend.pts.schemas import PtsComparison
+from backend.results import compare_charts as charts
 from backend.results import compare_series as cser
+from backend.results.compare_parts import json_of
 from backend.results.schemas import (
+    CompareCharts,
     CompareLatency,
     CompareSeries,
     CompareSweeps,
@@ -113,6 +117,17 @@ def read_share_series(
     """A chart of the shared comparison (HD Tach, consistency, transfer size, stalls), as
     GET /api/compare/series gives it for the share's drives, without signing in."""
     return service.shared_series(session, token, plan, metric, points, op_percent)
+
+
+@router.get("/{token}/charts", response_model=CompareCharts)
+def read_share_charts(token: str, session: SessionDep) -> Any:
+    """Every chart of the shared comparison as it first opens, in one answer (as GET
+    /api/compare/charts gives it for the share's drives), without signing in."""
+    _share, drives, under_review = service.live_share(session, token)
+    if not drives:
+        return charts.empty_charts(under_review)
+    data = charts.compare_charts(session, drives, under_review, hide_embargoed=True)
+    return Response(json_of(data), media_type="application/json")
 
 
 @router.get("/{token}/value", response_model=ValueComparison)

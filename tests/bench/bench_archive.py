@@ -13,7 +13,9 @@ BENCH_ARCHIVE_100M=1 adds 100M) and measures at each size:
   HD Tach series;
 - the Lab page's and the Compare page's api calls on first open: the real pages in headless
   Chromium, a fresh browser context each time, every /api/ request's time from the browser's
-  resource timing (SSE streams left out), after every compared drive's data changed;
+  resource timing (SSE streams left out), after every compared drive's data changed; how
+  many calls each open sends and the bytes of their answers (the api does not compress);
+- the bytes of GET /api/compare's answer for the 10 drives, every metric;
 - ingest while the archive is that large: LOADERS concurrent workers' batches (columns) of
   running runs through the worker api, as the ingest benchmark posts them;
 - pg_dump (custom format) of the database, and pg_restore of it into a new database (-j 2).
@@ -56,6 +58,7 @@ from tests.bench.common import (
     conditions,
     finish,
     log,
+    median,
     percentile,
     private_stack,
     python_entry,
@@ -246,6 +249,14 @@ def storage(conn: psycopg.Connection) -> dict[str, Any]:
     return out
 
 
+def compare_bytes(bs: BenchStack, drive_ids: list[int]) -> int:
+    """The bytes of GET /api/compare's answer for these drives, every metric."""
+    with bs.client() as c:
+        r = c.get("/api/compare", params={"drives": ",".join(map(str, drive_ids))})
+        r.raise_for_status()
+        return len(r.content)
+
+
 def compare_cold(bs: BenchStack, drive_ids: list[int]) -> list[float]:
     ids = ",".join(map(str, drive_ids))
     with bs.client() as c, psycopg.connect(bs.database_url, autocommit=True) as conn:
@@ -296,7 +307,7 @@ def open_pages(bs: BenchStack, drive_ids: list[int]) -> dict[str, Any] | None:
         return None
     from playwright.sync_api import sync_playwright
 
-    out: dict[str, Any] = {"lab": [], "compare": [], "by_path": {}}
+    out: dict[str, Any] = {"lab": [], "compare": [], "by_path": {}, "per_open": {}}
     calls: dict[str, set[str]] = {"lab": set(), "compare": set()}
     pages = {"lab": "/", "compare": f"/compare?drives={','.join(map(str, drive_ids))}"}
     with (
@@ -314,6 +325,10 @@ def open_pages(bs: BenchStack, drive_ids: list[int]) -> dict[str, Any] | None:
                     )
                     timings = _open(browser, bs, path)
                     if i:
+                        out["per_open"].setdefault(name, []).append(
+                            {"calls": len(timings), "bytes": sum(b for _p, _ms, b in timings)}
+                        )
+                        timings = [(p, ms) for p, ms, _b in timings]
                         out[name] += [ms for _p, ms in timings]
                         calls[name] |= {p for p, _ms in timings}
                         for p, ms in timings:
@@ -325,9 +340,10 @@ def open_pages(bs: BenchStack, drive_ids: list[int]) -> dict[str, Any] | None:
     return out
 
 
-def _open(browser: Any, bs: BenchStack, path: str) -> list[tuple[str, float]]:
+def _open(browser: Any, bs: BenchStack, path: str) -> list[tuple[str, float, int]]:
     """Sign in (a one-time link), open the page, wait until the network is idle; each finished
-    /api/ request's path and time from sending the request to the response's last byte (ms)."""
+    /api/ request's path, time from sending the request to the response's last byte (ms) and
+    the bytes of its answer."""
     from tests.e2e.test_browser import VIEWPORT
 
     context = browser.new_context(viewport=VIEWPORT, base_url=bs.api_url)
@@ -336,14 +352,15 @@ def _open(browser: Any, bs: BenchStack, path: str) -> list[tuple[str, float]]:
         page.goto(bs.stack.login_link().removeprefix(bs.api_url))
         page.wait_for_url(re.compile(r"/$"))
         page.wait_for_load_state("networkidle")
-        timings: list[tuple[str, float]] = []
+        timings: list[tuple[str, float, int]] = []
 
         def done(request: Any) -> None:
             if PAGE_API.search(request.url) and "/events" not in request.url:
                 t = request.timing
                 if t["responseEnd"] > 0:
                     path = request.url.removeprefix(bs.api_url).split("?")[0]
-                    timings.append((path, t["responseEnd"] - max(0.0, t["requestStart"])))
+                    size = request.sizes()["responseBodySize"]
+                    timings.append((path, t["responseEnd"] - max(0.0, t["requestStart"]), size))
 
         page.on("requestfinished", done)
         page.goto(path)  # a full load: every query of the page asked again
@@ -464,6 +481,7 @@ def measure(bs: BenchStack, archive: Archive, size: int) -> dict[str, Any]:
         stored = storage(conn)
     log(f"{label(size)}: {stored['samples']:,} samples, {stored['runs']:,} runs stored")
     m: dict[str, Any] = {"storage": stored}
+    m["compare_bytes"] = compare_bytes(bs, compared)
     m["compare_s"] = compare_cold(bs, compared)
     m["consistency_s"] = series(bs, charted, "consistency", metric="write_iops")
     m["hdtach_s"] = series(bs, charted, "hdtach")
@@ -492,6 +510,8 @@ def figures(size: int, m: dict[str, Any], load_s: float) -> list[Figure]:
                f"TOAST-compressed): {st['window_log_bytes'] / 1e6:.1f} MB"),
         Figure(f"{s}: compare, 10 drives, nothing cached: p95", p95(m["compare_s"]), "ms",
                TARGETS["compare"], "<="),
+        Figure(f"{s}: compare answer, 10 drives, every metric", m.get("compare_bytes"), "B",
+               headline=True),
         Figure(f"{s}: consistency series, 5 drives x 2000 s -> 650 points: p95",
                p95(m["consistency_s"]), "ms", TARGETS["series"], "<="),
         Figure(f"{s}: HD Tach series, 5 drives: p95", p95(m["hdtach_s"]), "ms",
@@ -506,6 +526,13 @@ def figures(size: int, m: dict[str, Any], load_s: float) -> list[Figure]:
                    note=f"{len(calls or [])} calls over {PAGE_OPENS} opens; slowest "
                    f"{max(calls or [0]):.0f} ms" if calls else "Chromium missing: not measured")
         )  # fmt: skip
+        opens = (pages or {}).get("per_open", {}).get(name) or []
+        out += [
+            Figure(f"{s}: {title} api calls per first open", median([o["calls"] for o in opens])
+                   if opens else None, "calls", headline=True),
+            Figure(f"{s}: {title} answers' bytes per first open",
+                   median([o["bytes"] for o in opens]) if opens else None, "B", headline=True),
+        ]  # fmt: skip
     b = m["backup"]
     out += [
         Figure(f"{s}: ingest while the archive is this large", m["ingest"]["rate"], "samples/s",
@@ -529,6 +556,9 @@ GROWTH = (
     ("HD Tach series, 5 drives: p95", "ms", "series"),
     ("Lab page api calls on first open: p95", "ms", "pages"),
     ("Compare page api calls on first open: p95", "ms", "pages"),
+    ("Compare page api calls per first open", "calls", None),
+    ("Compare page answers' bytes per first open", "B", None),
+    ("compare answer, 10 drives, every metric", "B", None),
     ("ingest while the archive is this large", "samples/s", "ingest"),
     ("pg_dump", "s", None),
     ("pg_restore (-j 2)", "s", None),

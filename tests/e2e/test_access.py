@@ -220,6 +220,7 @@ MATRIX: dict[tuple[str, str], Case] = {
     ("GET", "/api/compare/series"): Case(
         VIEWER, 200, query={"drives": "{sim_drive}", "plan": "consistency"}
     ),
+    ("GET", "/api/compare/charts"): Case(VIEWER, 200, query={"drives": "{sim_drive}"}),
     ("GET", "/api/compare/value"): Case(
         VIEWER, 200, query={"drives": "{sim_drive}", "metric": METRIC}
     ),
@@ -238,6 +239,7 @@ MATRIX: dict[tuple[str, str], Case] = {
         PUBLIC, 200, path={"token": "{share_token}"}, query={"metric": METRIC}
     ),
     ("GET", "/api/shares/{token}/prices"): Case(PUBLIC, 200, path={"token": "{share_token}"}),
+    ("GET", "/api/shares/{token}/charts"): Case(PUBLIC, 200, path={"token": "{share_token}"}),
     ("GET", "/api/shares/{token}/latency"): Case(
         PUBLIC,
         200,
@@ -744,6 +746,11 @@ def test_embargoed_drives_are_hidden_from_viewers_and_shared_links(
     assert drive["id"] in shared_drives()
     r = httpx.get(f"{stack.api_url}/api/shares/{token}/series", params={"plan": "consistency"})
     assert drive["id"] in {d["drive_id"] for d in r.json()["drives"]}, r.text
+    charts = httpx.get(f"{stack.api_url}/api/shares/{token}/charts").json()
+    assert charts["drives"] == [sim_drive["id"], drive["id"]], charts
+    assert charts["under_review"] == drive["id"]
+    consistency = [c["answer"] for c in charts["series"] if c["plan"] == "consistency"]
+    assert drive["id"] in {d["drive_id"] for d in consistency[0]["drives"]}, charts["series"]
     _embargo(stack, model_id, datetime.now(UTC) + timedelta(days=7))
     try:
         with stack.client(token=users["viewer"].token) as viewer:
@@ -775,6 +782,10 @@ def test_embargoed_drives_are_hidden_from_viewers_and_shared_links(
                 "/api/compare/article", params={"drives": f"{sim_drive['id']},{drive['id']}"}
             )
             assert r.status_code == 404 and f"no drive with id {drive['id']}" in r.json()["detail"]
+            r = viewer.get(
+                "/api/compare/charts", params={"drives": f"{sim_drive['id']},{drive['id']}"}
+            )
+            assert r.status_code == 404 and f"no drive with id {drive['id']}" in r.json()["detail"]
         with stack.client(token=users["reviewer"].token) as reviewer:
             d = reviewer.get(f"/api/drives/{drive['id']}").json()
             assert d["embargoed"] and d["model"]["embargo_until"]
@@ -796,6 +807,11 @@ def test_embargoed_drives_are_hidden_from_viewers_and_shared_links(
         charted = {d["drive_id"] for d in r.json()["drives"] + r.json()["missing"]}
         assert drive["id"] not in charted
         assert httpx.get(f"{stack.api_url}/api/shares/{token}").json()["under_review"] is None
+        charts = httpx.get(f"{stack.api_url}/api/shares/{token}/charts").json()
+        assert charts["drives"] == [sim_drive["id"]] and charts["under_review"] is None
+        for c in charts["series"]:
+            shown = c["answer"]["drives"] + c["answer"]["missing"]
+            assert drive["id"] not in {d["drive_id"] for d in shown}, c
         # An embargo that has ended hides nothing.
         _embargo(stack, model_id, datetime.now(UTC) - timedelta(minutes=1))
         with stack.client(token=users["viewer"].token) as viewer:

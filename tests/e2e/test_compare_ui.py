@@ -367,6 +367,77 @@ def test_compare_page_charts_and_exports(  # type: ignore[no-untyped-def]
         context.close()
 
 
+# The per-chart endpoints a page no longer asks on first open: their answers come in one
+# GET /api/compare/charts (or a shared link's /charts).
+PER_CHART = re.compile(r"/(compare|shares/[^/]+)/(series|latency|latency/steps|qd-sweep|pts)$|"
+                       r"/(prices/table|shares/[^/]+/prices)$")  # fmt: skip
+
+
+def api_calls(page, stack: Stack) -> list[str]:  # type: ignore[no-untyped-def]
+    """Every /api/ request the page sends from now on (its path), live streams left out."""
+    calls: list[str] = []
+
+    def sent(request: Any) -> None:
+        path = request.url.removeprefix(stack.api_url).split("?")[0]
+        if path.startswith("/api/") and not path.endswith("/events"):
+            calls.append(path.removeprefix("/api"))
+
+    page.on("request", sent)
+    return calls
+
+
+def test_compare_and_shared_pages_ask_a_handful_of_calls(  # type: ignore[no-untyped-def]
+    browser, stack: Stack, demo: list[dict[str, Any]]
+) -> None:
+    """Opened afresh, the Compare page of every demo drive asks each thing once: who is
+    signed in, the drives, the api's health, the comparison, the review's article, every
+    chart in one answer and the per-dollar value of the first headline metric; the shared
+    link's page its share, its charts and its value. No chart asks its own endpoint."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(base_url=stack.api_url, viewport=VIEWPORT)
+    anonymous = browser.new_context(base_url=stack.api_url, viewport=VIEWPORT)
+    try:
+        page = context.new_page()
+        sign_in(page, stack)
+        ids = ",".join(str(d["id"]) for d in demo)
+        calls = api_calls(page, stack)
+        page.goto(f"/compare?drives={ids}&review={demo[1]['id']}")  # a full load
+        for chart in ("hdtach", "transfer", "stalls"):
+            expect(
+                page.locator(f"[data-chart={chart}] .recharts-line-curve").first
+            ).to_be_attached()
+        expect(page.locator("[data-chart=consistency] svg path").first).to_be_attached()
+        expect(page.locator("[data-chart=price-table] table").first).to_be_visible()
+        expect(page.locator('[data-section="qos"] svg').first).to_be_attached()
+        page.wait_for_load_state("networkidle")
+        assert [c for c in calls if PER_CHART.search(c)] == [], calls
+        assert sorted(calls) == sorted(set(calls)), f"asked more than once: {calls}"
+        assert calls.count("/compare/charts") == 1, calls
+        assert len(calls) <= 8, calls
+
+        with stack.client() as c:
+            token = c.post(
+                "/api/shares", json={"drives": [d["id"] for d in demo], "title": "Calls"}
+            ).json()["token"]
+        public = anonymous.new_page()
+        shared = api_calls(public, stack)
+        public.goto(f"/shared/{token}")
+        for chart in ("hdtach", "transfer", "stalls"):
+            expect(
+                public.locator(f"[data-chart={chart}] .recharts-line-curve").first
+            ).to_be_attached()
+        expect(public.locator("[data-chart=price-table] table").first).to_be_visible()
+        public.wait_for_load_state("networkidle")
+        assert [c for c in shared if PER_CHART.search(c)] == [], shared
+        assert f"/shares/{token}/charts" in shared, shared
+        assert sorted(shared) == sorted(set(shared)), f"asked more than once: {shared}"
+        assert len(shared) <= 5, shared
+    finally:
+        context.close()
+        anonymous.close()
+
+
 def test_publish_share_and_side_by_side(  # type: ignore[no-untyped-def]
     browser, stack: Stack, demo: list[dict[str, Any]]
 ) -> None:

@@ -302,7 +302,8 @@ export interface paths {
          * Compare
          * @description For each metric, one row per drive (best first) with run-to-run variation, the drive
          *     under review marked, and warnings when conditions differ (fio version, ioengine, OP, host,
-         *     resumed runs, simulated drives).
+         *     resumed runs, simulated drives). With `rows`, only the metrics a page draws carry rows:
+         *     the Compare page asks the rows of its bars and lists the other metrics by name.
          */
         get: operations["compare_api_compare_get"];
         put?: never;
@@ -334,6 +335,30 @@ export interface paths {
          *     under review against the others (`by_firmware` names the drive).
          */
         get: operations["compare_article_api_compare_article_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/compare/charts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare Charts
+         * @description Every chart of a comparison as it first opens, in one answer: the series of HD Tach,
+         *     consistency (no and 25% over-provisioning), transfer size, write hitching and TRIM
+         *     performance (each as GET /api/compare/series gives it), the latency tests and the first
+         *     one's distributions, the queue-depth sweeps, PTS and the price table. The Compare, Report
+         *     and Shared pages ask this once instead of once per chart.
+         */
+        get: operations["compare_charts_api_compare_charts_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1254,6 +1279,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/shares/{token}/charts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Share Charts
+         * @description Every chart of the shared comparison as it first opens, in one answer (as GET
+         *     /api/compare/charts gives it for the share's drives), without signing in.
+         */
+        get: operations["read_share_charts_api_shares__token__charts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/shares/{token}/latency": {
         parameters: {
             query?: never;
@@ -2122,6 +2168,32 @@ export interface components {
             /** Steps */
             steps: number;
         };
+        /** CompareCharts */
+        CompareCharts: {
+            /**
+             * Drives
+             * @description The drives asked for, in that order.
+             */
+            drives: number[];
+            /** @description The first measured latency test of that plan; None when no drive has one. */
+            latency: components["schemas"]["CompareLatency"] | null;
+            /**
+             * Latency Steps
+             * @description The latency tests of qd-sweep, and of four-corners when there is no sweep.
+             */
+            latency_steps: components["schemas"]["LatencySteps"][];
+            /** @description The price table in USD. */
+            prices: components["schemas"]["PriceTable"] | null;
+            pts: components["schemas"]["PtsComparison"] | null;
+            qd_sweep: components["schemas"]["CompareSweeps"];
+            /**
+             * Series
+             * @description Each chart family's series as its chart first asks for it.
+             */
+            series: components["schemas"]["FirstSeries"][];
+            /** Under Review */
+            under_review: number | null;
+        };
         /** CompareLatency */
         CompareLatency: {
             /**
@@ -2720,6 +2792,22 @@ export interface components {
             /** Runs */
             runs: number;
         };
+        /** FirstSeries */
+        FirstSeries: {
+            /** @description What GET /api/compare/series answers for it. */
+            answer: components["schemas"]["CompareSeries"];
+            /**
+             * Metric
+             * @description As asked of GET /api/compare/series (None: default).
+             */
+            metric: string | null;
+            /** Op Percent */
+            op_percent: number | null;
+            /** Plan */
+            plan: string;
+            /** Points */
+            points: number;
+        };
         /** HTTPValidationError */
         HTTPValidationError: {
             /** @description Every problem, each with its place. */
@@ -2814,6 +2902,16 @@ export interface components {
             name: string;
             /** Step Id */
             step_id: number;
+        };
+        /** LatencySteps */
+        LatencySteps: {
+            /** Plan */
+            plan: string;
+            /**
+             * Steps
+             * @description As GET /api/compare/latency/steps answers for the plan.
+             */
+            steps: string[];
         };
         /** LevelOut */
         LevelOut: {
@@ -6243,6 +6341,8 @@ export interface operations {
                 metrics?: string | null;
                 under_review?: number | null;
                 aggregate?: string;
+                /** @description metric ids or patterns (fnmatch: four-corners:*:read_iops) whose rows to give, comma-separated; the other metrics are listed with no rows. All when omitted. */
+                rows?: string | null;
             };
             header?: never;
             path?: never;
@@ -6329,6 +6429,75 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Article"];
+                };
+            };
+            /** @description Not signed in, or the token is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (role, bench, CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Something the request names does not exist (or is not visible to you). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description The database or the broker is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    compare_charts_api_compare_charts_get: {
+        parameters: {
+            query: {
+                /** @description drive ids, e.g. 1,2,3 */
+                drives: string;
+                under_review?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompareCharts"];
                 };
             };
             /** @description Not signed in, or the token is unknown or revoked. */
@@ -10043,6 +10212,73 @@ export interface operations {
             };
             /** @description Conflicts with what is stored, or with the state of a run or drive. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description The database or the broker is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    read_share_charts_api_shares__token__charts_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompareCharts"];
+                };
+            };
+            /** @description Not signed in, or the token is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (role, bench, CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Something the request names does not exist (or is not visible to you). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -205,3 +205,32 @@ def test_the_cache_keeps_the_most_recent_answers(session: Session, lab: dict) ->
         cmp.compare_json(session, drives, None, None if n % 2 else drives[0], "latest")
         cmp.compare_json(session, drives, [READ, f"x:y:{n}"], None)
     assert len(cmp._cache) <= cmp.CACHE_SIZE
+
+
+def test_rows_of_only_the_metrics_a_page_draws(session: Session, lab: dict) -> None:
+    """GET /api/compare?rows=...: every metric listed as the whole answer gives it, but only
+    those matching an id or pattern with their rows; byte for byte the whole answer's JSON
+    with the others' rows left out."""
+    drives = lab["drives"]
+    whole = answer(session, drives)
+    body = cmp.compare_json(
+        session, drives, None, None, rows=[READ, "four-corners:randwrite-4k-qd3*:write_mbps"]
+    )
+    light = json.loads(body)
+    kept = {READ, "four-corners:randwrite-4k-qd32:write_mbps"}
+    # the third, four-corners:randwrite-4k-qd3:write_lat_p99_us, matches neither
+    assert kept < {m["metric"] for m in whole["metrics"]}
+    expected = {
+        **whole,
+        "metrics": [m if m["metric"] in kept else {**m, "rows": []} for m in whole["metrics"]],
+    }
+    assert light == expected
+    assert body == cmp._PLAIN.dump_json(expected)
+    assert len(body) < len(cmp.compare_json(session, drives, None, None))
+    assert sum(len(m["rows"]) == len(drives) for m in light["metrics"]) == len(kept)
+    # No pattern matches: every metric without rows.
+    bare = cmp.compare_json(session, drives, None, None, rows=["nothing:*"])
+    assert len(bare) < len(cmp.compare_json(session, drives, None, None)) / 2
+    none = json.loads(bare)
+    assert [m["metric"] for m in none["metrics"]] == [m["metric"] for m in whole["metrics"]]
+    assert all(m["rows"] == [] for m in none["metrics"])

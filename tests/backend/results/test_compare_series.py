@@ -16,10 +16,13 @@ from backend.benches.models import Bench
 from backend.core.db import session_factory, utcnow
 from backend.core.errors import InvalidParams
 from backend.drives.models import DriveSample
+from backend.pts.compare import compare_pts
+from backend.results.compare_charts import FIRST_SERIES, compare_charts, first_latency_step
 from backend.results.compare_parts import json_of
 from backend.results.compare_series import compare_series
 from backend.results.models import Result
-from backend.results.schemas import CompareSeries
+from backend.results.qos_compare import compare_sweeps
+from backend.results.schemas import CompareCharts, CompareSeries
 from backend.runs.models import PackedSamples, Run, Sample, Step
 from tests.backend.results.test_compare import add_drive
 
@@ -265,3 +268,44 @@ def test_refuses_unknown_plan_metric_and_points(engine: Engine, lab: dict) -> No
         _series(engine, [lab["a"]], "consistency", metric="nope")
     with pytest.raises(InvalidParams, match="points"):
         _series(engine, [lab["a"]], "consistency", points=2)
+
+
+def test_charts_answer_holds_each_charts_own_answer(engine: Engine, lab: dict) -> None:
+    """GET /api/compare/charts: every chart's first-open data in one answer, each part exactly
+    what the chart's own endpoint answers for the same drives."""
+    drives = [lab["a"], lab["b"], lab["c"]]
+    with session_factory(engine)() as s:
+        out = compare_charts(s, drives, lab["b"], hide_embargoed=False)
+        own = [compare_series(s, drives, p, m, n, op) for p, m, n, op in FIRST_SERIES]
+        sweeps = compare_sweeps(s, drives, lab["b"])
+        pts = compare_pts(s, drives, lab["b"], hide_embargoed=False)
+    # The api serialises the dict as it is: the response model accepts it as the same JSON.
+    assert json.loads(json_of(out)) == CompareCharts.model_validate(out).model_dump(mode="json")
+    assert out["drives"] == drives and out["under_review"] == lab["b"]
+    asked = [(x["plan"], x["metric"], x["points"], x["op_percent"]) for x in out["series"]]
+    assert asked == list(FIRST_SERIES)
+    assert [x["answer"] for x in out["series"]] == own
+    drawn = {x["plan"] + str(x["op_percent"]): [d["drive_id"] for d in x["answer"]["drives"]]
+             for x in out["series"]}  # fmt: skip
+    assert drawn == {
+        "hdtachNone": [lab["a"]],
+        "consistency0": [lab["a"], lab["b"]],
+        "consistency25": [lab["a"]],
+        "transfer-sizeNone": [lab["c"]],
+        "write-hitchingNone": [lab["b"]],
+        "trim-performanceNone": [],
+    }
+    # No drive has a latency histogram: both plans' tests listed (none), nothing measured.
+    assert out["latency_steps"] == [
+        {"plan": "qd-sweep", "steps": []},
+        {"plan": "four-corners", "steps": []},
+    ]
+    assert out["latency"] is None
+    assert out["qd_sweep"] == sweeps and out["pts"] == pts
+    assert out["prices"]["currency"] == "USD"
+
+
+def test_first_latency_step_skips_passes_that_do_not_measure() -> None:
+    assert first_latency_step(["prewrite", "fill-1", "randread-4k-qd1"]) == "randread-4k-qd1"
+    assert first_latency_step(["precondition"]) == "precondition"
+    assert first_latency_step([]) is None

@@ -1,5 +1,6 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { apiGet } from "../client";
+import { partOr, useChartPart } from "../results/charts";
 import { sourcePath, useCompareSource } from "../results/source";
 import type { components } from "../schema";
 import { ptsKeys } from "./keys";
@@ -36,7 +37,8 @@ export type PtsDriveResult = components["schemas"]["PtsDriveResult"];
 export const usePtsComparison = (driveIds: number[], underReview: number | null) => {
   // From the signed-in api, or a shared link's public endpoint (which knows its drives).
   const source = useCompareSource();
-  return useQuery({
+  const part = useChartPart(driveIds, (c) => (c.under_review === underReview ? c.pts : undefined));
+  const own = useQuery({
     queryKey: [...ptsKeys.all, "compare", driveIds, underReview, source.shareToken] as const,
     queryFn: ({ signal }) =>
       apiGet<PtsComparison>(
@@ -44,6 +46,7 @@ export const usePtsComparison = (driveIds: number[], underReview: number | null)
           (underReview ? `&under_review=${underReview}` : ""),
         signal,
       ),
-    enabled: driveIds.length > 0,
+    enabled: part.ask && driveIds.length > 0,
   });
+  return partOr(part, own);
 };

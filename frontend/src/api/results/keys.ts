@@ -2,8 +2,10 @@ import type { SeriesRequest } from "./types";
 
 export const resultKeys = {
   all: ["results"] as const,
-  compare: (drives: number[], underReview: number | null) =>
-    [...resultKeys.all, "compare", { drives, underReview }] as const,
+  compare: (drives: number[], underReview: number | null, rows: string[] | null = null) =>
+    [...resultKeys.all, "compare", { drives, underReview, rows }] as const,
+  charts: (drives: number[], underReview: number | null, share: string | null) =>
+    [...resultKeys.all, "charts", { drives, underReview, share }] as const,
   article: (drives: number[], underReview: number | null) =>
     [...resultKeys.all, "article", { drives, underReview }] as const,
   firmwareArticle: (drive: number, firmware: string[]) =>

@@ -1,5 +1,6 @@
 import { keepPreviousData, queryOptions, useQuery } from "@tanstack/react-query";
 import { apiGet } from "../client";
+import { partOr, seriesPart, useChartPart } from "./charts";
 import { resultKeys } from "./keys";
 import { sourcePath, useCompareSource, type CompareSource } from "./source";
 import type {
@@ -17,20 +18,23 @@ import type {
 
 const ids = (drives: number[]) => drives.join(",");
 
-export const compareQuery = (drives: number[], underReview: number | null) =>
+/** GET /api/compare; with `rows` (metric ids or patterns, see HEADLINE_ROWS) only those
+ * metrics carry their rows, the others are listed by name. */
+export const compareQuery = (drives: number[], underReview: number | null, rows: string[] | null = null) =>
   queryOptions({
-    queryKey: resultKeys.compare(drives, underReview),
+    queryKey: resultKeys.compare(drives, underReview, rows),
     queryFn: ({ signal }) =>
       apiGet<Comparison>(
         `/compare?drives=${ids(drives)}` +
-          (underReview !== null ? `&under_review=${underReview}` : ""),
+          (underReview !== null ? `&under_review=${underReview}` : "") +
+          (rows !== null ? `&rows=${encodeURIComponent(rows.join(","))}` : ""),
         signal,
       ),
   });
 
-export const useComparison = (drives: number[], underReview: number | null) =>
+export const useComparison = (drives: number[], underReview: number | null, rows: string[] | null = null) =>
   useQuery({
-    ...compareQuery(drives, underReview),
+    ...compareQuery(drives, underReview, rows),
     enabled: drives.length > 0,
     placeholderData: keepPreviousData,
   });
@@ -103,7 +107,12 @@ export const seriesQuery = (request: SeriesRequest, source: CompareSource = { sh
 /** A chart family's series, from the signed-in api or the page's shared link. */
 export const useCompareSeries = (request: SeriesRequest) => {
   const source = useCompareSource();
-  return useQuery({ ...seriesQuery(request, source), enabled: request.drives.length > 0 });
+  const part = useChartPart(request.drives, (c) => seriesPart(c, request));
+  const own = useQuery({
+    ...seriesQuery(request, source),
+    enabled: part.ask && request.drives.length > 0,
+  });
+  return partOr(part, own);
 };
 
 /** Latency QoS of a run's fio steps (and a qd-sweep's curves): GET /api/runs/{id}/qos. */
@@ -128,15 +137,17 @@ export const useStepLatency = (runId: number, stepId: number | null) =>
  * signed-in api, or the page's shared link, which knows its drives). */
 export const useLatencySteps = (drives: number[], plan: string, enabled: boolean) => {
   const source = useCompareSource();
-  return useQuery({
+  const part = useChartPart(drives, (c) => c.latency_steps.find((s) => s.plan === plan)?.steps);
+  const own = useQuery({
     queryKey: ["compare", "latency-steps", ids(drives), plan, source.shareToken],
     queryFn: ({ signal }) =>
       apiGet<string[]>(
         `${sourcePath(source, "latency/steps")}?drives=${ids(drives)}&plan=${encodeURIComponent(plan)}`,
         signal,
       ),
-    enabled: enabled && drives.length > 0,
+    enabled: part.ask && enabled && drives.length > 0,
   });
+  return partOr(part, own);
 };
 
 /** One step's latency distribution for several drives (GET /api/compare/latency, or the
@@ -148,7 +159,12 @@ export const useCompareLatency = (
   underReview: number | null,
 ) => {
   const source = useCompareSource();
-  return useQuery({
+  const part = useChartPart(drives, (c) =>
+    c.latency && c.latency.plan === plan && c.latency.step === step && c.under_review === underReview
+      ? c.latency
+      : undefined,
+  );
+  const own = useQuery({
     queryKey: ["compare", "latency", ids(drives), plan, step, underReview, source.shareToken],
     queryFn: ({ signal }) =>
       apiGet<CompareLatency>(
@@ -157,16 +173,18 @@ export const useCompareLatency = (
           (underReview !== null ? `&under_review=${underReview}` : ""),
         signal,
       ),
-    enabled: drives.length > 0 && Boolean(step),
+    enabled: part.ask && drives.length > 0 && Boolean(step),
     placeholderData: keepPreviousData,
   });
+  return partOr(part, own);
 };
 
 /** Each drive's latest queue-depth sweep: points and figures per workload
  * (GET /api/compare/qd-sweep, or the shared link's). */
 export const useCompareSweeps = (drives: number[], underReview: number | null, enabled: boolean) => {
   const source = useCompareSource();
-  return useQuery({
+  const part = useChartPart(drives, (c) => (c.under_review === underReview ? c.qd_sweep : undefined));
+  const own = useQuery({
     queryKey: ["compare", "qd-sweep", ids(drives), underReview, source.shareToken],
     queryFn: ({ signal }) =>
       apiGet<CompareSweeps>(
@@ -174,7 +192,8 @@ export const useCompareSweeps = (drives: number[], underReview: number | null, e
           (underReview !== null ? `&under_review=${underReview}` : ""),
         signal,
       ),
-    enabled: enabled && drives.length > 0,
+    enabled: part.ask && enabled && drives.length > 0,
     placeholderData: keepPreviousData,
   });
+  return partOr(part, own);
 };

@@ -17,7 +17,7 @@ export const useCompareSource = () => useContext(CompareSourceContext);
  * /shares/TOKEN/series (the shared one knows its drives). */
 export function sourcePath(
   source: CompareSource,
-  what: "series" | "value" | "prices" | "pts" | "latency" | "latency/steps" | "qd-sweep",
+  what: "charts" | "series" | "value" | "prices" | "pts" | "latency" | "latency/steps" | "qd-sweep",
 ): string {
   if (source.shareToken) return `/shares/${encodeURIComponent(source.shareToken)}/${what}`;
   return what === "prices" ? "/prices/table" : `/compare/${what}`;

@@ -46,3 +46,4 @@ export type CompareLatency = Schemas["CompareLatency"];
 export type DriveLatency = Schemas["DriveLatency"];
 export type CompareSweeps = Schemas["CompareSweeps"];
 export type DriveSweep = Schemas["DriveSweep"];
+export type CompareCharts = Schemas["CompareCharts"];

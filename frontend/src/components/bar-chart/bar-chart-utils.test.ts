@@ -7,7 +7,10 @@ import {
   barsSignificance,
   barsProvenance,
   dropCommonVendor,
+  HEADLINE_ROWS,
   headlineMetrics,
+  matchesRows,
+  shownMetrics,
   labelsFit,
   realWindow,
   twinOf,
@@ -207,5 +210,55 @@ describe("barsSignificance", () => {
   it("says nothing without a drive under review or anything to compare", () => {
     const group = barGroups([metric(inc, [[2, 300]])], [inc], null)[0]!;
     expect(barsSignificance(group)).toBeNull();
+  });
+});
+
+describe("HEADLINE_ROWS", () => {
+  // Metric ids as the api names them, variants (@op25) and patterns included.
+  const ids = [
+    "four-corners:randread-4k-qd3:read_iops",
+    "four-corners:randread-4k-qd3:read_mbps",
+    "four-corners:randwrite-4k-qd3-incompressible:write_iops",
+    "four-corners:randwrite-4k-qd3-compressible:write_iops",
+    "four-corners:randwrite-4k-qd32-incompressible:write_iops",
+    "four-corners:randwrite-4k-qd32:write_iops",
+    "four-corners:seqread-128k-qd1:read_mbps",
+    "four-corners:seqwrite-128k-qd1-incompressible:write_mbps",
+    "consistency:consistency-4k-qd32:iops_mean_last400",
+    "consistency:consistency-4k-qd32@op25:iops_mean_last400",
+    "consistency:consistency-4k-qd32:iops_min",
+    "write-hitching:hitch-seq:stall_longest_s",
+    "write-hitching:hitch-rand:stall_longest_s",
+    "transfer-size:write-1m:write_mbps",
+  ];
+
+  it("asks the rows of every headline metric, and not of the others listed here", () => {
+    const headline = headlineMetrics(ids);
+    expect(headline.length).toBeGreaterThanOrEqual(8);
+    for (const m of headline) expect(HEADLINE_ROWS.some((p) => matchesRows(m, p)), m).toBe(true);
+    const asked = ids.filter((m) => HEADLINE_ROWS.some((p) => matchesRows(m, p)));
+    expect(asked).not.toContain("consistency:consistency-4k-qd32:iops_min");
+    expect(asked).not.toContain("write-hitching:hitch-rand:stall_longest_s");
+    expect(asked).not.toContain("transfer-size:write-1m:write_mbps");
+    expect(asked).not.toContain("four-corners:randread-4k-qd3:read_mbps");
+  });
+
+  it("matches as fnmatch does: * is any text, the rest literally", () => {
+    expect(matchesRows("a.b:c", "a.b:c")).toBe(true);
+    expect(matchesRows("axb:c", "a.b:c")).toBe(false);
+    expect(matchesRows("consistency:x@op25:iops", "consistency:*:iops")).toBe(true);
+    expect(matchesRows("consistency:x:iops_min", "consistency:*:iops")).toBe(false);
+  });
+});
+
+describe("shownMetrics", () => {
+  const metric = (id: string, performance = true) => ({ metric: id, performance }) as CompareMetric;
+  it("draws the headline metrics, else the first six performance figures, then the added", () => {
+    expect(shownMetrics([metric("four-corners:randread-4k-qd3:read_iops"), metric("x:y:z")], ["x:y:z"])).toEqual([
+      "four-corners:randread-4k-qd3:read_iops",
+      "x:y:z",
+    ]);
+    const plain = ["a", "b", "c", "d", "e", "f", "g"].map((x) => metric(`p:${x}:m`));
+    expect(shownMetrics([metric("p:t:runtime_s", false), ...plain], [])).toEqual(plain.slice(0, 6).map((m) => m.metric));
   });
 });

@@ -78,6 +78,33 @@ export function headlineMetrics(all: string[]): string[] {
   });
 }
 
+/** The headline metrics as patterns of GET /api/compare's `rows` (fnmatch: `*` is any
+ * text): each matches every metric HEADLINE picks (and may match a few more), so the Compare
+ * page asks the rows of its bars only and lists the other metrics by name. */
+export const HEADLINE_ROWS = [
+  "four-corners:randread-4k-qd3*:read_iops",
+  "four-corners:randwrite-4k-qd3*:write_iops",
+  "four-corners:seqread-128k-qd1*:read_mbps",
+  "four-corners:seqwrite-128k-qd1*:write_mbps",
+  "consistency:*:iops_mean_last400",
+  "write-hitching:hitch-seq*:stall_longest_s",
+];
+
+/** Whether a metric id matches a `rows` pattern as the api matches it (fnmatch, `*` only:
+ * metric ids hold no `?` or `[`). */
+export function matchesRows(metric: string, pattern: string): boolean {
+  const re = pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*");
+  return new RegExp(`^${re}$`).test(metric);
+}
+
+/** The metrics drawn as bars: the headline ones (else the first six performance figures),
+ * then the ones the reader added. */
+export function shownMetrics(all: CompareMetric[], extra: string[]): string[] {
+  const headline = headlineMetrics(all.map((m) => m.metric));
+  const first = headline.length ? headline : all.filter((m) => m.performance).slice(0, 6).map((m) => m.metric);
+  return Array.from(new Set([...first, ...extra]));
+}
+
 /** The compressible twin of an incompressible metric id, or null. */
 export function twinOf(metric: string): string | null {
   const parts = metric.split(":");

@@ -1,9 +1,10 @@
 import { useMemo, useState, type ReactNode } from "react";
+import { CompareChartsContext, useCompareCharts } from "../../api/results/charts";
 import type { Comparison, CompareMetric } from "../../api/results/types";
 import type { DriveStyle } from "../../lib/house-style";
 import { formatMetric } from "../../lib/format-utils";
 import { MetricBars } from "../bar-chart/bar-chart";
-import { barGroups, headlineMetrics } from "../bar-chart/bar-chart-utils";
+import { barGroups, headlineMetrics, shownMetrics } from "../bar-chart/bar-chart-utils";
 import { ConsistencyScatter } from "../consistency-scatter/consistency-scatter";
 import { HdTachChart } from "../hdtach-chart/hdtach-chart";
 import { groupByPlan, MetricSelect } from "../metric-select/metric-select";
@@ -23,6 +24,8 @@ export interface SectionContext {
   comparison: Comparison | undefined;
   /** The drive under review, when there is one: its id and name. */
   reviewed: { id: number; name: string } | null;
+  /** Its id, known before the drives' names are (the charts' answer is asked with it). */
+  underReview: number | null;
   /** Shown for a reader (shared link, printed report): no controls that change the data. */
   readOnly: boolean;
 }
@@ -77,7 +80,7 @@ export const CHART_SECTIONS: Section[] = [
         drives={c.drives}
         styles={c.styles}
         fileBase={c.fileBase}
-        underReview={c.reviewed?.id ?? null}
+        underReview={c.underReview}
         words={testWords(c.comparison?.metrics ?? [])}
       />
     ),
@@ -86,7 +89,7 @@ export const CHART_SECTIONS: Section[] = [
     id: "pts",
     plans: ["pts-steady-state", "pts-iops", "pts-throughput", "pts-latency", "pts-wsat", "pts-hir", "pts-xsr"],
     title: "SNIA PTS",
-    render: (c) => <PtsCompare driveIds={c.drives} underReview={c.reviewed?.id ?? null} />,
+    render: (c) => <PtsCompare driveIds={c.drives} underReview={c.underReview} />,
   },
 ];
 
@@ -127,26 +130,25 @@ export function measuredPlans(comparison: Comparison | undefined): Set<string> {
   return new Set((comparison?.metrics ?? []).map((m) => m.metric.split(":")[0]!));
 }
 
-/** The bars of the chosen metrics, then every chart section, then the price table. */
+/** The bars of the chosen metrics, then every chart section, then the price table. The
+ * charts' data comes in one answer (GET /api/compare/charts), asked here once for all of
+ * them. */
 export function ComparisonView(props: Props) {
   const { comparison, pending, extra = [], onAdd, onlyMeasured = false } = props;
+  const charts = useCompareCharts(props.drives, props.underReview);
   const measured = useMemo(() => measuredPlans(comparison), [comparison]);
   const sections = [...CHART_SECTIONS, PRICE_SECTION].filter(
     (s) =>
       !onlyMeasured || s.plans.length === 0 || s.plans.some((p) => measured.has(p)),
   );
   const all = useMemo(() => comparison?.metrics ?? [], [comparison]);
-  const wanted = useMemo(() => {
-    const headline = headlineMetrics(all.map((m) => m.metric));
-    const first = headline.length ? headline : all.filter((m) => m.performance).slice(0, 6).map((m) => m.metric);
-    return Array.from(new Set([...first, ...extra]));
-  }, [all, extra]);
+  const wanted = useMemo(() => shownMetrics(all, extra), [all, extra]);
   const groups = useMemo(
     () => barGroups(all, wanted, props.reviewed),
     [all, wanted, props.reviewed],
   );
   return (
-    <>
+    <CompareChartsContext.Provider value={charts}>
       <section aria-label="Results" className="comparison-section" data-section="results">
         <div className="compare-toolbar">
           <h2>Results, best first</h2>
@@ -188,7 +190,7 @@ export function ComparisonView(props: Props) {
           {s.render(props)}
         </section>
       ))}
-    </>
+    </CompareChartsContext.Provider>
   );
 }
 

@@ -21,7 +21,7 @@ interface Props {
 /** The review's price table by capacity class, and performance per dollar of the drives;
  * its CSV goes into the chart pack. */
 export function PriceTableSection({ drives, metrics, metric, onMetric, fileBase }: Props) {
-  const table = usePriceTable("USD");
+  const table = usePriceTable("USD", drives);
   const value = useValue(drives, metric);
   const { register } = useExportContext();
   const id = useId();

@@ -7,6 +7,7 @@ import { useCreateShare, type NewShare } from "../../api/shares/queries";
 import { buildChartPack } from "../../components/chart-frame/chart-pack";
 import { ExportContext, type ChartExporter } from "../../components/chart-frame/export-context";
 import { ArticleTop } from "../../components/article-view/article-view";
+import { HEADLINE_ROWS, matchesRows, shownMetrics } from "../../components/bar-chart/bar-chart-utils";
 import { ComparisonView } from "../../components/comparison-view/comparison-view";
 import { DrivePicker } from "../../components/drive-picker/drive-picker";
 import { ErrorBox } from "../../components/error-box/error-box";
@@ -68,14 +69,23 @@ export function ComparePage() {
   }, []);
   const exportContext = useMemo(() => ({ articleWidth, register }), [articleWidth, register]);
 
+  const extra = useMemo(() => state.metrics ?? [], [state.metrics]);
   const me = useMe();
   const driveList = useDrives();
-  const comparison = useComparison(drives, review);
+  // The rows of the bars drawn only (the headline metrics, the added ones, and the first
+  // performance figures when there is no headline one): the other metrics by name.
+  const [firstRows, setFirstRows] = useState<string[]>([]);
+  const rows = useMemo(() => [...HEADLINE_ROWS, ...extra, ...firstRows], [extra, firstRows]);
+  const comparison = useComparison(drives, review, rows);
+  const listed = comparison.data?.metrics;
+  useEffect(() => {
+    const missing = shownMetrics(listed ?? [], []).filter((m) => !rows.some((p) => matchesRows(m, p)));
+    if (missing.length > 0) setFirstRows((had) => Array.from(new Set([...had, ...missing])));
+  }, [listed, rows]);
   const article = useArticle(drives, review);
   const share = useCreateShare();
   const styles = useMemo(() => driveStyles(drives, review), [drives, review]);
 
-  const extra = useMemo(() => state.metrics ?? [], [state.metrics]);
   const setState = (next: number[], nextReview: number | null, metrics: string[] = extra) => {
     const chosen = { drives: next, review: nextReview, metrics };
     setLocal(chosen);
@@ -210,6 +220,7 @@ export function ComparePage() {
             comparison={comparison.data}
             pending={comparison.isPending}
             reviewed={reviewed}
+            underReview={review}
             readOnly={false}
             extra={extra}
             onAdd={(m) => setState(drives, review, [...extra, m])}

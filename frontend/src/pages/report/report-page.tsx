@@ -80,6 +80,7 @@ export function ReportPage() {
           comparison={comparison.data}
           pending={comparison.isPending}
           reviewed={reviewed}
+          underReview={review}
           readOnly
           onlyMeasured
           extra={state.metrics}

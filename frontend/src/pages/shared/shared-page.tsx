@@ -66,6 +66,7 @@ export function SharedPage() {
               comparison={data.comparison}
               pending={false}
               reviewed={reviewed}
+              underReview={data.under_review ?? null}
               extra={data.added_metrics}
               readOnly
             />
