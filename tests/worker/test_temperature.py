@@ -129,7 +129,6 @@ def test_files_and_plain_loop_devices_have_no_sensor(tmp_path: Path) -> None:
     sampler.stop()
 
 
-
 def test_the_sampler_reads_in_its_own_thread_and_never_waits(tmp_path: Path) -> None:
     sensor = tmp_path / "temp1_input"
     sensor.write_text("42500\n")

@@ -379,8 +379,7 @@ PROFILES: dict[str, Profile] = {
         # 6.8 s later, and heats up again in 3 s: a saw-tooth, as TechPowerUp's charts show.
         Profile(
             "thermal-throttle",
-            "40 MB/s that heats the drive: throttled to 8 MB/s at 50 °C until it cools below "
-            "46 °C",
+            "40 MB/s that heats the drive: throttled to 8 MB/s at 50 °C until it cools below 46 °C",
             (Level(100, 40),),
             read_mbps=80,
             thermal=Thermal(
