@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 import subprocess
 import threading
@@ -284,6 +285,10 @@ class Sampler:
 
     def start(self) -> Sampler:
         self._started = self.clock()
+        if self.source is not None and self.source.kind == "hwmon":
+            # A file read: the step's first samples get a temperature too. Commands (nvme-cli,
+            # smartctl) are left to the thread.
+            self._take(self.source.read())
         if self.source is not None:
             self._thread = threading.Thread(target=self._loop, name="temperature", daemon=True)
             self._thread.start()
@@ -312,23 +317,26 @@ class Sampler:
     def current_dc(self) -> int | None:
         """current_c in tenths of a degree, as samples store it."""
         c = self.current_c()
-        return None if c is None else round(c * 10)
+        # Halves round up (49.85 °C, QEMU's 323 K, is 499), not to even as round() does.
+        return None if c is None else math.floor(c * 10 + 0.5)
 
     def _loop(self) -> None:
         assert self.source is not None
         next_counters = 0.0
         while not self._stop.is_set():
             began = self.clock()
-            value = self.source.read()
-            if value is None:
-                self.failures += 1
-            else:
-                self._latest = (self.clock(), value)
-                self.readings += 1
+            self._take(self.source.read())
             if self.source.counters_device and began >= next_counters:
                 next_counters = began + COUNTERS_EVERY_S
                 self._read_counters(began)
             self._stop.wait(max(0.0, self.source.every_s - (self.clock() - began)))
+
+    def _take(self, value: float | None) -> None:
+        if value is None:
+            self.failures += 1
+        else:
+            self._latest = (self.clock(), value)
+            self.readings += 1
 
     def _read_counters(self, at: float) -> None:
         assert self.source is not None and self.source.counters_device

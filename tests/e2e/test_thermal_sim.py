@@ -74,7 +74,8 @@ def thermal_run(
             f"/api/runs/{done['id']}/series",
             params={"step_id": step["id"], "metric": "temp_c", "format": "csv"},
         ).text
-        environment = done["environment"] or c.get(f"/api/runs/{done['id']}").json()["environment"]
+        environment = done["environment"]
+        logs = c.get(f"/api/runs/{done['id']}/steps/{step['id']}/logs").json()
         events = sim.events()
         trace = sim.thermal_trace()
         sensor = sim.state.sensor if sim.state else ""
@@ -82,7 +83,7 @@ def thermal_run(
     return {
         "run": done, "step": step, "samples": samples, "series": series, "csv": csv,
         "events": events, "trace": trace, "start": start, "end": end,
-        "environment": environment, "sensor": sensor,
+        "environment": environment, "sensor": sensor, "logs": logs,
     }  # fmt: skip
 
 
@@ -144,5 +145,7 @@ def test_the_series_csv_and_environment_say_where_the_temperature_comes_from(
     thermal = thermal_run["environment"]["drive"]["thermal"]
     assert thermal["source"]["kind"] == "hwmon"
     assert thermal["source"]["path"] == thermal_run["sensor"]
-    log = thermal_run["step"]["logs"]["thermal"] if thermal_run["step"].get("logs") else None
-    assert log is None or log["readings"] >= 18
+    log = thermal_run["logs"]["thermal"]
+    assert log["source"]["path"] == thermal_run["sensor"] and log["failed_readings"] == 0
+    assert log["readings"] >= len(thermal_run["samples"]) - 1
+    assert "counters" not in log  # NVMe's SMART counters: a simulated drive has none

@@ -136,12 +136,16 @@ def test_the_sampler_reads_in_its_own_thread_and_never_waits(tmp_path: Path) -> 
     gate = threading.Event()
 
     class Slow(Source):
+        """A command's reading (nvme-cli on a busy controller) that takes a while."""
+
         def read(self) -> float | None:
             reads.append(time.monotonic())
             gate.wait(5)
-            return super().read()
+            return temperature.millidegrees(sensor.read_text())
 
-    sampler = Sampler(Slow("hwmon", str(sensor), 0.2)).start()
+    t = time.monotonic()
+    sampler = Sampler(Slow("nvme-smart-log", str(sensor), 0.2)).start()
+    assert time.monotonic() - t < 0.05  # starting does not wait for it either
     try:
         # The first reading is held up: asking for the temperature does not wait for it.
         t = time.monotonic()
@@ -160,6 +164,13 @@ def test_the_sampler_reads_in_its_own_thread_and_never_waits(tmp_path: Path) -> 
     assert len(reads) >= 3
     log = sampler.log()
     assert log is not None and log["readings"] >= 3 and log["source"]["path"] == str(sensor)
+
+
+def test_an_hwmon_sensor_is_read_at_once_for_the_first_samples(tmp_path: Path) -> None:
+    sensor = tmp_path / "temp1_input"
+    sensor.write_text("49850\n")
+    with Sampler(Source("hwmon", str(sensor), 1.0)) as sampler:
+        assert sampler.current_dc() == 499  # 49.85 °C: halves round up
 
 
 def test_a_stale_reading_is_no_temperature(tmp_path: Path) -> None:
