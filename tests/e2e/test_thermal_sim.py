@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Stack, wait_run
+from tests.e2e.test_browser import DRAWN_LINE, VIEWPORT, browser, sign_in  # noqa: F401
 from tests.e2e.test_simulated_drives import busy_cpu  # noqa: F401 - the spinning processes
 from worker.sim.controller import SimDrive, requirements
 from worker.sim.profile import PROFILES
@@ -149,3 +150,28 @@ def test_the_series_csv_and_environment_say_where_the_temperature_comes_from(
     assert log["source"]["path"] == thermal_run["sensor"] and log["failed_readings"] == 0
     assert log["readings"] >= len(thermal_run["samples"]) - 1
     assert "counters" not in log  # NVMe's SMART counters: a simulated drive has none
+
+
+def test_the_run_page_draws_the_temperature_on_a_right_axis(
+    browser: Any,  # noqa: F811
+    stack: Stack,
+    thermal_run: dict,
+) -> None:
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport=VIEWPORT, base_url=stack.api_url)
+    page = context.new_page()
+    try:
+        sign_in(page, stack)
+        page.goto(f"/runs/{thermal_run['run']['id']}?step={thermal_run['step']['id']}")
+        throughput = page.locator(".run-chart .chart-frame").first
+        expect(throughput.locator(".chart-frame__subtitle")).to_contain_text(
+            "drive temperature, °C (right axis, dashed)"
+        )
+        expect(throughput.locator(".recharts-yAxis")).to_have_count(2)
+        expect(throughput.locator(".recharts-yAxis").nth(1)).to_contain_text("°C")
+        line = throughput.locator('path.recharts-line-curve[stroke-dasharray="5 3"]')
+        expect(line).to_have_count(1)
+        expect(line).to_have_attribute("d", DRAWN_LINE)
+    finally:
+        context.close()

@@ -216,7 +216,9 @@ export function RunChart({ samples, emptyText, loading, exportAs, ended = false 
       title: `${exportAs.title}: ${kind}`,
       legend: [
         ...pick(defs).map((d) => ({ label: d.name, color: d.color })),
-        ...(temp ? [{ label: `${TEMPERATURE_NAME} (°C)`, color: SERIES_COLORS.temperature }] : []),
+        ...(temp
+          ? [{ label: `${TEMPERATURE_NAME} (°C)`, color: SERIES_COLORS.temperature, dashed: true }]
+          : []),
       ],
       csv: () =>
         toCsv(
