@@ -295,9 +295,11 @@ class Sampler:
         return self
 
     def stop(self) -> None:
+        """Stop reading. A command still running (smartctl on a busy drive) is not waited for
+        beyond a second: it ends by its own timeout, and the step's end is not held up."""
         self._stop.set()
         if self._thread is not None:
-            self._thread.join(_TIMEOUT_S + 1)
+            self._thread.join(1.0)
 
     def __enter__(self) -> Sampler:
         return self.start()
