@@ -20,6 +20,7 @@ from typing import Any
 
 from worker import devices
 from worker.devices import DeviceInfo
+from worker.temperature import drive_thermal
 
 _TIMEOUT_S = 30.0
 NVME_DATA_UNIT = 512_000  # an NVMe "data unit" is 1000 512-byte units
@@ -346,5 +347,6 @@ def drive_record(info: DeviceInfo) -> dict[str, Any]:
     record["smart"] = smart_data
     record["nvme_id_ctrl"] = ident
     record["hwmon_temperature_c"] = hwmon_temperature(info)
+    record["thermal"] = drive_thermal(info, ident)
     record["link_speed"] = _link_speed(info, smart_data)
     return record

@@ -27,6 +27,7 @@ from worker.guard import HeldTarget
 from worker.sim.registry import SimError, cgroup_for
 from worker.steps import StepError, StepStopped, idle, purge, trim
 from worker.steps.write_cache import restore_recorded, set_write_cache
+from worker.temperature import Sampler
 
 log = logging.getLogger("drivelab.worker")
 
@@ -43,6 +44,8 @@ class StepContext:
     on_control: Callable[[dict[str, Any] | None], None]
     fio_binary: str = "fio"
     fio_nice: int = 0
+    # The drive's temperature, read in a thread of its own while the step runs (_Outbox).
+    sampler: Sampler | None = None
 
     @property
     def info(self) -> DeviceInfo:
@@ -75,9 +78,11 @@ def metric(name: str, value: float, unit: str) -> dict[str, Any]:
 
 
 class _Outbox:
-    """A SampleOutbox for the step, closed (and checked) on exit."""
+    """A SampleOutbox for the step, closed (and checked) on exit; the drive's temperature is
+    read meanwhile (sc.sampler), for the samples and the step's log."""
 
     def __init__(self, sc: StepContext) -> None:
+        self.sc = sc
         self.box = SampleOutbox(
             sc.client,
             sc.run_id,
@@ -87,10 +92,13 @@ class _Outbox:
         )
 
     def __enter__(self) -> SampleOutbox:
+        self.sc.sampler = Sampler.for_device(self.sc.info).start()
         self.box.start()
         return self.box
 
     def __exit__(self, *exc: object) -> None:
+        if self.sc.sampler is not None:
+            self.sc.sampler.stop()
         self.box.close()
         err = self.box.error
         if err is None:
@@ -110,10 +118,14 @@ def _fio(
     progress: Callable[[float | None], float | None] = lambda p: p,
 ) -> FioOutcome:
     def on_samples(samples: list[Sample], p: float | None) -> None:
+        # The temperature read in the last second (a thread reads it: no wait here); None, and
+        # left out of the batch, where the drive has no sensor.
+        temp_dc = sc.sampler.current_dc() if sc.sampler is not None else None
         rows = []
         for s in samples:
             row = s.as_dict()
             row["t_ms"] += t_offset_ms
+            row["temp_dc"] = temp_dc
             rows.append(row)
         box.add(rows, progress(p))
 
@@ -185,6 +197,15 @@ def run_fio_step(sc: StepContext) -> StepReport:
         report.logs = collect_logs(
             sc.workdir, log_prefix(step["job_file"]) or step["name"], int(window)
         )
+    return with_thermal_log(report, sc)
+
+
+def with_thermal_log(report: StepReport, sc: StepContext) -> StepReport:
+    """The report with the step's thermal log (worker.temperature.Sampler.log: where the
+    temperature was read, NVMe's thermal counters over the step) under logs["thermal"]."""
+    thermal = sc.sampler.log() if sc.sampler is not None else None
+    if thermal is not None:
+        report.logs = {**(report.logs or {}), "thermal": thermal}
     return report
 
 
@@ -311,6 +332,8 @@ def run_rounds_step(sc: StepContext) -> StepReport:
         return failed
     if sc.should_stop():
         return StepReport("cancelled", logs=logs)
+    if sc.sampler is not None and sc.sampler.log() is not None:
+        logs["thermal"] = sc.sampler.log()
     return StepReport(
         "done",
         # A tracked round's output holds every element: the api has each round's on its own.

@@ -33,6 +33,9 @@ SAMPLE_METRICS: dict[str, tuple[str, Any]] = {
     "write_lat_p99_us": ("µs", lambda s: s.write_lat_p99_us),
     "read_lat_max_us": ("µs", lambda s: s.read_lat_max_us),
     "write_lat_max_us": ("µs", lambda s: s.write_lat_max_us),
+    # The drive's temperature (stored in tenths of a degree); seconds without a reading (no
+    # sensor) are left out, never drawn as 0.
+    "temp_c": ("°C", lambda s: None if s.temp_dc is None else s.temp_dc / 10.0),
 }
 LOG_METRICS = {"log_bw": ("bw", "MB/s", 1e-6), "log_iops": ("iops", "IOPS", 1.0)}
 

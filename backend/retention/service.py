@@ -45,6 +45,7 @@ VALUE_COLUMNS = (
     "write_lat_p99_us",
     "read_lat_max_us",
     "write_lat_max_us",
+    "temp_dc",  # the hottest and coolest second of each bucket
 )
 
 

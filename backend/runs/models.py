@@ -10,6 +10,7 @@ from sqlalchemy import (
     Index,
     Integer,
     PrimaryKeyConstraint,
+    SmallInteger,
     String,
     Text,
     column,
@@ -162,6 +163,9 @@ class Sample(Base):
     # else the highest histogram bucket that moved); None from workers of earlier releases.
     read_lat_max_us: Mapped[float | None] = mapped_column(Float)
     write_lat_max_us: Mapped[float | None] = mapped_column(Float)
+    # The drive's temperature read during the interval, tenths of a degree Celsius (2 bytes);
+    # None where the drive has no sensor (a file, a loop device) or from earlier workers.
+    temp_dc: Mapped[int | None] = mapped_column(SmallInteger)
 
     __table_args__ = (
         PrimaryKeyConstraint("step_id", "t_ms"),
@@ -173,7 +177,13 @@ class Sample(Base):
 
 
 SAMPLE_COLUMNS = ("run_id", "step_id", *SAMPLE_FIELDS)
-_SAMPLE_TYPES = {"t_ms": Integer, "dt_ms": Integer, "run_id": Integer, "step_id": Integer}
+_SAMPLE_TYPES = {
+    "t_ms": Integer,
+    "dt_ms": Integer,
+    "run_id": Integer,
+    "step_id": Integer,
+    "temp_dc": SmallInteger,
+}
 
 
 class PackedSamples(Base):
@@ -207,6 +217,8 @@ class PackedSamples(Base):
     write_lat_p99_us: Mapped[list[float | None]] = mapped_column(ARRAY(Float))
     read_lat_max_us: Mapped[list[float | None]] = mapped_column(ARRAY(Float))
     write_lat_max_us: Mapped[list[float | None]] = mapped_column(ARRAY(Float))
+    # NULL (no bytes) for a step none of whose samples has a temperature (migration 0020).
+    temp_dc: Mapped[list[int | None] | None] = mapped_column(ARRAY(SmallInteger))
 
     __table_args__ = (Index("ix_packed_samples_run_id", "run_id"),)
 

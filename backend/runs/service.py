@@ -499,7 +499,13 @@ def sample_rates(row: dict[str, Any]) -> dict[str, Any]:
         "write_lat_p99_us": row["write_lat_p99_us"],
         "read_lat_max_us": row.get("read_lat_max_us"),
         "write_lat_max_us": row.get("write_lat_max_us"),
+        "temp_c": temp_c(row.get("temp_dc")),
     }
+
+
+def temp_c(temp_dc: int | None) -> float | None:
+    """A stored temperature (tenths of a degree) in °C; None (no sensor) stays None."""
+    return None if temp_dc is None else temp_dc / 10.0
 
 
 def sample_out(row: dict[str, Any]) -> SampleOut:

@@ -258,7 +258,7 @@ _STAGE_DDL = (
     "CREATE TEMP TABLE IF NOT EXISTS samples_in "
     "(LIKE samples INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
 )
-_COPY_TYPES = ["int4"] * 4 + ["int8"] * 4 + ["float8"] * 6
+_COPY_TYPES = ["int4"] * 4 + ["int8"] * 4 + ["float8"] * 6 + ["int2"]
 _LIVE_KEYS = ("step_id", *SAMPLE_FIELDS)
 _COLS = ", ".join(SAMPLE_COLUMNS)
 _STORED_IN_RANGE = (

@@ -195,6 +195,12 @@ def test_overview_and_live_run_page(browser, stack: Stack, sim_drive: dict) -> N
         expect(page.locator(".run-chart path.recharts-line-curve").first).to_have_attribute(
             "d", DRAWN_LINE
         )
+        # A sparse file has no temperature sensor: said, and no °C axis drawn.
+        throughput = page.locator(".run-chart .chart-frame").first
+        expect(throughput.locator(".chart-frame__subtitle")).to_contain_text(
+            "temperature: no sensor"
+        )
+        expect(throughput.locator(".recharts-yAxis")).to_have_count(1)
         run_png = shot(page, "run-done")
 
         # 3. Back on the overview (in-app navigation), the run is listed as done.

@@ -121,6 +121,44 @@ def test_temperature_from_hwmon_and_smart_agree_and_is_kept(
     assert env["drive"].get("hwmon_temperature_c") == pytest.approx(celsius, abs=0.01)
 
 
+def test_every_sample_carries_the_controllers_temperature(
+    stack: Stack, vm_bench: Bench, nvme: dict  # noqa: F811
+) -> None:
+    """The worker in the guest reads the real nvme driver's hwmon sensor once a second: every
+    sample of a run on /dev/nvme0n1 carries the temperature QEMU's controller reports, and it
+    agrees with nvme-cli's SMART log; the run's environment has the controller's thresholds."""
+    vm = vm_bench.vm
+    celsius = int(vm.exec("cat /sys/class/nvme/nvme0/hwmon*/temp1_input").strip()) / 1000
+    kelvin = vm.exec_json("nvme smart-log /dev/nvme0 -o json")["temperature"]
+    ctrl = vm.exec_json("nvme id-ctrl /dev/nvme0 -o json")
+    with stack.client() as c:
+        runs = c.get("/api/runs", params={"drive_id": nvme["id"]}).json()
+        items = runs["items"] if isinstance(runs, dict) else runs
+        run = c.get(f"/api/runs/{items[0]['id']}").json()
+        samples = c.get(f"/api/runs/{run['id']}/samples").json()
+        fio_steps = [s["id"] for s in run["steps"] if s["kind"] == "fio"]
+        logs = [c.get(f"/api/runs/{run['id']}/steps/{i}/logs").json() for i in fio_steps]
+    temps = [s["temp_c"] for s in samples if s["step_id"] in fio_steps]
+    assert temps and all(t is not None for t in temps), temps
+    # Stored in tenths of a degree: 49.85 °C is 49.9.
+    assert all(abs(t - celsius) <= 0.05 + 1e-9 for t in temps), (set(temps), celsius)
+    assert all(abs(t - (kelvin - 273.15)) <= 0.05 + 1e-9 for t in temps), (set(temps), kelvin)
+    thermal = run["environment"]["drive"]["thermal"]
+    assert thermal["source"]["kind"] == "hwmon"
+    assert thermal["source"]["path"].endswith("/temp1_input")
+    assert thermal["thresholds"]["wctemp_k"] == ctrl["wctemp"]
+    assert thermal["thresholds"]["wctemp_c"] == pytest.approx(ctrl["wctemp"] - 273.15)
+    assert thermal["thresholds"]["cctemp_k"] == ctrl["cctemp"]
+    composite = thermal["sensors"][0]
+    assert composite["sensor"] == "temp1" and composite["c"] == pytest.approx(celsius)
+    # The SMART log's thermal counters, read through nvme-cli during each step (QEMU's are 0).
+    for log in logs:
+        counters = log["thermal"]["counters"]
+        assert log["thermal"]["source"]["kind"] == "hwmon" and log["thermal"]["readings"] >= 1
+        assert counters["t_ms"] and set(counters["warning_temp_time"]) == {0}, counters
+        assert set(counters["thm_temp1_trans_count"]) == {0}, counters
+
+
 def test_purge_formats_the_namespace_with_secure_erase(
     stack: Stack, vm_bench: Bench, nvme: dict  # noqa: F811
 ) -> None:

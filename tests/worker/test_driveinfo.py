@@ -193,6 +193,8 @@ def test_drive_record_of_a_loop_device(loop: DeviceInfo) -> None:
         "nvme_id_ctrl": None,
         "link_speed": None,
         "hwmon_temperature_c": None,
+        # A plain loop device has no sensor: said (source None), never a temperature of 0.
+        "thermal": {"source": None, "sensors": [], "thresholds": None},
     }
 
 

@@ -126,6 +126,8 @@ def cmd_list(_args: argparse.Namespace) -> int:
     for s in states:
         print(f"{s.device}  {s.label}  ({s.profile['name']}, {s.size_bytes / 2**20:g} MiB, "
               f"controller pid {s.controller_pid}, {s.throttle})")  # fmt: skip
+        if s.sensor:
+            print(f"    temperature sensor (millidegrees °C): {s.sensor}")
     return 0
 
 

@@ -34,6 +34,7 @@ from typing import Any
 from worker.sim.held import HeldUp
 from worker.sim.profile import PROFILES, Counters, Profile, Simulation
 from worker.sim.registry import STATE_DIR, SimError, SimState, state_path, write_state
+from worker.sim.thermal import SensorWriter
 from worker.sim.throttle import Throttle, ThrottleUnavailable, make_throttle
 
 log = logging.getLogger("drivelab.sim")
@@ -169,6 +170,7 @@ class Controller:
         self._events: Any = None
         self._trace: Any = None
         self.boost = KworkerBoost()
+        self.thermal: SensorWriter | None = None
 
     def setup(self) -> SimState:
         missing = requirements()
@@ -194,6 +196,12 @@ class Controller:
         self._events = open(self.events_path, "a", buffering=1)  # noqa: SIM115 (closed in teardown)
         # The device's counters every tick: the known answer's own measurement (truth.py).
         self._trace = open(self.events_path.with_suffix(".trace"), "a")  # noqa: SIM115
+        if self.profile.thermal is not None:
+            self.thermal = SensorWriter(
+                self.profile.thermal,
+                STATE_DIR / f"{self.name}.temp1_input",
+                self.events_path.with_suffix(".thermal"),
+            )
         self.state = SimState(
             device=self.device,
             name=self.name,
@@ -207,6 +215,7 @@ class Controller:
             events=str(self.events_path),
             label=self.label,
             link=str(self.link),
+            sensor=str(self.thermal.sensor) if self.thermal else "",
         )
         write_state(self.state)
         return self.state
@@ -224,6 +233,8 @@ class Controller:
             wall = time.time()
             counters = read_counters(self.name)
             limits, events = sim.step(now, counters, wall)
+            if self.thermal is not None:
+                limits = self.thermal.step(now, wall, counters.written, sim.written, limits, events)
             if read_offset is None:
                 read_offset = counters.read
             self._trace.write(
@@ -271,6 +282,8 @@ class Controller:
         for f in (self._events, self._trace):
             if f is not None:
                 f.close()
+        if self.thermal is not None:
+            self.thermal.close()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -398,6 +411,14 @@ class SimDrive:
         if not self.events_path.exists():
             return []
         return [json.loads(line) for line in self.events_path.read_text().splitlines() if line]
+
+    def thermal_trace(self) -> Any:
+        """The drive's temperature as its sensor had it (worker.sim.thermal.load_trace): wall
+        time, °C, whether the thermal throttle was engaged; empty without a thermal model."""
+        from worker.sim.thermal import load_trace
+
+        path = self.events_path.with_suffix(".thermal")
+        return load_trace(path.read_text().splitlines() if path.exists() else [])
 
     def trace(self) -> Any:
         """The device's counters every tick (worker.sim.truth.load_trace): wall time, bytes

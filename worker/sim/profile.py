@@ -9,7 +9,10 @@ it and of time, the way a real SSD's firmware does:
   I/O on average) with jitter: the consistency cliff, when the free blocks run out and garbage
   collection sets the pace;
 - periodic write stalls (a flush every P seconds for D seconds), on a clock that starts with
-  the first write after an idle second; and a stall while a large TRIM is digested.
+  the first write after an idle second; and a stall while a large TRIM is digested;
+- a temperature and a thermal throttle (worker.sim.thermal): heat from what is written,
+  cooling towards an ambient temperature, a speed limit above one temperature until the drive
+  cools below another; the temperature in a sensor file the worker reads like hwmon's.
 
 A discard of at least half the device (a purge or a whole-span TRIM) resets it: the written
 fraction and the random-write count go back to 0, as on a drive whose cache and free blocks
@@ -26,6 +29,8 @@ import math
 import random
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from worker.sim.thermal import Thermal
 
 MB = 1_000_000
 # Average I/O size at or below which writes count as random (small-block) writes.
@@ -85,6 +90,7 @@ class Profile:
     # over a run, this does not.
     burst_jitter: float = 0.0
     seed: int = 1
+    thermal: Thermal | None = None
 
     def __post_init__(self) -> None:
         if not self.write_levels:
@@ -111,6 +117,8 @@ class Profile:
             d["cliff"] = Cliff(**d["cliff"])
         if d.get("stalls"):
             d["stalls"] = Stalls(**d["stalls"])
+        if d.get("thermal"):
+            d["thermal"] = Thermal(**d["thermal"])
         return cls(**d)
 
     def level_at(self, fraction: float) -> Level:
@@ -160,6 +168,8 @@ class Profile:
             )
         if self.trim_stall_s:
             lines.append(f"writes stall for {self.trim_stall_s:g} s after a whole-span TRIM")
+        if self.thermal:
+            lines += self.thermal.describe()
         return lines
 
 
@@ -363,6 +373,41 @@ PROFILES: dict[str, Profile] = {
             read_mbps=80,
             cliff=Cliff(after_bytes=160 * 2**20, fob_iops=3000, steady_iops=800, jitter=0.2),
             seed=3,
+        ),
+        # A drive without a heatsink under a sustained write: 40 MB/s heats it towards 63.8 °C,
+        # it throttles to 8 MB/s at 50 °C (8.8 s into a write from 35 °C), cools below 46 °C
+        # 6.8 s later, and heats up again in 3 s: a saw-tooth, as TechPowerUp's charts show.
+        Profile(
+            "thermal-throttle",
+            "40 MB/s that heats the drive: throttled to 8 MB/s at 50 °C until it cools below 46 °C",
+            (Level(100, 40),),
+            read_mbps=80,
+            thermal=Thermal(
+                ambient_c=35,
+                heat_c_per_mb=0.06,
+                cooling_tau_s=12,
+                throttle_c=50,
+                release_c=46,
+                throttle_mbps=8,
+            ),
+        ),
+        # Its temperature comes from outside: a test or a reviewer's rig writes millidegrees to
+        # the sensor file (`drivelab sim list` shows where), and the drive throttles on it.
+        Profile(
+            "thermal-sensor",
+            "40 MB/s, throttled to 10 MB/s while its sensor file (written from outside) reads "
+            "70 °C or more, until it reads below 65 °C",
+            (Level(100, 40),),
+            read_mbps=80,
+            thermal=Thermal(
+                ambient_c=40,
+                heat_c_per_mb=0,
+                cooling_tau_s=1,
+                throttle_c=70,
+                release_c=65,
+                throttle_mbps=10,
+                external=True,
+            ),
         ),
     )
 }

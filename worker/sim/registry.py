@@ -33,6 +33,9 @@ class SimState:
     # A stable name for the drive, as udev gives real drives (/dev/disk/by-id/...): register
     # it by this, since loop device numbers are reused by the next drive attached.
     link: str = ""
+    # The drive's temperature sensor, a file of millidegrees Celsius like hwmon's temp1_input
+    # (worker.sim.thermal); "" for a drive without one.
+    sensor: str = ""
 
     @property
     def target(self) -> str:

@@ -3945,7 +3945,8 @@ export interface components {
          * SampleColumns
          * @description A batch's samples as one array per field: value i of every array belongs to sample i.
          *     A third of the bytes of the row format, and validated ten times faster (no object per
-         *     sample). A latency array may be left out when no sample has that latency.
+         *     sample). A latency array may be left out when no sample has that latency, `temp_dc` when
+         *     the drive has no sensor.
          */
         SampleColumns: {
             /**
@@ -3986,6 +3987,12 @@ export interface components {
              * @description end of each interval, ms since the job started
              */
             t_ms: number[];
+            /**
+             * Temp Dc
+             * @description the drive's temperature in each interval, tenths of a degree Celsius (-1000..3000); null where the drive has no sensor (never 0)
+             * @default null
+             */
+            temp_dc: (number | null)[] | null;
             /**
              * Write Bytes
              * @description bytes written in each interval
@@ -4035,6 +4042,8 @@ export interface components {
             read_lat_p99_us?: number | null;
             /** T Ms */
             t_ms: number;
+            /** Temp Dc */
+            temp_dc?: number | null;
             /** Write Bytes */
             write_bytes: number;
             /** Write Ios */
@@ -4076,6 +4085,11 @@ export interface components {
              * @description End of the interval, seconds since the step's fio job started.
              */
             t: number;
+            /**
+             * Temp C
+             * @description The drive's temperature in the interval, °C (0.1 °C steps); null where the drive has no sensor.
+             */
+            temp_c?: number | null;
             /** Write Iops */
             write_iops: number;
             /** Write Lat Max Us */

@@ -23,6 +23,7 @@ def _rows(dts: list[int], seed: int = 1) -> list[SimpleNamespace]:
                 write_ios=ios, read_lat_mean_us=None, write_lat_mean_us=rng.uniform(50, 500),
                 read_lat_p99_us=None, write_lat_p99_us=rng.uniform(500, 5000),
                 read_lat_max_us=None, write_lat_max_us=rng.uniform(1000, 90000),
+                temp_dc=rng.randint(350, 780),
             )
         )  # fmt: skip
     return rows
@@ -38,7 +39,7 @@ def test_every_extreme_and_both_ends_are_kept() -> None:
     kept = kept_sample_rows(rows, 650)
     assert kept[0] == 0 and kept[-2:] == [1999, 2000]
     assert len(kept) < len(rows)
-    for column in ("write_ios", "write_lat_max_us", "write_lat_p99_us"):
+    for column in ("write_ios", "write_lat_max_us", "write_lat_p99_us", "temp_dc"):
         values = [getattr(r, column) for r in rows]
         chosen = {getattr(rows[i], column) for i in kept}
         assert max(values) in chosen and min(values) in chosen

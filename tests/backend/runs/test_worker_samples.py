@@ -160,3 +160,59 @@ def test_a_step_finished_several_times_at_once_is_stored_once(stack: Stack) -> N
     assert "read_iops" in metrics
     assert latency == [("read",)]
     assert status == ("done",)
+
+
+def _finish(stack: Stack, token: str, run: dict) -> None:
+    body = {"status": "done", "output": json.dumps(_final(FIO_JSON.read_text()))}
+    with stack.client(token) as bench:
+        r = bench.post(f"/api/worker/runs/{run['run_id']}/steps/{run['step_id']}/finish", json=body)
+    assert r.status_code == 200, r.text
+
+
+def test_the_temperature_is_stored_packed_and_returned_and_none_is_no_sensor(
+    stack: Stack,
+) -> None:
+    """temp_dc (tenths of a degree) goes through COPY into the row, into the packed step's
+    array when the step ends, and back as temp_c (°C); a second without a reading stays None,
+    never 0. A drive without a sensor packs no temperature array at all: no bytes."""
+    token, hot = running_run(stack, "temp")
+    token2, cold = running_run(stack, "temp")
+    rows = sample_rows(0, 3600, seed=3)
+    for i, r in enumerate(rows):
+        r["temp_dc"] = None if i == 5 else 350 + i // 20  # 35.0 °C, 0.1 °C more every 20 s
+    assert _post(stack, token, hot, rows) == 3600
+    assert _post(stack, token2, cold, sample_rows(0, 3600, seed=3)) == 3600
+    assert [r[-1] for r in _stored_rows(stack, hot)][:7] == [350, 350, 350, 350, 350, None, 350]
+    _finish(stack, token, hot)
+    _finish(stack, token2, cold)
+    with psycopg.connect(stack_database_url(stack)) as conn:
+        packed = dict(
+            conn.execute(
+                "SELECT step_id, pg_column_size(temp_dc) FROM packed_samples "
+                "WHERE step_id IN (%s, %s)",
+                (hot["step_id"], cold["step_id"]),
+            ).fetchall()
+        )
+        temps = conn.execute(
+            "SELECT temp_dc FROM packed_samples WHERE step_id = %s", (hot["step_id"],)
+        ).fetchone()
+    print(f"packed temperature of 3600 samples: {packed[hot['step_id']]} bytes")
+    assert packed[cold["step_id"]] is None  # no sensor: no array
+    # 2 bytes a sample at most (a smallint array with a null bitmap), before compression.
+    assert packed[hot["step_id"]] <= 2 * 3600 + 3600 // 8 + 64, packed
+    assert temps is not None and temps[0][:7] == [350, 350, 350, 350, 350, None, 350]
+    with stack.client() as c:
+        got = c.get(f"/api/runs/{hot['run_id']}/samples").json()
+        none = c.get(f"/api/runs/{cold['run_id']}/samples").json()
+    assert [s["temp_c"] for s in got[:7]] == [35.0, 35.0, 35.0, 35.0, 35.0, None, 35.0]
+    assert got[-1]["temp_c"] == 35.0 + 179 / 10
+    assert all(s["temp_c"] is None for s in none)
+
+
+def test_a_temperature_out_of_any_sensors_range_is_refused(stack: Stack) -> None:
+    token, run = running_run(stack, "temp")
+    columns = {**sample_columns(sample_rows(0, 3)), "temp_dc": [450, 5000, None]}
+    r = _send(stack, token, run, {"step_id": run["step_id"], "columns": columns})
+    assert r.status_code == 422, r.text
+    assert "columns.temp_dc.1" in r.text and "3000" in r.text
+    assert _stored(stack, run) == []

@@ -7,6 +7,8 @@ export const CHART_FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-se
 export const SERIES_COLORS = {
   read: "#2563eb",
   write: "#ea580c",
+  /** the drive's temperature (°C, a right-hand axis), drawn dashed */
+  temperature: "#b91c1c",
 } as const;
 
 /** Distinct, print-safe colours for drives in comparison charts, in assignment order. */

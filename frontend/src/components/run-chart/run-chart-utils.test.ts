@@ -3,6 +3,8 @@ import type { Sample } from "../../api/types";
 import {
   activeDirections,
   formatCompact,
+  hasTemperature,
+  temperatureAxis,
   timeAxis,
   timeTicks,
   toChartPoints,
@@ -30,8 +32,8 @@ describe("toChartPoints", () => {
       sample(2, { write_mbps: 1200, write_iops: 9_155 }),
     ]);
     expect(points).toEqual([
-      { t: 1, read_mbps: 3500.5, write_mbps: 0, read_iops: 26_700, write_iops: 0 },
-      { t: 2, read_mbps: 0, write_mbps: 1200, read_iops: 0, write_iops: 9_155 },
+      { t: 1, read_mbps: 3500.5, write_mbps: 0, read_iops: 26_700, write_iops: 0, temp_c: null },
+      { t: 2, read_mbps: 0, write_mbps: 1200, read_iops: 0, write_iops: 9_155, temp_c: null },
     ]);
   });
 
@@ -51,6 +53,7 @@ describe("toChartPoints gaps", () => {
       write_mbps: null,
       read_iops: null,
       write_iops: null,
+      temp_c: null,
     });
   });
 
@@ -140,5 +143,32 @@ describe("a step's short last interval", () => {
   it("leaves a series of whole intervals as it is", () => {
     const samples = [sample(1, 1, 100), sample(2, 1, 90), sample(3, 1, 80)];
     expect(toChartPoints(samples).map((p) => p.write_mbps)).toEqual([100, 90, 80]);
+  });
+});
+
+describe("temperature", () => {
+  it("keeps the drive's °C with each point, and no reading as null (no sensor), never 0", () => {
+    const points = toChartPoints([
+      sample(1, { temp_c: 49.9 }),
+      sample(2, { temp_c: null }),
+      sample(3, { temp_c: 51.2 }),
+    ]);
+    expect(points.map((p) => p.temp_c)).toEqual([49.9, null, 51.2]);
+    expect(hasTemperature(points)).toBe(true);
+    expect(hasTemperature(toChartPoints([sample(1), sample(2)]))).toBe(false);
+    expect(temperatureAxis(toChartPoints([sample(1)]))).toBeNull();
+  });
+
+  it("puts round °C ticks around what was seen, at least 10 °C tall", () => {
+    const flat = temperatureAxis(toChartPoints([sample(1, { temp_c: 45 }), sample(2, { temp_c: 46 })]));
+    expect(flat).not.toBeNull();
+    expect(flat!.domain[0]).toBeLessThanOrEqual(40.5);
+    expect(flat!.domain[1]).toBeGreaterThanOrEqual(50.5);
+    const hot = temperatureAxis(
+      toChartPoints([sample(1, { temp_c: 35.2 }), sample(2, { temp_c: 78.4 })]),
+    );
+    expect(hot!.domain[0]).toBeLessThanOrEqual(35.2);
+    expect(hot!.domain[1]).toBeGreaterThanOrEqual(78.4);
+    expect(hot!.ticks.every((t) => Number.isInteger(t))).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import { niceStep } from "../../lib/axis-utils";
+import { niceAxis, niceStep } from "../../lib/axis-utils";
 import type { Sample } from "../../api/types";
 
 /** One x position of the live step chart; null values break the line (a gap in the data). */
@@ -9,6 +9,8 @@ export interface ChartPoint {
   write_mbps: number | null;
   read_iops: number | null;
   write_iops: number | null;
+  /** the drive's temperature in the interval, °C; null where the drive has no sensor */
+  temp_c: number | null;
 }
 
 export interface Directions {
@@ -70,6 +72,7 @@ export function toChartPoints(samples: readonly Sample[]): ChartPoint[] {
           write_mbps: null,
           read_iops: null,
           write_iops: null,
+          temp_c: null,
         });
       }
     }
@@ -79,6 +82,8 @@ export function toChartPoints(samples: readonly Sample[]): ChartPoint[] {
       write_mbps: finiteOrZero(s.write_mbps),
       read_iops: finiteOrZero(s.read_iops),
       write_iops: finiteOrZero(s.write_iops),
+      // No reading is no sensor (or a failed read): a gap in the line, never 0 °C.
+      temp_c: typeof s.temp_c === "number" && Number.isFinite(s.temp_c) ? s.temp_c : null,
     });
     prev = s;
   }
@@ -135,4 +140,31 @@ export function formatCompact(value: number): string {
   if (abs >= 1e6) return `${trim(value / 1e6)}M`;
   if (abs >= 1e3) return `${trim(value / 1e3)}k`;
   return trim(value);
+}
+
+/** Whether any point has a temperature: the drive has a sensor the worker read. */
+export function hasTemperature(points: readonly ChartPoint[]): boolean {
+  return points.some((p) => p.temp_c !== null);
+}
+
+/**
+ * The right-hand °C axis of the throughput chart: round ticks around the temperatures seen,
+ * at least 10 °C tall (a drive holding 45 °C is a flat line in the middle, not noise blown up
+ * to the whole height). Null without any temperature.
+ */
+export function temperatureAxis(
+  points: readonly ChartPoint[],
+): { domain: [number, number]; ticks: number[] } | null {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const p of points) {
+    if (p.temp_c === null) continue;
+    lo = Math.min(lo, p.temp_c);
+    hi = Math.max(hi, p.temp_c);
+  }
+  if (!(hi >= lo)) return null;
+  const mid = (lo + hi) / 2;
+  if (hi - lo < 10) [lo, hi] = [mid - 5, mid + 5];
+  const { domain, ticks } = niceAxis(lo, hi, 4);
+  return { domain, ticks };
 }

@@ -25,6 +25,8 @@ import {
 import "./run-chart.css";
 import {
   activeDirections,
+  hasTemperature,
+  temperatureAxis,
   timeAxis,
   toChartPoints,
   type ChartPoint,
@@ -34,7 +36,7 @@ const PLOT_HEIGHT = 240;
 const MARGIN = { top: 6, right: 16, bottom: 18, left: 8 };
 
 interface SeriesDef {
-  key: keyof Omit<ChartPoint, "t">;
+  key: keyof Omit<ChartPoint, "t" | "temp_c">;
   name: string;
   color: string;
   direction: "read" | "write";
@@ -56,9 +58,13 @@ interface PanelProps {
   unit: string;
   xTicks: number[];
   xEnd: number;
+  /** The drive's temperature on a right-hand °C axis (the throughput panel, with a sensor). */
+  temperature?: boolean;
 }
 
-function Panel({ points, series, yLabel, unit, xTicks, xEnd }: PanelProps) {
+const TEMPERATURE_NAME = "Temperature";
+
+function Panel({ points, series, yLabel, unit, xTicks, xEnd, temperature = false }: PanelProps) {
   // The one tick rule: 0 to a round top at round steps, one label format for the axis.
   const yAxis = useMemo(() => {
     let top = 0;
@@ -66,13 +72,23 @@ function Panel({ points, series, yLabel, unit, xTicks, xEnd }: PanelProps) {
     return zeroAxis(top, 4);
   }, [points, series]);
   const yFormat = tickFormat(yAxis.ticks);
+  const tAxis = useMemo(
+    () => (temperature ? temperatureAxis(points) : null),
+    [points, temperature],
+  );
+  const tFormat = tickFormat(tAxis?.ticks ?? [0]);
   return (
     <ResponsiveContainer
       width="100%"
       height="100%"
       initialDimension={{ width: 600, height: PLOT_HEIGHT }}
     >
-      <LineChart data={points} margin={MARGIN} syncId="run-step" style={{ fontFamily: CHART_FONT }}>
+      <LineChart
+        data={points}
+        margin={tAxis ? { ...MARGIN, right: 4 } : MARGIN}
+        syncId="run-step"
+        style={{ fontFamily: CHART_FONT }}
+      >
         <CartesianGrid stroke={GRID_STROKE} vertical={false} />
         <XAxis
           dataKey="t"
@@ -100,13 +116,37 @@ function Panel({ points, series, yLabel, unit, xTicks, xEnd }: PanelProps) {
             style: AXIS_LABEL,
           }}
         />
+        {tAxis && (
+          <YAxis
+            yAxisId="temp"
+            orientation="right"
+            width={yAxisWidth(tAxis.ticks.map(tFormat))}
+            tick={AXIS_TICK}
+            stroke={AXIS_LINE}
+            domain={tAxis.domain}
+            ticks={tAxis.ticks}
+            allowDataOverflow
+            tickFormatter={tFormat}
+            label={{
+              value: "°C",
+              angle: 90,
+              position: "insideRight",
+              offset: 8,
+              style: AXIS_LABEL,
+            }}
+          />
+        )}
         <Tooltip
           isAnimationActive={false}
           labelFormatter={(label) => `t = ${String(label)} s`}
           formatter={(value, name) => [
             value === null || value === undefined
-              ? "no data"
-              : `${formatMetric(Number(value))} ${unit}`,
+              ? name === TEMPERATURE_NAME
+                ? "no reading"
+                : "no data"
+              : name === TEMPERATURE_NAME
+                ? `${Number(value).toFixed(1)} °C`
+                : `${formatMetric(Number(value))} ${unit}`,
             name,
           ]}
         />
@@ -124,6 +164,21 @@ function Panel({ points, series, yLabel, unit, xTicks, xEnd }: PanelProps) {
             connectNulls={false}
           />
         ))}
+        {tAxis && (
+          <Line
+            yAxisId="temp"
+            dataKey="temp_c"
+            name={TEMPERATURE_NAME}
+            type="linear"
+            stroke={SERIES_COLORS.temperature}
+            strokeWidth={LINE_WIDTH}
+            strokeDasharray="5 3"
+            dot={false}
+            activeDot={{ r: 3 }}
+            isAnimationActive={false}
+            connectNulls={false}
+          />
+        )}
       </LineChart>
     </ResponsiveContainer>
   );
@@ -150,17 +205,33 @@ export function RunChart({ samples, emptyText, loading, exportAs, ended = false 
     [points, ended],
   );
   const pick = (defs: SeriesDef[]) => defs.filter((d) => directions[d.direction]);
+  // The drive's temperature, where it has a sensor the worker read: on the throughput chart's
+  // right axis, and in its CSV.
+  const withTemp = useMemo(() => hasTemperature(points), [points]);
   const overlay = points.length === 0 ? (loading ? "Loading samples…" : emptyText) : undefined;
-  const exportSpec = (defs: SeriesDef[], kind: string, unit: string) =>
+  const exportSpec = (defs: SeriesDef[], kind: string, unit: string, temp = false) =>
     exportAs && {
       ...exportAs,
       fileName: [...exportAs.fileName, kind],
       title: `${exportAs.title}: ${kind}`,
-      legend: pick(defs).map((d) => ({ label: d.name, color: d.color })),
+      legend: [
+        ...pick(defs).map((d) => ({ label: d.name, color: d.color })),
+        ...(temp
+          ? [{ label: `${TEMPERATURE_NAME} (°C)`, color: SERIES_COLORS.temperature, dashed: true }]
+          : []),
+      ],
       csv: () =>
         toCsv(
-          ["t_s", ...pick(defs).map((d) => `${d.key} (${unit})`)],
-          points.map((p) => [p.t, ...pick(defs).map((d) => p[d.key])]),
+          [
+            "t_s",
+            ...pick(defs).map((d) => `${d.key} (${unit})`),
+            ...(temp ? ["temp_c (°C)"] : []),
+          ],
+          points.map((p) => [
+            p.t,
+            ...pick(defs).map((d) => p[d.key]),
+            ...(temp ? [p.temp_c] : []),
+          ]),
         ),
     };
 
@@ -168,13 +239,20 @@ export function RunChart({ samples, emptyText, loading, exportAs, ended = false 
     <div className="run-chart">
       <ChartFrame
         title="Throughput"
-        subtitle="MB/s (10⁶ bytes/s) per second"
+        subtitle={
+          withTemp
+            ? "MB/s (10⁶ bytes/s) per second · drive temperature, °C (right axis, dashed)"
+            : points.length > 0
+              ? "MB/s (10⁶ bytes/s) per second · temperature: no sensor"
+              : "MB/s (10⁶ bytes/s) per second"
+        }
         height={PLOT_HEIGHT}
         overlay={overlay}
         chartId="live-throughput"
-        exportAs={exportSpec(MBPS, "throughput", "MB/s")}
+        exportAs={exportSpec(MBPS, "throughput", "MB/s", withTemp)}
       >
         <Panel
+          temperature={withTemp}
           points={points}
           series={pick(MBPS)}
           yLabel="MB/s"
