@@ -36,28 +36,32 @@ def derive_desktop(session: Session, step: Step) -> tuple[list[Metric], dict[str
             Result.step_id.in_(list(values)), Result.metric.in_(wanted)
         )
     ):
-        values[step_id][metric] = value
-    rows = [
-        {
-            "step": s.name,
-            "number": int(s.params.get("pass") or 0),
-            **{m.removeprefix(f"{direction}_"): v for m, v in values[s.id].items()},
-        }
+        if step_id is not None:
+            values[step_id][metric] = value
+    figures = {
+        s.id: {m.removeprefix(f"{direction}_"): v for m, v in values[s.id].items()}
         for s in mine
         if f"{direction}_mbps" in values[s.id]
-    ]
-    if not rows:
+    }
+    if not figures:
         return [], {}
-    best = max(rows, key=lambda r: r["mbps"])
+    best_id = max(figures, key=lambda i: figures[i]["mbps"])
+    best = figures[best_id]
     units = {"mbps": "MB/s", "iops": "IOPS", "lat_mean_us": "µs"}
-    metrics = [(f"{direction}_{m}", best[m], unit) for m, unit in units.items() if m in best]
-    metrics.append(("passes", float(len(rows)), "passes"))
+    metrics: list[Metric] = [
+        (f"{direction}_{m}", best[m], unit) for m, unit in units.items() if m in best
+    ]
+    metrics.append(("passes", float(len(figures)), "passes"))
+    number = {s.id: int(s.params.get("pass") or 0) for s in mine}
+    rows: list[dict[str, Any]] = [
+        {"step": s.name, "number": number[s.id], **figures[s.id]} for s in mine if s.id in figures
+    ]
     analysis = {
         "cdm": {
             "test": test,
             "label": step.params.get("cdm_label"),
             "direction": direction,
-            "best_pass": best["number"],
+            "best_pass": number[best_id],
             "passes": rows,
         }
     }

@@ -11,6 +11,8 @@ from typing import Any
 import requests
 import schemathesis
 
+from backend.core.limits import excerpt
+
 # Numbers JSON has no room for, which Python's and pydantic's decoders take all the same.
 NON_FINITE = ("NaN", "Infinity", "-Infinity", "1e400", "-1e400")
 # The statuses a body with one may get: 422 naming it, or a refusal that comes before the body
@@ -85,6 +87,10 @@ def refuses_non_finite_numbers(ctx: Any, response: Any, case: Any) -> bool | Non
         return None
     if answer.status_code in (404, 405) and answer.status_code == response.status_code:
         return None  # no route took the request (a path parameter with a slash...): unread
+    if answer.status_code == response.status_code == 422 and answer.text == response.text:
+        # The same refusal, word for word, as the body with finite numbers got (a path
+        # parameter that is no id): had the api read the body, it would name the number too.
+        return None
     if answer.status_code != 422:
         raise AssertionError(
             f"{sent}: {answer.status_code}, not 422 naming {list(path)}: {answer.text[:300]}"
@@ -94,6 +100,8 @@ def refuses_non_finite_numbers(ctx: Any, response: Any, case: Any) -> bool | Non
     except (ValueError, KeyError) as exc:
         raise AssertionError(f"{sent}: a 422 without JSON errors: {answer.text[:300]}") from exc
     named = [e["loc"] for e in errors if e.get("type") == "finite_number"]
-    if ["body", *path] not in named:
-        raise AssertionError(f"{sent}: the 422 names {named}, not {['body', *path]}")
+    # A key the api echoes in `loc` is cut to an excerpt, as every echo of the input is.
+    want = ["body", *(p if isinstance(p, int) else excerpt(p) for p in path)]
+    if want not in named:
+        raise AssertionError(f"{sent}: the 422 names {named}, not {want}")
     return None
