@@ -38,16 +38,28 @@ AUDIT_PAGE = 50  # entries per page of the Audit log tab
 
 
 @contextlib.contextmanager
-def own_loop_device(path: Path) -> Iterator[str | None]:
+def own_loop_device(path: Path, taken: set[str]) -> Iterator[str | None]:
     """A loop device over a sparse file of this test's own, detached afterwards; None where
-    losetup is unavailable (not root)."""
+    losetup is unavailable (not root). Not one of `taken`: a loop device that an earlier test
+    of the session registered (with its backing file's serial) is another drive's name to the
+    api, which registers a new serial there only by another name."""
     with open(path, "wb") as f:
         f.truncate(64 * 1024**2)
-    out = subprocess.run(["losetup", "-f", "--show", str(path)], capture_output=True, text=True)
-    if out.returncode != 0:
+    device, held = None, []
+    for _ in range(32):
+        out = subprocess.run(["losetup", "-f", "--show", str(path)], capture_output=True, text=True)
+        if out.returncode != 0:
+            break
+        attached = out.stdout.strip()
+        if attached not in taken:
+            device = attached
+            break
+        held.append(attached)  # kept attached until then, so that -f moves on
+    for other in held:
+        subprocess.run(["losetup", "-d", other], check=False)
+    if device is None:
         yield None
         return
-    device = out.stdout.strip()
     try:
         yield device
     finally:
@@ -215,7 +227,9 @@ def test_admin_users_tokens_and_audit(browser, stack: Stack) -> None:  # type: i
 
         # 7. Benches: the devices the local worker sees; a loop device of this test's own,
         # registered as a drive by picking it.
-        with own_loop_device(stack.data_dir / "admin-picked.img") as loop:
+        with stack.client() as c:
+            taken = {d["target_path"] for d in c.get("/api/drives").json()}
+        with own_loop_device(stack.data_dir / "admin-picked.img", taken) as loop:
             page.get_by_role("tab", name="Benches").click()
             expect(page).to_have_url(re.compile(r"/admin\?tab=benches$"))
             bench = page.locator("[data-bench=local]")

@@ -19,8 +19,10 @@ resumes while fio waits for a core shows fio a stall that ends when fio runs aga
 step-down seen while fio catches up lands where fio caught up. The kernel counts how long
 fio's threads waited for a core (worker.sim.held, in the trace), and a stall's length and a
 step-down's position get that much more room where it happened (the time, or what the drive
-wrote in it), said in the check. A method working from fio's output cannot see past fio's own
-delays; the self-test does not blame drivelab for them, and does not excuse anything else.
+wrote in it), said in the check; two stalls between which the host held fio up for all the
+writing were one stall to fio, and count as one. A method working from fio's output cannot see
+past fio's own delays; the self-test does not blame drivelab for them, and does not excuse
+anything else.
 """
 
 from __future__ import annotations
@@ -307,10 +309,14 @@ def check_stalls(client: httpx.Client, case: Case, role: str, label: str) -> lis
             a, b = max(s["wall"], start), min(s["wall"] + s["duration_s"], end)
             if b - a > STALL_TOL_S:
                 planned.append({"start_s": a - start, "duration_s": b - a, "kind": s["kind"]})
-        device: list[dict[str, Any]] = [
-            {"start_s": d["wall"] - start, "duration_s": d["duration_s"]}
-            for d in truth.device_stalls(trace, start, end, min_s=MIN_STALL_S - STALL_TOL_S)
-        ]
+        device = _joined_by_holds(
+            [
+                {"start_s": d["wall"] - start, "duration_s": d["duration_s"]}
+                for d in truth.device_stalls(trace, start, end, min_s=MIN_STALL_S - STALL_TOL_S)
+            ],
+            trace,
+            start,
+        )
         for d in device:
             d["kind"] = next((p["kind"] for p in planned if _overlap(d, p)), "")
         must = [d for d in device if d["duration_s"] >= MIN_STALL_S + STALL_TOL_S]
@@ -322,6 +328,7 @@ def check_stalls(client: httpx.Client, case: Case, role: str, label: str) -> lis
             return f"{len(stalls)}: " + ", ".join(
                 f"{x['start_s']:.2f} s for {x['duration_s']:.2f} s"
                 + ("" if x.get("kind", "-") else " (not the profile's)")
+                + (f" ({x['joined']} joined: fio held up between)" if x.get("joined") else "")
                 for x in stalls
             )
 
@@ -379,6 +386,27 @@ def check_stalls(client: httpx.Client, case: Case, role: str, label: str) -> lis
                 )
             )
     return checks
+
+
+def _joined_by_holds(
+    device: list[dict[str, Any]], trace: Any, start: float
+) -> list[dict[str, Any]]:
+    """The device's stalls as fio could see them: two stalls between which the host held fio
+    up for all but STALL_TOL_S of the writing (the kernel's count, worker.sim.held) were one
+    stall to fio, which reaped nothing in between. Said in the stall's `joined`."""
+    out: list[dict[str, Any]] = []
+    for d in sorted(device, key=lambda x: x["start_s"]):
+        if out:
+            last = out[-1]
+            gap_from = last["start_s"] + last["duration_s"]
+            gap = d["start_s"] - gap_from
+            held = truth.fio_held(trace, start + gap_from, start + d["start_s"])
+            if gap <= held + STALL_TOL_S:
+                last["duration_s"] = d["start_s"] + d["duration_s"] - last["start_s"]
+                last["joined"] = last.get("joined", 1) + 1
+                continue
+        out.append(dict(d))
+    return out
 
 
 def _held_note(held: float, within: str) -> str:

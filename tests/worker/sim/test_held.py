@@ -74,3 +74,23 @@ def test_fio_held_reads_the_total_between_two_times() -> None:
     # An older trace without the column: nothing is known to have been held.
     old = truth.load_trace([" ".join(line.split()[:4]) for line in lines])
     assert truth.fio_held(old, 100.0, 103.0) == 0.0
+
+
+def test_stalls_fio_was_held_up_between_are_one_stall_to_fio() -> None:
+    """A device stall, 0.4 s of writing, another stall: fio held up through those 0.4 s reaped
+    nothing in between and saw one stall; held up 0.1 s of them, it saw two."""
+    from worker.sim.selftest import _joined_by_holds
+
+    stalls = [{"start_s": 1.0, "duration_s": 1.5}, {"start_s": 2.9, "duration_s": 0.3}]
+
+    def trace(held_from: float, held_to: float) -> np.ndarray:
+        # 10 ms readings from wall 100 s (the job's start); the held total grows in between.
+        t = np.arange(0.0, 5.0, 0.01)
+        held = np.clip(t, held_from, held_to) - held_from
+        return np.column_stack([100 + t, t * 1e6, t * 100, 0 * t, held])
+
+    one = _joined_by_holds(stalls, trace(2.5, 2.9), 100.0)
+    assert len(one) == 1 and one[0]["joined"] == 2
+    assert one[0]["start_s"] == 1.0 and np.isclose(one[0]["duration_s"], 2.2)
+    two = _joined_by_holds(stalls, trace(2.5, 2.6), 100.0)
+    assert [d["start_s"] for d in two] == [1.0, 2.9] and "joined" not in two[0]

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Me } from "../../api/types";
+import type { BenchDevice } from "../../api/benches/queries";
+import type { Drive, Me } from "../../api/types";
 import {
   auditSubject,
   formatDetails,
@@ -7,6 +8,7 @@ import {
   newUserPayload,
   olderCursor,
   parseDriveFilter,
+  registeredAs,
   tokenActive,
 } from "./admin-utils";
 
@@ -84,5 +86,24 @@ describe("olderCursor", () => {
     expect(olderCursor([{ id: 9 }, { id: 7 }, { id: 4 }], 3)).toBe(4);
     expect(olderCursor([{ id: 9 }, { id: 7 }], 3)).toBeNull();
     expect(olderCursor([], 3)).toBeNull();
+  });
+});
+
+describe("registeredAs", () => {
+  const bench = { name: "lab1" };
+  const drive = (id: number, target_path: string, serial: string) =>
+    ({ id, target_path, serial, bench }) as unknown as Drive;
+  const device = { path: "/dev/loop0", serial: "LOOP-new" } as unknown as BenchDevice;
+  it("is the drive at the device's path with its serial, else one with its serial", () => {
+    const old = drive(1, "/dev/loop0", "LOOP-old");
+    const same = drive(2, "/dev/loop0", "LOOP-new");
+    const byId = drive(3, "/dev/disk/by-id/x", "LOOP-new");
+    expect(registeredAs("lab1", device, [old, byId, same])).toEqual({ drive: same, previous: null });
+    expect(registeredAs("lab1", device, [old, byId])).toEqual({ drive: byId, previous: null });
+  });
+  it("says which drive was at the path when another one is there now", () => {
+    const old = drive(1, "/dev/loop0", "LOOP-old");
+    expect(registeredAs("lab1", device, [old])).toEqual({ drive: null, previous: old });
+    expect(registeredAs("other", device, [old])).toEqual({ drive: null, previous: null });
   });
 });

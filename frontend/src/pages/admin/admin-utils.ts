@@ -1,6 +1,7 @@
 import type { AuditEvent } from "../../api/audit/types";
 import type { UserCreate, UserRole, UserToken } from "../../api/users/types";
-import type { Me } from "../../api/types";
+import type { BenchDevice } from "../../api/benches/queries";
+import type { Drive, Me } from "../../api/types";
 
 export const ROLES: readonly UserRole[] = ["viewer", "reviewer", "admin"];
 
@@ -72,4 +73,22 @@ export function parseDriveFilter(text: string): { driveId: number | null; error:
 export function olderCursor(events: readonly Pick<AuditEvent, "id">[], limit: number): number | null {
   if (events.length < limit || events.length === 0) return null;
   return events[events.length - 1]!.id;
+}
+
+/** The registered drive a device is on the same bench: the one at its path with its serial
+ * first, then one with its serial under another name (a /dev/disk/by-id link). A drive at its
+ * path with another serial is `previous`: another drive is there now, which the api registers
+ * only by another name (its by-id link) or after the old one is moved. */
+export function registeredAs(
+  bench: string,
+  device: BenchDevice,
+  drives: Drive[],
+): { drive: Drive | null; previous: Drive | null } {
+  const mine = drives.filter((d) => d.bench.name === bench);
+  const atPath = mine.filter((d) => d.target_path === device.path);
+  const drive =
+    atPath.find((d) => d.serial === device.serial) ??
+    mine.find((d) => d.serial === device.serial) ??
+    null;
+  return { drive, previous: drive ? null : (atPath[0] ?? null) };
 }

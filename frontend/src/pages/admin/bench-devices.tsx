@@ -11,17 +11,8 @@ import { Badge } from "../../components/badge/badge";
 import { ErrorBox } from "../../components/error-box/error-box";
 import { TableStateRow } from "../../components/table-states/table-states";
 import { formatCapacity } from "../../lib/format-utils";
+import { registeredAs } from "./admin-utils";
 import { CopyLine } from "./copy-line";
-
-/** The registered drive a device is, by path or serial on the same bench. */
-export function registeredAs(bench: string, device: BenchDevice, drives: Drive[]): Drive | null {
-  return (
-    drives.find(
-      (d) =>
-        d.bench.name === bench && (d.target_path === device.path || d.serial === device.serial),
-    ) ?? null
-  );
-}
 
 function RegisterForm({
   bench,
@@ -114,7 +105,7 @@ function Devices({ bench, drives }: { bench: string; drives: Drive[] }) {
             </TableStateRow>
           )}
           {devices.data?.map((dev) => {
-            const known = registeredAs(bench, dev, drives);
+            const { drive: known, previous } = registeredAs(bench, dev, drives);
             return (
               <tr key={dev.path} data-device={dev.path}>
                 <td className="mono">
@@ -141,6 +132,11 @@ function Devices({ bench, drives }: { bench: string; drives: Drive[] }) {
                 <td>
                   {known ? (
                     <span>drive {known.id}</span>
+                  ) : previous ? (
+                    <span className="muted">
+                      drive {previous.id} was registered here with serial {previous.serial}: another
+                      drive now; register it by its /dev/disk/by-id name
+                    </span>
                   ) : dev.system ? (
                     <span className="muted">the system runs from it: not offered</span>
                   ) : dev.in_use.length > 0 ? (
