@@ -56,7 +56,12 @@ def _children(pid: int) -> list[int]:
 
 
 def cmdline(pid: int) -> list[str]:
-    return (Path(f"/proc/{pid}/cmdline").read_bytes().decode().rstrip("\0")).split("\0")
+    """The process's command line; none when it ended since it was listed."""
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except (FileNotFoundError, ProcessLookupError):
+        return []
+    return raw.decode().rstrip("\0").split("\0")
 
 
 def environ(pid: int) -> dict[str, str]:
