@@ -469,6 +469,7 @@ SHARED_WORKER = {
     # Simulated drives on a busy CPU (each module spins every core): one after the other.
     "tests/e2e/test_simulated_drives.py": "sim",
     "tests/e2e/test_significance_truth.py": "sim",
+    "tests/e2e/test_thermal_sim.py": "sim",
     "tests/e2e/test_vmbench_lost.py": "vm",
     "tests/e2e/test_article_print.py": "demo",
     "tests/e2e/test_article_pages.py": "demo",

@@ -191,6 +191,7 @@ def _pass_checks(
         wall = truth.wall_at(trace, column, end, span, want["at_pct"] / 100.0 * span)
         held = truth.fio_held(trace, wall - HELD_AROUND_S, wall + HELD_AROUND_S)
         tol = POSITION_TOL_PCT + held * want["profile_from_mbps"] * 1e6 / span * 100.0
+        want["tol_pct"] = tol  # the same room when its levels are checked below
         near = [f for f in found if abs(f["at_pct"] - want["at_pct"]) <= tol]
         checks.append(
             Check(
@@ -208,7 +209,7 @@ def _pass_checks(
     for k, f in enumerate(found):
         before = rate(edges[k] + EDGE_PCT, f["at_pct"] - EDGE_PCT)
         after = rate(f["at_pct"] + EDGE_PCT, edges[k + 2] - EDGE_PCT)
-        ours = [w for w in made if abs(f["at_pct"] - w["at_pct"]) <= POSITION_TOL_PCT]
+        ours = [w for w in made if abs(f["at_pct"] - w["at_pct"]) <= w["tol_pct"]]
         if ours:
             # The profile's step-down: its levels are the speeds the drive's throttle allows.
             # The device's own rate there is lower by the time a busy host held fio up without
