@@ -332,15 +332,16 @@ def run_rounds_step(sc: StepContext) -> StepReport:
         return failed
     if sc.should_stop():
         return StepReport("cancelled", logs=logs)
-    if sc.sampler is not None and sc.sampler.log() is not None:
-        logs["thermal"] = sc.sampler.log()
-    return StepReport(
-        "done",
-        # A tracked round's output holds every element: the api has each round's on its own.
-        None if track else last.final_text,
-        last.stderr,
-        logs=logs,
-        metrics=steady_state_metrics(values, report_data) if stop_at_steady else [],
+    return with_thermal_log(
+        StepReport(
+            "done",
+            # A tracked round's output holds every element: the api has each round's on its own.
+            None if track else last.final_text,
+            last.stderr,
+            logs=logs,
+            metrics=steady_state_metrics(values, report_data) if stop_at_steady else [],
+        ),
+        sc,
     )
 
 
