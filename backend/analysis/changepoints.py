@@ -108,6 +108,37 @@ def _around(rate: np.ndarray) -> np.ndarray:
     return medians[first]
 
 
+def _caught_up(
+    dt: np.ndarray, a: np.ndarray, around: np.ndarray, stalled: np.ndarray, active: np.ndarray
+) -> np.ndarray:
+    """`active` with time given back to each run of stalled intervals that the CATCH_UP
+    intervals after it make up: what they move beyond the rate around them, at that rate. Such
+    a run held less of a stall of the drive, or none: fio (or the throttle standing for a
+    drive) was held up while the drive kept its pace, and the drive then let it catch up at
+    once, a rate limit carrying its unused allowance over. Left out, a level would be the
+    catch-up's rate (seen on a busy host: 25.3 MB/s for a drive at 24 after a late snapshot,
+    and a read pass at 40 MB/s read as 58 up to a 1.4 s hold-up with nothing completed and a
+    catch-up burst after it, then 40: a step-down the drive never made)."""
+    out = active.copy()
+    i = 0
+    while i < dt.size:
+        if not stalled[i]:
+            i += 1
+            continue
+        j = i
+        while j < dt.size and stalled[j]:
+            j += 1
+        nxt = slice(j, j + CATCH_UP)
+        surplus = float(np.clip(a[nxt] - around[nxt] * dt[nxt], 0.0, None).sum())
+        give = surplus / max(float(np.median(around[nxt])) if j < dt.size else 0.0, 1e-300)
+        for k in range(i, j):
+            back = min(float(dt[k] - active[k]), give)
+            out[k] += back
+            give -= back
+        i = j
+    return out
+
+
 def levels(
     dt_s: ArrayLike,
     amounts: ArrayLike,
@@ -167,6 +198,9 @@ def levels(
     stalled = core | (near & (rate < around)) | late
     active = np.where(stalled, np.minimum(dt, a / np.maximum(around, 1e-300)), dt)
     tau = np.cumsum(active)
+    # The levels' speeds are taken on an axis that gives stalls made up at once their time
+    # back (_caught_up); where the levels change is found on tau.
+    credited = np.cumsum(_caught_up(dt, a, around, stalled, active))
     total = float(tau[-1])
     if total <= 0:
         return {"segments": [], "changes": [], **params}
@@ -287,9 +321,13 @@ def levels(
             k = min(thin, key=lambda j: float(a[starts[j] : starts[j + 1]].sum()))
             del starts[1 if k == 0 else k]
             continue
-        # Levels that the fitted lines put closer than min_rel_change are one level.
+        # Levels that the fitted lines put closer than min_rel_change are one level, on tau or
+        # on the credited axis (a hold-up made up at once is no change of the drive's speed).
+        speeds = [[s for _c, s in lines]]
+        if np.any(credited != tau):
+            speeds.append([fit(k, credited)[1] for k in range(len(starts) - 1)])
         weak = [
-            (abs(np.log(max(lines[k + 1][1], 1e-300) / max(lines[k][1], 1e-300))), k)
+            (min(abs(np.log(max(v[k + 1], 1e-300) / max(v[k], 1e-300))) for v in speeds), k)
             for k in range(len(lines) - 1)
         ]
         if weak and min(weak)[0] < -np.log(1.0 - min_rel_change):
@@ -360,18 +398,8 @@ def levels(
         crossings[k] = x
         meets.append(c0 + s0 * crossings[k])
 
-    # The levels' speeds on a time axis that keeps the time of a late snapshot whose shortfall
-    # the next ones make up: fio was held up, and a drive that keeps a pace (a rate limit
-    # carries its unused allowance over) let it catch up at once, so that snapshot held no
-    # stall of the drive. Left out, the level would be the catch-up's rate (seen: 25.3 MB/s for
-    # a drive at 24 on a busy host). Where the levels change is found on the axis above.
-    caught_up = active.copy()
-    for i in np.flatnonzero(late & ~core):
-        nxt = slice(i + 1, i + 1 + CATCH_UP)
-        surplus = float(np.clip(a[nxt] - around[nxt] * dt[nxt], 0.0, None).sum())
-        caught_up[i] = min(float(dt[i]), active[i] + surplus / max(float(around[i]), 1e-300))
-    if np.any(caught_up != active):
-        lines = [fit(k, np.cumsum(caught_up)) for k in range(len(starts) - 1)]
+    if np.any(credited != tau):
+        lines = [fit(k, credited) for k in range(len(starts) - 1)]
 
     changes = []
     for k, x in enumerate(crossings):

@@ -249,3 +249,45 @@ def test_a_stall_fio_reported_late_is_not_a_level(
     for step, (lo, hi) in zip(steps, changes, strict=True):
         assert lo <= step["at_pct"] <= hi
     assert [lv["mbps"] for lv in found["levels"]] == pytest.approx(levels, rel=0.05)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("at_pct", [30.0, 50.0, 70.0])
+def test_a_holdup_made_up_at_once_is_no_step_down(seed: int, at_pct: float) -> None:
+    """A read pass at 40 MB/s on a busy host: nothing completed for 1.4 s (fio's snapshots
+    went on, empty), then the throttle standing for the drive let the 56 MB it had not passed
+    through at once, and 40 MB/s after. The drive kept 40 MB/s over the stretch: one level,
+    no step-down. (Left out of the level's time, the hold-up made the level before it 58 MB/s
+    and a step-down to 40 that the drive never made, in the self-test on a busy host.)"""
+    rng = np.random.default_rng(seed)
+    rate, span, hold = 40e6, 192 * 2**20, 1.4
+    dt = rng.uniform(0.1, 0.2, 400)
+    nbytes = rate * dt * rng.uniform(0.9, 1.1, dt.size)
+    cum = np.cumsum(nbytes)
+    k = int(np.searchsorted(cum, at_pct / 100 * span))
+    held = max(1, round(hold / 0.1))
+    dt = np.concatenate((dt[:k], np.full(held, 0.1), dt[k:]))
+    nbytes = np.concatenate((nbytes[:k], np.zeros(held), nbytes[k:]))
+    nbytes[k + held] += rate * hold  # the catch-up
+    cum = np.cumsum(nbytes)
+    end = int(np.searchsorted(cum, span)) + 1
+    dt, nbytes = dt[:end], nbytes[:end]
+    nbytes[-1] -= cum[end - 1] - span
+    found = step_downs(dt, nbytes, span)
+    assert found["step_downs"] == [], found["levels"]
+    assert [lv["mbps"] for lv in found["levels"]] == pytest.approx([40.0], rel=0.05)
+
+
+def test_a_stall_not_made_up_stays_out_of_the_level() -> None:
+    """The same pass with the 1.4 s of nothing not made up (the drive stopped): the level is
+    still 40 MB/s, the speed while data moved, and the stall is no step-down either."""
+    rng = np.random.default_rng(1)
+    dt = rng.uniform(0.1, 0.2, 400)
+    nbytes = 40e6 * dt
+    k = 60
+    dt = np.concatenate((dt[:k], np.full(14, 0.1), dt[k:]))
+    nbytes = np.concatenate((nbytes[:k], np.zeros(14), nbytes[k:]))
+    span = int(nbytes[:300].sum())
+    found = step_downs(dt[:300], nbytes[:300], span)
+    assert found["step_downs"] == []
+    assert [lv["mbps"] for lv in found["levels"]] == pytest.approx([40.0], rel=0.02)
