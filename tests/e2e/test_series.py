@@ -90,14 +90,30 @@ def test_three_times_in_a_row_with_figures_from_each_run(stack: Stack, sim_drive
         assert rsds == sorted(rsds, reverse=True)  # least stable first
 
 
+def _rsd(values: list[float]) -> float:
+    """The series' judgement of a figure: its sample RSD in %, a mean of 0 as 0."""
+    mean = statistics.fmean(values)
+    return statistics.stdev(values) / abs(mean) * 100.0 if mean else 0.0
+
+
 def test_until_stable_stops_on_the_threshold_either_way(stack: Stack, sim_drive: dict) -> None:
     with stack.client() as c:
         loose = queue_series(
             c, sim_drive, {"until_stable": True, "min_runs": 2, "max_runs": 4, "rsd_pct": 100}
         )
         series = wait_series(c, loose["series_id"])
-        assert series["status"] == "stable", series
-        assert len(series["runs"]) == 2 and "less than 100%" in series["reason"]
+        # Two runs are stable under 100% unless a figure was about nothing in one of them (up
+        # to 141% for two figures: a 1 s corner of a run that a busy host held up): the series
+        # stops after the first run whose worst figure is under the threshold, from the runs'
+        # own values, and otherwise at max_runs.
+        values = [f["values"] for f in series["figures"]]
+        worst = [max(_rsd(v[:k]) for v in values) for k in (2, 3, 4)]
+        stop = next((k for k, w in zip((2, 3, 4), worst, strict=True) if w < 100), None)
+        if stop is None:
+            assert series["status"] == "not stable" and len(series["runs"]) == 4, series
+        else:
+            assert series["status"] == "stable", (worst, series)
+            assert len(series["runs"]) == stop and "less than 100%" in series["reason"]
         strict = queue_series(
             c,
             sim_drive,
