@@ -119,7 +119,7 @@ def counter_rises(
         values = counters.get(name)
         if not values or len(values) != len(t):
             continue
-        by = 0
+        by: float = 0
         for i in pairs:
             a, b = values[i - 1], values[i]
             if isinstance(a, int | float) and isinstance(b, int | float) and b > a:
