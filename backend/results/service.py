@@ -23,6 +23,7 @@ from backend.analysis.trace import replay_metrics, size_breakdown
 from backend.plans.desktop_preset import SUMMARY_ROLE
 from backend.pts.derive import derive_rounds, derive_xsr
 from backend.pts.service import ROUNDS_ROLES
+from backend.results import heat
 from backend.runs.models import SAMPLE_ROWS, Step
 from backend.traces.models import Trace
 
@@ -46,7 +47,16 @@ def _direction(step: Step) -> str:
 def derive(
     session: Session, step: Step, final: dict[str, Any] | None
 ) -> tuple[list[Metric], dict[str, Any]]:
-    """(scalar metrics, structured analysis) for a finished step, by its role."""
+    """(scalar metrics, structured analysis) for a finished step, by its role; every step-down
+    found says whether heat explains it (backend.results.heat)."""
+    metrics, analysis = _derive(session, step, final)
+    heat.attach(session, step, analysis)
+    return metrics, analysis
+
+
+def _derive(
+    session: Session, step: Step, final: dict[str, Any] | None
+) -> tuple[list[Metric], dict[str, Any]]:
     role = str(step.params.get("role") or "")
     if role in ("consistency", "torture"):
         return _consistency(session, step)
