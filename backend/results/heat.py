@@ -77,7 +77,8 @@ def attach(session: Session, step: Step, analysis: dict[str, Any]) -> None:
     def heat(at_s: float, **kw: Any) -> dict[str, Any]:
         return attribute(at_s, t_s, temps, thresholds, counters, **kw)
 
-    if isinstance(analysis.get("step_downs"), list) and "levels" in analysis:
+    downs = analysis.get("step_downs")
+    if isinstance(downs, list) and all(isinstance(d, dict) and "at_gb" in d for d in downs):
         _hdtach(analysis, samples, heat)
     drop = analysis.get("dropoff")
     if isinstance(drop, dict) and drop.get("dropoff_s") is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 from typing import Any
 
 from sqlalchemy import select
@@ -29,6 +30,8 @@ from backend.traces.models import Trace
 
 Metric = tuple[str, float, str]
 
+log = logging.getLogger("drivelab.results")
+
 STALL_ROLES = ("hitch-seq", "hitch-rand", "trim-followup-write")
 
 
@@ -50,7 +53,11 @@ def derive(
     """(scalar metrics, structured analysis) for a finished step, by its role; every step-down
     found says whether heat explains it (backend.results.heat)."""
     metrics, analysis = _derive(session, step, final)
-    heat.attach(session, step, analysis)
+    try:
+        heat.attach(session, step, analysis)
+    except Exception as exc:  # noqa: BLE001 - the step-downs are kept whatever happens here
+        log.exception("heat attribution of step %s failed", step.id)
+        analysis["heat_error"] = f"{exc.__class__.__name__}: {exc}"
     return metrics, analysis
 
 

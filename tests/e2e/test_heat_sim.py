@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Stack, wait_run
+from tests.e2e.test_browser import VIEWPORT, browser, sign_in  # noqa: F401
 from tests.e2e.test_simulated_drives import busy_cpu  # noqa: F401 - the spinning processes
 from worker.sim import truth
 from worker.sim.controller import SimDrive, requirements
@@ -80,11 +81,18 @@ def runs(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> dict[str, dict[str, Any]]:
     workdir = Path(tmp_path_factory.mktemp("heat"))
-    return {
+    out = {
         "thermal": _hdtach_run(stack, workdir, "thermal-throttle", 512 * MiB, "heat: thermal"),
         "cache": _hdtach_run(stack, workdir, "slc-cache", 192 * MiB, "heat: no sensor"),
         "cool": _hdtach_run(stack, workdir, COOL, 192 * MiB, "heat: cool"),
     }
+    for name, r in out.items():
+        engaged = [round(a - r["start"], 2) for a, _b in throttle_spans(r["events"])]
+        print(f"{name}: throttle engaged at {engaged} s of the write pass")
+        for sd in _step_downs(r):
+            print(f"  step-down at {sd['at_pct']:.1f}% / {sd['at_s']:.2f} s: "
+                  f"{sd['heat']['heat']} ({sd['heat']['words']})")  # fmt: skip
+    return out
 
 
 def _step_downs(run: dict[str, Any]) -> list[dict[str, Any]]:
@@ -137,3 +145,25 @@ def test_cache_step_downs_on_a_cool_drive_are_not_thermal(runs: dict) -> None:
         assert sd["heat"]["heat"] == "not thermal", sd
         assert sd["heat"]["temp_c"] is not None and sd["heat"]["temp_c"] < 40, sd
     assert "not heat: " in r["article"].text
+
+
+def test_the_run_page_says_it_under_the_pass_chart(
+    browser: Any,  # noqa: F811
+    stack: Stack,
+    runs: dict,
+) -> None:
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport=VIEWPORT, base_url=stack.api_url)
+    page = context.new_page()
+    try:
+        sign_in(page, stack)
+        for name, said in (("thermal", "heat: throttled at"), ("cache", "heat unknown: the "
+                           "drive reports no temperature"), ("cool", "not heat: ")):  # fmt: skip
+            r = runs[name]
+            page.goto(f"/runs/{r['run']['id']}")
+            chart = page.locator(".chart-frame", has_text=r["step"]["label"]).first
+            expect(chart.get_by_test_id("chart-note")).to_contain_text(said)
+            expect(chart.get_by_test_id("chart-note")).to_contain_text("↓ at ")
+    finally:
+        context.close()

@@ -123,3 +123,14 @@ def test_time_at_bytes_follows_the_samples_through_a_stall() -> None:
     assert at(0) == 0.0 and at(5) == 0.5 and at(10) == 1.0
     # The stall (1-2 s) moved nothing: 15 bytes is half way through the third second.
     assert at(15) == 2.5 and at(30) == 4.0
+
+
+def test_a_failed_attribution_keeps_the_step_downs_and_says_why(session: Session) -> None:
+    bad = {"thermal": {"counters": {"t_ms": ["not a number"], "warning_temp_time": [0]}}}
+    step = _run_step(session, {"role": "consistency", "rw": "randwrite"}, NVME, logs=bad)
+    rows = [(1000, 0, 5000, 400) for _ in range(30)] + [(1000, 0, 1000, 400) for _ in range(30)]
+    _samples(session, step, rows)
+    metrics, analysis = derive(session, step, None)
+    assert analysis["dropoff"]["dropoff_s"] is not None and "heat" not in analysis["dropoff"]
+    assert analysis["heat_error"].startswith("ValueError")
+    assert any(m[0] == "dropoff_s" for m in metrics)
