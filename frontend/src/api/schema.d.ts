@@ -4408,6 +4408,11 @@ export interface components {
             at_pct: number;
             /** From Mbps */
             from_mbps: number;
+            /**
+             * Heat
+             * @description Whether heat explains it (the run's findings say why); None: found before drivelab told.
+             */
+            heat?: ("thermal" | "not thermal" | "unknown") | null;
             /** To Mbps */
             to_mbps: number;
         };

@@ -134,3 +134,22 @@ def test_a_failed_attribution_keeps_the_step_downs_and_says_why(session: Session
     assert analysis["dropoff"]["dropoff_s"] is not None and "heat" not in analysis["dropoff"]
     assert analysis["heat_error"].startswith("ValueError")
     assert any(m[0] == "dropoff_s" for m in metrics)
+
+
+def test_compare_marks_carry_whether_heat_explains_the_step_down(session: Session) -> None:
+    from backend.results.compare_series import compare_series  # noqa: PLC0415
+
+    step = _run_step(
+        session, {"role": "hdtach-write", "rw": "write", "span_bytes": 1000 * MB}, NVME
+    )
+    rows = [(1000, 20 * MB, 160, 380) for _ in range(20)]
+    rows += [(1000, 5 * MB, 40, 390) for _ in range(60)]
+    _samples(session, step, rows)
+    _metrics, step.analysis = derive(session, step, None)
+    run = session.get(Run, step.run_id)
+    assert run is not None
+    run.status = "done"
+    session.flush()
+    out = compare_series(session, [run.drive_id], "hdtach", None, 650)
+    (series,) = [s for s in out["drives"][0]["series"] if s["role"] == "hdtach-write"]
+    assert [d["heat"] for d in series["step_downs"]] == ["not thermal"]
