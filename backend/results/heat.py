@@ -83,21 +83,39 @@ def attach(session: Session, step: Step, analysis: dict[str, Any]) -> None:
     drop = analysis.get("dropoff")
     if isinstance(drop, dict) and drop.get("dropoff_s") is not None:
         at = float(drop["dropoff_s"])
-        later = [lv for lv in drop.get("levels") or [] if lv["start_s"] >= at - 1e-6]
-        until = later[0]["end_s"] if len(later) > 1 else None
         drop["heat"] = heat(
-            at, until_s=until, from_rate=drop.get("fob_iops"), to_rate=drop.get("after_iops"),
+            at,
+            until_s=_level_end(drop.get("levels"), at),
+            from_rate=drop.get("fob_iops"),
+            to_rate=drop.get("after_iops"),
             unit="IOPS",
-        )  # fmt: skip
+        )
     for value in analysis.values():
         if not isinstance(value, dict) or not isinstance(value.get("step_downs"), list):
             continue
         for sd in value["step_downs"]:
             if isinstance(sd, dict) and isinstance(sd.get("at_s"), int | float):
+                if sd.get("until_s") is None:
+                    sd_until = _level_end(value.get("levels"), float(sd["at_s"]))
+                else:
+                    sd_until = sd["until_s"]
                 sd["heat"] = heat(
-                    float(sd["at_s"]), until_s=sd.get("until_s"), from_rate=sd.get("from_mbps"),
+                    float(sd["at_s"]), until_s=sd_until, from_rate=sd.get("from_mbps"),
                     to_rate=sd.get("to_mbps"),
                 )  # fmt: skip
+
+
+def _level_end(levels: Any, at_s: float) -> float | None:
+    """When the level that starts at a step-down ends, from levels of {"start_s", "end_s"};
+    None when it is the last (the speed stayed down to the end) or there are none."""
+    if not isinstance(levels, list):
+        return None
+    after = [
+        lv for lv in levels
+        if isinstance(lv, dict) and isinstance(lv.get("start_s"), int | float)
+        and lv["start_s"] >= at_s - 0.5
+    ]  # fmt: skip
+    return float(after[0]["end_s"]) if len(after) > 1 else None
 
 
 def _hdtach(analysis: dict[str, Any], samples: list[Any], heat: Any) -> None:

@@ -153,3 +153,11 @@ def test_compare_marks_carry_whether_heat_explains_the_step_down(session: Sessio
     out = compare_series(session, [run.drive_id], "hdtach", None, 650)
     (series,) = [s for s in out["drives"][0]["series"] if s["role"] == "hdtach-write"]
     assert [d["heat"] for d in series["step_downs"]] == ["not thermal"]
+
+
+def test_the_lower_level_ends_where_the_next_begins_or_with_the_step() -> None:
+    levels = [{"start_s": 0.0, "end_s": 9.0}, {"start_s": 9.0, "end_s": 15.8},
+              {"start_s": 15.8, "end_s": 19.0}]  # fmt: skip
+    assert heat._level_end(levels, 9.02) == 15.8
+    assert heat._level_end(levels, 15.8) is None  # the last level: stayed down to the end
+    assert heat._level_end(None, 9.0) is None
