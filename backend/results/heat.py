@@ -14,7 +14,7 @@ thresholds the run's environment recorded for the drive (environment.drive.therm
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -32,7 +32,9 @@ def _thresholds(environment: dict[str, Any] | None) -> dict[str, Any] | None:
     return found if isinstance(found, dict) else None
 
 
-def time_at_bytes(t_ms: Sequence[float], dt_ms: Sequence[float], nbytes: Sequence[float]):
+def time_at_bytes(
+    t_ms: Sequence[float], dt_ms: Sequence[float], nbytes: Sequence[float]
+) -> Callable[[float], float]:
     """A function: bytes moved since the step's start -> seconds from the step's start, when
     the samples' cumulative bytes first reached them (linear within a sample's interval)."""
     ends = np.asarray(t_ms, dtype=float) / 1000.0
@@ -118,7 +120,9 @@ def _level_end(levels: Any, at_s: float) -> float | None:
     return float(after[0]["end_s"]) if len(after) > 1 else None
 
 
-def _hdtach(analysis: dict[str, Any], samples: list[Any], heat: Any) -> None:
+def _hdtach(
+    analysis: dict[str, Any], samples: list[Any], heat: Callable[..., dict[str, Any]]
+) -> None:
     direction = analysis.get("direction")
     nbytes = [s.read_bytes if direction == "read" else s.write_bytes for s in samples]
     at = time_at_bytes([s.t_ms for s in samples], [s.dt_ms for s in samples], nbytes)
@@ -130,7 +134,7 @@ def _hdtach(analysis: dict[str, Any], samples: list[Any], heat: Any) -> None:
             span_gb_per_pct = sd["at_gb"] / sd["at_pct"]
         # The level after the step-down ends where the next change is; the last one with the pass.
         until = None
-        after = [lv for lv in levels if lv["from_pct"] >= sd["at_pct"] - 1e-6]
+        after = [lv for lv in levels if lv["from_pct"] >= sd["at_pct"] - 1e-3]
         if len(after) > 1 and span_gb_per_pct:
             until = at(after[0]["to_pct"] * span_gb_per_pct * 1e9)
         sd["heat"] = heat(
