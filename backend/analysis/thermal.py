@@ -247,8 +247,9 @@ def attribute(
     if temp < GENERIC_COOL_C:
         out.update(heat="not thermal", basis="cool")
         out["words"] = (
-            f"{temp:.0f} °C and no peak at the drop (the drive reports no thresholds; drives "
-            f"throttle above {GENERIC_COOL_C:.0f} °C), {counters_note} {cause}"
+            f"{temp:.0f} °C, no peak at the drop, {counters_note}; the drive reports no "
+            f"thresholds; below {GENERIC_COOL_C:.0f} °C is cooler than drives are set to "
+            f"throttle at {cause}"
         )
         return out
     out["words"] = (
