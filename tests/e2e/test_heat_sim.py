@@ -147,7 +147,7 @@ def test_cache_step_downs_on_a_cool_drive_are_not_thermal(runs: dict) -> None:
     assert "not heat: " in r["article"].text
 
 
-def test_the_run_page_says_it_under_the_pass_chart(
+def test_the_run_page_and_the_report_say_it(
     browser: Any,  # noqa: F811
     stack: Stack,
     runs: dict,
@@ -165,5 +165,8 @@ def test_the_run_page_says_it_under_the_pass_chart(
             chart = page.locator(".chart-frame", has_text=r["step"]["label"]).first
             expect(chart.get_by_test_id("chart-note")).to_contain_text(said)
             expect(chart.get_by_test_id("chart-note")).to_contain_text("↓ at ")
+            # And the Report's findings in words.
+            page.goto(f"/report?drives={r['run']['drive_id']}")
+            expect(page.get_by_test_id("article-findings").first).to_contain_text(said)
     finally:
         context.close()
