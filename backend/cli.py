@@ -480,6 +480,14 @@ def print_qos(qos: dict[str, Any]) -> None:
 STALLS_SAID = 8
 
 
+def _heat_said(found: dict[str, Any]) -> str:
+    """Whether heat explains a step-down, after it: " (heat: throttled at 78 °C ...)"."""
+    from backend.analysis.thermal import heat_words  # noqa: PLC0415 - numpy only when needed
+
+    words = heat_words(found.get("heat"))
+    return f" ({words})" if words else ""
+
+
 def findings_lines(run: dict[str, Any]) -> list[str]:
     """Each step's headline findings (step-downs, stalls, drop-off, steady state, XSR
     recovery), as the reviewer quotes them, from GET /api/runs/{id}."""
@@ -498,7 +506,7 @@ def findings_lines(run: dict[str, Any]) -> list[str]:
                     + "steps down "
                     + ", ".join(
                         f"{d['from_mbps']:.1f} -> {d['to_mbps']:.1f} MB/s at {d['at_pct']:.1f}% "
-                        f"({d['at_gb']:.2f} GB)"
+                        f"({d['at_gb']:.2f} GB){_heat_said(d)}"
                         for d in hd["step_downs"]
                     )
                 )
@@ -537,7 +545,7 @@ def findings_lines(run: dict[str, Any]) -> list[str]:
         if drop and drop["dropoff_s"] is not None:
             said.append(
                 f"drop-off at {drop['dropoff_s']:.1f} s: {drop['fob_iops']:.0f} -> "
-                f"{drop['after_iops']:.0f} IOPS"
+                f"{drop['after_iops']:.0f} IOPS{_heat_said(drop)}"
             )
         elif drop:
             said.append("no drop-off below half the fresh-out-of-box level")

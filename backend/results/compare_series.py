@@ -260,7 +260,10 @@ def _step_series(
             return None
         pts, total, down = _downsampled(curve["position_pct"], curve["mbps"], points)
         step_downs = [
-            {k: d[k] for k in ("at_pct", "at_gb", "from_mbps", "to_mbps")}
+            {
+                **{k: d[k] for k in ("at_pct", "at_gb", "from_mbps", "to_mbps")},
+                "heat": (d.get("heat") or {}).get("heat"),
+            }
             for d in analysis.get("step_downs") or []
         ]
         return {**base, "unit": "MB/s", "x": "position_pct", "total_points": total,

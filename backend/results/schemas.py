@@ -184,6 +184,11 @@ class StepDown(BaseModel):
     at_gb: float
     from_mbps: float
     to_mbps: float
+    heat: Literal["thermal", "not thermal", "unknown"] | None = Field(
+        None,
+        description="Whether heat explains it (the run's findings say why); None: found before "
+        "drivelab told.",
+    )
 
 
 class StepSeries(BaseModel):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 from typing import Any
 
 from sqlalchemy import select
@@ -23,10 +24,13 @@ from backend.analysis.trace import replay_metrics, size_breakdown
 from backend.plans.desktop_preset import SUMMARY_ROLE
 from backend.pts.derive import derive_rounds, derive_xsr
 from backend.pts.service import ROUNDS_ROLES
+from backend.results import heat
 from backend.runs.models import SAMPLE_ROWS, Step
 from backend.traces.models import Trace
 
 Metric = tuple[str, float, str]
+
+log = logging.getLogger("drivelab.results")
 
 STALL_ROLES = ("hitch-seq", "hitch-rand", "trim-followup-write")
 
@@ -46,7 +50,20 @@ def _direction(step: Step) -> str:
 def derive(
     session: Session, step: Step, final: dict[str, Any] | None
 ) -> tuple[list[Metric], dict[str, Any]]:
-    """(scalar metrics, structured analysis) for a finished step, by its role."""
+    """(scalar metrics, structured analysis) for a finished step, by its role; every step-down
+    found says whether heat explains it (backend.results.heat)."""
+    metrics, analysis = _derive(session, step, final)
+    try:
+        heat.attach(session, step, analysis)
+    except Exception as exc:  # noqa: BLE001 - the step-downs are kept whatever happens here
+        log.exception("heat attribution of step %s failed", step.id)
+        analysis["heat_error"] = f"{exc.__class__.__name__}: {exc}"
+    return metrics, analysis
+
+
+def _derive(
+    session: Session, step: Step, final: dict[str, Any] | None
+) -> tuple[list[Metric], dict[str, Any]]:
     role = str(step.params.get("role") or "")
     if role in ("consistency", "torture"):
         return _consistency(session, step)

@@ -68,11 +68,49 @@ class ResultOut(BaseModel):
     unit: str
 
 
+class ThresholdOut(BaseModel):
+    name: str = Field(description="TMT1, TMT2 (host-set), WCTEMP, CCTEMP or MXTMT.")
+    c: float = Field(description="The threshold, °C.")
+
+
+class CounterRiseOut(BaseModel):
+    name: str = Field(description="The NVMe SMART log counter, e.g. thm_temp1_trans_count.")
+    by: float = Field(description="How much it rose around the step-down.")
+    words: str
+
+
+class HeatOut(BaseModel):
+    """Whether heat explains a step-down (backend.analysis.thermal), with its evidence."""
+
+    heat: Literal["thermal", "not thermal", "unknown"]
+    basis: Literal["counters", "threshold", "peak", "cool"] | None = Field(
+        description="The evidence: a throttle counter rose, the temperature was at a threshold, "
+        "it peaked at the drop (the only evidence without thresholds or counters), or it was "
+        "well below every threshold with no counter rising (cool)."
+    )
+    at_s: float = Field(description="The step-down, seconds from the step's start.")
+    temp_c: float | None = Field(description="The reading nearest the step-down (within 3 s).")
+    peak_c: float | None = Field(description="The temperature's peak at the drop, if it had one.")
+    threshold: ThresholdOut | None = Field(description="The threshold reached, if any.")
+    nearest: ThresholdOut | None = Field(
+        description="The drive's lowest threshold; None when it reports none."
+    )
+    counters: list[CounterRiseOut] = Field(description="Throttle counters that rose there.")
+    counters_read: bool = Field(description="Whether counter readings cover the step-down.")
+    words: str = Field(
+        description="The attribution in words, e.g. 'throttled at 78 °C after 94 s'."
+    )
+
+
 class StepDownOut(BaseModel):
     at_pct: float = Field(description="Position of the step-down, % of the span.")
     at_gb: float = Field(description="Position of the step-down, GB (10^9 B) written.")
     from_mbps: float = Field(description="The level before, MB/s while data moved.")
     to_mbps: float = Field(description="The level after, MB/s while data moved.")
+    at_s: float | None = Field(
+        None, description="When the pass reached the step-down, seconds from its start."
+    )
+    heat: HeatOut | None = Field(None, description="Whether heat explains the step-down.")
 
 
 class LevelOut(BaseModel):
@@ -124,6 +162,7 @@ class DropoffFindings(BaseModel):
     after_iops: float | None
     ratio: float
     min_time_s: float
+    heat: HeatOut | None = Field(None, description="Whether heat explains the drop-off.")
 
 
 class CdmPass(BaseModel):

@@ -142,3 +142,31 @@ def test_xsr_recovery_is_said_after_a_transition_only() -> None:
         "sequential 1024 KiB write: settled at 39.9 MB/s",
         "random 8 KiB write: settled at 4.9 MB/s, 5.2 s after the transition (recovery time)",
     ]
+
+
+def test_step_downs_say_whether_heat_explains_them() -> None:
+    heat = {"heat": "thermal", "words": "throttled at 50 °C after 9 s, from 40 MB/s to 8 MB/s"}
+    run = {
+        "steps": [
+            {
+                "label": "write pass",
+                "results": [],
+                "findings": {
+                    "hdtach": {
+                        "direction": "write", "min_drop": 0.2, "min_span_pct": 2.0,
+                        "step_downs": [{"at_pct": 65.0, "at_gb": 0.35, "from_mbps": 40.0,
+                                        "to_mbps": 8.0, "heat": heat}],
+                    },
+                    "dropoff": {"dropoff_s": 11.5, "fob_iops": 3000.0, "after_iops": 801.0,
+                                "heat": {"heat": "unknown",
+                                         "words": "the drive reports no temperature"}},
+                },
+            }
+        ]
+    }  # fmt: skip
+    assert findings_lines(run) == [
+        "write pass: steps down 40.0 -> 8.0 MB/s at 65.0% (0.35 GB) (heat: throttled at 50 °C "
+        "after 9 s, from 40 MB/s to 8 MB/s)",
+        "write pass: drop-off at 11.5 s: 3000 -> 801 IOPS (heat unknown: the drive reports no "
+        "temperature)",
+    ]

@@ -2379,6 +2379,21 @@ export interface components {
              */
             stored: number;
         };
+        /** CounterRiseOut */
+        CounterRiseOut: {
+            /**
+             * By
+             * @description How much it rose around the step-down.
+             */
+            by: number;
+            /**
+             * Name
+             * @description The NVMe SMART log counter, e.g. thm_temp1_trans_count.
+             */
+            name: string;
+            /** Words */
+            words: string;
+        };
         /** CurrentPrice */
         CurrentPrice: {
             /**
@@ -2645,6 +2660,8 @@ export interface components {
             dropoff_s: number | null;
             /** Fob Iops */
             fob_iops: number | null;
+            /** @description Whether heat explains the drop-off. */
+            heat?: components["schemas"]["HeatOut"] | null;
             /** Min Time S */
             min_time_s: number;
             /** Ratio */
@@ -2859,6 +2876,56 @@ export interface components {
             progress?: number | null;
             /** Step Id */
             step_id?: number | null;
+        };
+        /**
+         * HeatOut
+         * @description Whether heat explains a step-down (backend.analysis.thermal), with its evidence.
+         */
+        HeatOut: {
+            /**
+             * At S
+             * @description The step-down, seconds from the step's start.
+             */
+            at_s: number;
+            /**
+             * Basis
+             * @description The evidence: a throttle counter rose, the temperature was at a threshold, it peaked at the drop (the only evidence without thresholds or counters), or it was well below every threshold with no counter rising (cool).
+             */
+            basis: ("counters" | "threshold" | "peak" | "cool") | null;
+            /**
+             * Counters
+             * @description Throttle counters that rose there.
+             */
+            counters: components["schemas"]["CounterRiseOut"][];
+            /**
+             * Counters Read
+             * @description Whether counter readings cover the step-down.
+             */
+            counters_read: boolean;
+            /**
+             * Heat
+             * @enum {string}
+             */
+            heat: "thermal" | "not thermal" | "unknown";
+            /** @description The drive's lowest threshold; None when it reports none. */
+            nearest: components["schemas"]["ThresholdOut"] | null;
+            /**
+             * Peak C
+             * @description The temperature's peak at the drop, if it had one.
+             */
+            peak_c: number | null;
+            /**
+             * Temp C
+             * @description The reading nearest the step-down (within 3 s).
+             */
+            temp_c: number | null;
+            /** @description The threshold reached, if any. */
+            threshold: components["schemas"]["ThresholdOut"] | null;
+            /**
+             * Words
+             * @description The attribution in words, e.g. 'throttled at 78 °C after 94 s'.
+             */
+            words: string;
         };
         /** Hello */
         Hello: {
@@ -4341,6 +4408,11 @@ export interface components {
             at_pct: number;
             /** From Mbps */
             from_mbps: number;
+            /**
+             * Heat
+             * @description Whether heat explains it (the run's findings say why); None: found before drivelab told.
+             */
+            heat?: ("thermal" | "not thermal" | "unknown") | null;
             /** To Mbps */
             to_mbps: number;
         };
@@ -4357,10 +4429,17 @@ export interface components {
              */
             at_pct: number;
             /**
+             * At S
+             * @description When the pass reached the step-down, seconds from its start.
+             */
+            at_s?: number | null;
+            /**
              * From Mbps
              * @description The level before, MB/s while data moved.
              */
             from_mbps: number;
+            /** @description Whether heat explains the step-down. */
+            heat?: components["schemas"]["HeatOut"] | null;
             /**
              * To Mbps
              * @description The level after, MB/s while data moved.
@@ -4686,6 +4765,19 @@ export interface components {
             prices: components["schemas"]["CurrentPrice"][];
             /** Vendor */
             vendor: string;
+        };
+        /** ThresholdOut */
+        ThresholdOut: {
+            /**
+             * C
+             * @description The threshold, °C.
+             */
+            c: number;
+            /**
+             * Name
+             * @description TMT1, TMT2 (host-set), WCTEMP, CCTEMP or MXTMT.
+             */
+            name: string;
         };
         /** TokenCreate */
         TokenCreate: {

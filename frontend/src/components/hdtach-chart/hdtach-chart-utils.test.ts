@@ -51,3 +51,20 @@ describe("step-downs on the HD Tach chart", () => {
     expect(stepDownSummary(undefined, () => true).size).toBe(0);
   });
 });
+
+describe("whether heat explains a step-down, on Compare", () => {
+  const styles = driveStyles([4], 4);
+  const told = structuredClone(data);
+  const downs = told.drives[0]!.series[0]!.step_downs!;
+  downs[0]!.heat = "not thermal";
+  downs[1]!.heat = "thermal";
+  it("tags a thermal step-down's mark, and says both in the legend", () => {
+    expect(stepDownMarkers(told, styles, () => true).map((m) => m.label)).toEqual([
+      "↓ 24→12 MB/s",
+      "↓ 1200→600 MB/s · heat",
+    ]);
+    expect(stepDownSummary(told, (r) => r === "hdtach-write").get(4)).toBe(
+      "steps down at 31.3% (24→12 MB/s, not heat), 80.9% (1200→600 MB/s, heat)",
+    );
+  });
+});

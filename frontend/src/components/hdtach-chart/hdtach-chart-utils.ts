@@ -17,12 +17,17 @@ export function stepDownMarkers(
           key: `${d.drive_id}:${s.step_id}:${i}`,
           x: sd.at_pct,
           color: colorOf(styles, d.drive_id),
-          label: `↓ ${formatMbps(sd.from_mbps)}→${formatMbps(sd.to_mbps)} MB/s`,
+          label: `↓ ${formatMbps(sd.from_mbps)}→${formatMbps(sd.to_mbps)} MB/s${sd.heat === "thermal" ? " · heat" : ""}`,
         }),
       );
     }
   }
   return markers;
+}
+
+/** ", heat" or ", not heat" after a step-down whose cause drivelab told; nothing otherwise. */
+function heatTag(heat: string | null | undefined): string {
+  return heat === "thermal" ? ", heat" : heat === "not thermal" ? ", not heat" : "";
 }
 
 function formatMbps(v: number): string {
@@ -40,7 +45,7 @@ export function stepDownSummary(
     const downs = passes.flatMap((s) =>
       (s.step_downs ?? []).map(
         (sd) =>
-          `${Number(sd.at_pct.toFixed(1))}% (${formatMbps(sd.from_mbps)}→${formatMbps(sd.to_mbps)} MB/s)`,
+          `${Number(sd.at_pct.toFixed(1))}% (${formatMbps(sd.from_mbps)}→${formatMbps(sd.to_mbps)} MB/s${heatTag(sd.heat)})`,
       ),
     );
     if (passes.length) out.set(d.drive_id, downs.length ? `steps down at ${downs.join(", ")}` : "no step-down");

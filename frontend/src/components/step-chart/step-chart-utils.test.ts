@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { StepSeries } from "../../api/types";
-import { axisTicks, chartLines, linesCsv, maxX, stepChartSpec } from "./step-chart-utils";
+import { axisTicks, chartLines, heatWords, linesCsv, maxX, stepChartSpec, stepDownLines } from "./step-chart-utils";
 
 const series = (metric: string, points: [number, number][]): StepSeries => ({
   run_id: 1,
@@ -83,5 +83,52 @@ describe("the time axis of a finished step", () => {
     expect(axisTicks(15.03)).toEqual([0, 5, 10, 15]);
     expect(axisTicks(20)).toEqual([0, 5, 10, 15, 20]);
     expect(axisTicks(0.4)).toEqual([0]);
+  });
+});
+
+describe("stepDownLines", () => {
+  const heat = (kind: "thermal" | "not thermal" | "unknown", words: string) => ({
+    heat: kind,
+    basis: null,
+    at_s: 9.1,
+    temp_c: null,
+    peak_c: null,
+    threshold: null,
+    nearest: null,
+    counters: [],
+    counters_read: false,
+    words,
+  });
+  it("says each step-down with whether heat explains it", () => {
+    const lines = stepDownLines({
+      findings: {
+        hdtach: {
+          direction: "write",
+          levels: [],
+          min_drop: 0.2,
+          min_span_pct: 2,
+          method: "pelt",
+          step_downs: [
+            { at_pct: 65.04, at_gb: 0.35, from_mbps: 40, to_mbps: 8, at_s: 9.12, heat: heat("thermal", "throttled at 50 °C after 9 s") },
+            { at_pct: 80, at_gb: 0.4, from_mbps: 12, to_mbps: 6 },
+          ],
+        },
+        dropoff: {
+          dropoff_s: 13.65,
+          fob_iops: 3000,
+          after_iops: 800,
+          ratio: 0.5,
+          min_time_s: 5,
+          heat: heat("unknown", "the drive reports no temperature"),
+        },
+      },
+    });
+    expect(lines).toEqual([
+      "↓ at 65% (9.1 s), 40→8 MB/s: heat: throttled at 50 °C after 9 s",
+      "↓ at 80%, 12→6 MB/s",
+      "↓ drop-off after 13.7 s: heat unknown: the drive reports no temperature",
+    ]);
+    expect(heatWords(heat("not thermal", "41 °C, below WCTEMP 70 °C"))).toBe("not heat: 41 °C, below WCTEMP 70 °C");
+    expect(heatWords(undefined)).toBe("");
   });
 });

@@ -99,3 +99,36 @@ export function linesCsv(lines: readonly ChartLine[], x: SeriesX): string {
 export function axisTicks(end: number): number[] {
   return timeTicks(end).filter((t) => t <= end + 1e-9);
 }
+
+type Heat = NonNullable<NonNullable<NonNullable<Step["findings"]>["dropoff"]>["heat"]>;
+
+/** Whether heat explains a step-down, as the Report says it: "heat: throttled at 78 °C after
+ * 94 s, …", "not heat: 41 °C, below WCTEMP 70 °C, …", "heat unknown: the drive reports no
+ * temperature". */
+export function heatWords(heat: Heat | null | undefined): string {
+  if (!heat) return "";
+  const prefix = heat.heat === "thermal" ? "heat" : heat.heat === "not thermal" ? "not heat" : "heat unknown";
+  return `${prefix}: ${heat.words}`;
+}
+
+const rate = (v: number) => (v >= 100 ? v.toFixed(0) : String(Number(v.toFixed(1))));
+
+/** Each step-down of a finished step (HD Tach passes, the consistency drop-off) in words with
+ * whether heat explains it: "↓ at 65% (9.1 s), 40→8 MB/s: heat: throttled at 50 °C …". */
+export function stepDownLines(step: Pick<Step, "findings">): string[] {
+  const f = step.findings;
+  const out: string[] = [];
+  for (const sd of f?.hdtach?.step_downs ?? []) {
+    const when = sd.at_s == null ? "" : ` (${Number(sd.at_s.toFixed(1))} s)`;
+    const heat = heatWords(sd.heat);
+    out.push(
+      `↓ at ${Number(sd.at_pct.toFixed(1))}%${when}, ${rate(sd.from_mbps)}→${rate(sd.to_mbps)} MB/s${heat ? `: ${heat}` : ""}`,
+    );
+  }
+  const drop = f?.dropoff;
+  if (drop?.dropoff_s != null) {
+    const heat = heatWords(drop.heat);
+    out.push(`↓ drop-off after ${Number(drop.dropoff_s.toFixed(1))} s${heat ? `: ${heat}` : ""}`);
+  }
+  return out;
+}

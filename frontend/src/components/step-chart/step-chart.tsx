@@ -26,7 +26,7 @@ import {
 } from "../chart-frame/chart-theme";
 import { errorMessage } from "../error-box/error-box";
 import { MarkerLabels, type Marker } from "../series-lines/series-lines";
-import { axisTicks, chartLines, linesCsv, maxX, type StepChartSpec } from "./step-chart-utils";
+import { axisTicks, chartLines, linesCsv, maxX, stepDownLines, type StepChartSpec } from "./step-chart-utils";
 
 const HEIGHT = 200;
 const MARGIN = { top: 6, right: 16, bottom: 18, left: 8 };
@@ -101,6 +101,8 @@ export function StepChart({ runId, step, spec, conditions, provenance }: StepCha
     ...(markers.length ? [{ label: `steps down at ${markers.map((m) => `${Number(m.x.toFixed(1))}%`).join(", ")}`, color: MARK_COLOR, dashed: true }] : []),
   ];
   const downsampled = data.some((d) => d?.downsampled);
+  // Each step-down in words with whether heat explains it (backend.analysis.thermal).
+  const stepDowns = stepDownLines(step);
 
   return (
     <ChartFrame
@@ -109,6 +111,7 @@ export function StepChart({ runId, step, spec, conditions, provenance }: StepCha
         stalls.length ? " · stalls shaded" : ""}${markers.length ? " · step-downs marked" : ""}`}
       height={HEIGHT}
       overlay={overlay}
+      note={stepDowns.length ? stepDowns.join("; ") : undefined}
       chartId={`step-${step.id}`}
       exportAs={{
         fileName: ["run", String(runId), step.name],
