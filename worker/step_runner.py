@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import re
 import time
@@ -518,16 +519,24 @@ def run_cool_step(sc: StepContext, seconds: float) -> StepReport:
         cooled = False
 
         def tick(fraction: float) -> None:
+            # A sample per reading, at the time it was taken (the sampler reads once a
+            # second, in its own thread): the temperature of the sample is that of its end.
+            # Without a sensor, a sample per second without a temperature.
             nonlocal last_ms, cooled
-            now_ms = int((time.monotonic() - began) * 1000)
-            temp_dc = sc.sampler.current_dc() if sc.sampler is not None else None
+            got = sc.sampler.reading() if sc.sampler is not None else None
+            at = got[0] if got is not None else time.monotonic()
+            now_ms = int((at - began) * 1000)
+            temp_dc = None if got is None else math.floor(got[1] * 10 + 0.5)
             if now_ms > last_ms:
                 box.add([_idle_sample(now_ms, now_ms - last_ms, temp_dc)], fraction)
                 last_ms = now_ms
             if target is not None and temp_dc is not None and temp_dc <= target * 10:
                 cooled = True
 
-        slept, stopped = idle(seconds, should_stop=lambda: sc.should_stop() or cooled, on_tick=tick)
+        # Asked twice a second: every reading of the once-a-second sampler is seen.
+        slept, stopped = idle(
+            seconds, should_stop=lambda: sc.should_stop() or cooled, on_tick=tick, tick_s=0.5
+        )
     log_out["idle_s"] = slept
     if stopped and not cooled:
         return StepReport("cancelled", logs=log_out)

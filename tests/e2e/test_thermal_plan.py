@@ -10,7 +10,10 @@ which is missing, without them."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import re
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -19,6 +22,8 @@ import numpy as np
 import pytest
 
 from tests.conftest import Stack, wait_run
+from tests.e2e.test_browser import DRAWN_LINE, VIEWPORT, browser, sign_in  # noqa: F401
+from tests.e2e.test_compare_ui import download
 from tests.e2e.test_simulated_drives import busy_cpu  # noqa: F401 - the spinning processes
 from worker.sim import truth
 from worker.sim.controller import SimDrive, requirements
@@ -79,10 +84,14 @@ def thermal_plan_run(
             ).json()
             if s["kind"] == "fio":
                 outputs[s["name"]] = c.get(f"/api/runs/{done['id']}/steps/{s['id']}/output").text
+        series = c.get(
+            "/api/compare/series", params={"drives": str(drive["id"]), "plan": "thermal"}
+        ).json()
         events, thermal, trace = sim.events(), sim.thermal_trace(), sim.trace()
     steps = {s["name"]: s for s in done["steps"]}
     return {"run": done, "steps": steps, "outputs": outputs, "samples": samples,
-            "events": events, "thermal": thermal, "trace": trace}  # fmt: skip
+            "events": events, "thermal": thermal, "trace": trace, "drive": drive,
+            "series": series}  # fmt: skip
 
 
 def test_the_plan_ran_heat_and_cool_phases_with_temperatures(thermal_plan_run: dict) -> None:
@@ -162,3 +171,121 @@ def test_time_to_recover_against_the_model(thermal_plan_run: dict) -> None:
         # The phase ended once the drive was back: no longer than its maximum.
         assert json.dumps(step["params"]["seconds"]) == "45"
         assert thermal_plan_run["samples"][name][-1]["t"] < 45
+
+
+def test_compare_series_is_the_whole_run_on_one_time_line(thermal_plan_run: dict) -> None:
+    from backend.results.schemas import CompareSeries
+
+    CompareSeries.model_validate(thermal_plan_run["series"])  # the api's model describes it
+    (drive,) = thermal_plan_run["series"]["drives"]
+    lines = {s["role"]: s for s in drive["series"]}
+    assert set(lines) == {"thermal-mbps", "thermal-temp"}
+    mbps, temp = lines["thermal-mbps"], lines["thermal-temp"]
+    assert (mbps["unit"], temp["unit"], mbps["x"]) == ("MB/s", "°C", "t_s")
+    steps = thermal_plan_run["steps"]
+    origin = _wall(steps["heat-1"]["started_at"])
+    heat2 = _wall(steps["heat-2"]["started_at"]) - origin
+    # Every sample of every phase, placed at its phase's start: the second heat phase's first
+    # sample is at its start plus its own t.
+    first2 = thermal_plan_run["samples"]["heat-2"][0]
+    assert any(abs(x - (heat2 + first2["t"])) < 1e-6 for x, _y in mbps["points"])
+    n = sum(len(v) for v in thermal_plan_run["samples"].values())
+    assert n - 4 <= mbps["total_points"] <= n and temp["total_points"] == n
+    cool1 = [y for x, y in mbps["points"]
+             if _wall(steps["cool-1"]["started_at"]) - origin < x < heat2]  # fmt: skip
+    assert cool1 and all(y == 0 for y in cool1)
+    peak = max(y for _x, y in temp["points"])
+    assert peak == max(steps[h]["findings"]["thermal"]["peak_c"] for h in ("heat-1", "heat-2"))
+
+
+def test_run_page_and_compare_draw_the_thermal_chart(
+    browser: Any,  # noqa: F811
+    stack: Stack,
+    thermal_plan_run: dict,
+) -> None:
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport=VIEWPORT, base_url=stack.api_url, accept_downloads=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        sign_in(page, stack)
+        page.goto(f"/runs/{thermal_plan_run['run']['id']}")
+        figure = page.locator('[data-chart="thermal-run"]')
+        expect(figure).to_be_visible()
+        expect(figure.locator(".recharts-yAxis")).to_have_count(2)
+        expect(figure.locator("svg text", has_text=re.compile("^°C$"))).to_have_count(1)
+        line = figure.locator('path.recharts-line-curve[stroke-dasharray="5 3"]')
+        expect(line).to_have_count(1)
+        expect(line).to_have_attribute("d", DRAWN_LINE)
+        # The four phases shaded and labelled.
+        for label in ("heat 1", "cool 1", "heat 2", "cool 2"):
+            expect(figure.locator("svg text", has_text=re.compile(f"^{label}$"))).to_have_count(1)
+        table = page.get_by_role("table", name="Thermal findings")
+        expect(table.locator("tbody tr")).to_have_count(4)
+        first = thermal_plan_run["steps"]["heat-1"]["findings"]["thermal"]["first_throttle"]
+        expect(table).to_contain_text(f"{first['at_s']:.1f} s")
+        recover = thermal_plan_run["steps"]["cool-1"]["findings"]["thermal"]["recover_s"]
+        expect(table).to_contain_text(f"{recover:.1f} s to")
+        name, data = download(page, figure.get_by_role("button", name="CSV"))
+        assert name == f"run-{thermal_plan_run['run']['id']}-thermal.csv"
+        rows = [r for r in csv.reader(io.StringIO(data.decode())) if r and not r[0].startswith("#")]
+        assert rows[0] == ["t_s", "write_mbps (MB/s)", "temp_c (°C)", "phase"]
+        assert {r[3] for r in rows[1:]} == {"heat 1", "cool 1", "heat 2", "cool 2"}
+
+        drive = thermal_plan_run["drive"]["id"]
+        page.goto(f"/compare?drives={drive}")
+        chart = page.locator('[data-chart="thermal"]')
+        expect(chart).to_be_visible(timeout=20_000)
+        expect(chart.locator(".recharts-yAxis")).to_have_count(2)
+        expect(chart.locator("path.recharts-line-curve")).to_have_count(2)
+        dashed = chart.locator('path.recharts-line-curve[stroke-dasharray="5 3"]')
+        expect(dashed).to_have_attribute("d", DRAWN_LINE)
+        for kind in ("SVG", "PNG", "CSV"):
+            name, data = download(page, chart.get_by_role("button", name=kind))
+            assert name == f"compare-thermal.{kind.lower()}" and data, name
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+def test_a_heat_phase_ends_at_until_c(
+    stack: Stack,
+    busy_cpu: int,  # noqa: F811
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """until_c: the worker stops fio once the drive reads the temperature; the phase is done
+    (not cancelled), fio's final JSON kept, and it ended when the sensor got there."""
+    workdir = Path(tmp_path_factory.mktemp("thermal-until"))
+    params = {"span": "64m", "heat_s": 60, "until_c": 45, "cool_s": 3, "cycles": 1}
+    case = Case("thermal until", "thermal-throttle", 128 * MiB, "thermal", params)
+    with SimDrive(case.profile, case.size, workdir, label=case.name) as sim, stack.client() as c:
+        case.sim = sim
+        drive = register(c, "local", case)
+        run = c.post(
+            "/api/runs",
+            json={
+                "plan": case.plan,
+                "drive_id": drive["id"],
+                "params": params,
+                "confirm_serial": drive["serial"],
+            },  # fmt: skip
+        )
+        assert run.status_code < 300, run.text
+        done = wait_run(c, run.json()["id"], timeout=180)
+        assert done["status"] == "done", done
+        heat = next(s for s in done["steps"] if s["name"] == "heat-1")
+        output = c.get(f"/api/runs/{done['id']}/steps/{heat['id']}/output").text
+        logs = c.get(f"/api/runs/{done['id']}/steps/{heat['id']}/logs").json()
+        thermal = sim.thermal_trace()
+    start, end = job_window(heat, output)
+    phase = logs["thermal_phase"]
+    assert phase["stop"] == "temperature" and phase["stopped_at_c"] >= 45, phase
+    # 35 -> 45 °C at 40 MB/s takes 5.1 s (profile): far from the 60 s it may last.
+    assert end - start < 20, end - start
+    lo, hi = temperatures_between(thermal, end - 1.5, end)
+    assert hi >= 45 - TEMP_TOL_C, (lo, hi)
+    f = heat["findings"]["thermal"]
+    assert f["stop"] == "temperature" and f["peak_c"] >= 44
+    assert json.loads(output)["jobs"][0]["write"]["io_bytes"] > 0

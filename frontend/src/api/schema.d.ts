@@ -486,7 +486,8 @@ export interface paths {
          *     of the plan, the series of its charted steps (consistency: IOPS against time; HD Tach
          *     and TRIM validation: MB/s against position; write hitching and TRIM performance: MB/s
          *     against time with the stalls; transfer size: MB/s against transfer size, read and
-         *     write) downsampled with min/max per bucket, and the run's conditions and provenance.
+         *     write; thermal: MB/s and °C against time over the whole run) downsampled with min/max
+         *     per bucket, and the run's conditions and provenance.
          */
         get: operations["compare_series_api_compare_series_get"];
         put?: never;
@@ -7038,7 +7039,7 @@ export interface operations {
             query: {
                 /** @description drive ids, e.g. 1,2,3 */
                 drives: string;
-                /** @description consistency, hdtach, trim-validation, write-hitching, trim-performance, transfer-size */
+                /** @description consistency, hdtach, trim-validation, write-hitching, trim-performance, transfer-size, thermal */
                 plan: string;
                 /** @description consistency: write_iops (default), read_iops, write_mbps, read_mbps */
                 metric?: string | null;
@@ -10791,7 +10792,7 @@ export interface operations {
     read_share_series_api_shares__token__series_get: {
         parameters: {
             query: {
-                /** @description consistency, hdtach, trim-validation, write-hitching, trim-performance, transfer-size */
+                /** @description consistency, hdtach, trim-validation, write-hitching, trim-performance, transfer-size, thermal */
                 plan: string;
                 metric?: string | null;
                 points?: number;
