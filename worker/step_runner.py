@@ -194,10 +194,17 @@ def run_fio_step(sc: StepContext) -> StepReport:
     with _Outbox(sc) as box:
         phase.begin(sc)
         outcome = _fio(sc, box, step["job_file"], name, stop_early=lambda: phase.hot(sc))
-    if phase.reached_at is not None and outcome.stopped and not sc.should_stop():
-        # Stopped at the temperature asked for, not cancelled: fio's final JSON is the phase's.
-        outcome.stopped = False
-    if not outcome.ok:
+    # Stopped at the temperature asked for, not cancelled: fio's final JSON (printed after the
+    # SIGINT, with what it did until then) is the phase's, whatever its exit status (128).
+    early = (
+        phase.reached_at is not None
+        and outcome.stopped
+        and not sc.should_stop()
+        and outcome.final_text is not None
+    )
+    if early:
+        phase.fio_exit_status = outcome.returncode
+    elif not outcome.ok:
         return _fio_failure(outcome)
     report = StepReport("done", outcome.final_text, outcome.stderr)
     if step["params"].get("role") == HEAT_ROLE:
@@ -228,6 +235,7 @@ class ThermalPhase:
     reached_at: float | None = None  # monotonic time the temperature reached until_c
     reached_c: float | None = None
     began: float = 0.0
+    fio_exit_status: int | None = None  # fio's, when it was stopped at until_c
 
     def begin(self, sc: StepContext) -> None:
         self.began = time.monotonic()
@@ -257,6 +265,7 @@ class ThermalPhase:
                 out["stop"] = "temperature"
                 out["stopped_after_s"] = round(self.reached_at - self.began, 3)
                 out["stopped_at_c"] = self.reached_c
+                out["fio_exit_status"] = self.fio_exit_status
             else:
                 out["stop"] = "time"
         return out
