@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import Stack, wait_run
-from tests.e2e.test_browser import DRAWN_LINE, VIEWPORT, browser, sign_in  # noqa: F401
+from tests.e2e.test_browser import DRAWN_LINE, VIEWPORT, browser, shot, sign_in  # noqa: F401
 from tests.e2e.test_compare_ui import download
 from tests.e2e.test_simulated_drives import busy_cpu  # noqa: F401 - the spinning processes
 from worker.sim import truth
@@ -228,6 +228,8 @@ def test_run_page_and_compare_draw_the_thermal_chart(
         expect(table).to_contain_text(f"{first['at_s']:.1f} s")
         recover = thermal_plan_run["steps"]["cool-1"]["findings"]["thermal"]["recover_s"]
         expect(table).to_contain_text(f"{recover:.1f} s to")
+        figure.scroll_into_view_if_needed()
+        figure.screenshot(path=str(shot(page, "thermal-run").with_name("thermal-run-chart.png")))
         name, data = download(page, figure.get_by_role("button", name="CSV"))
         assert name == f"run-{thermal_plan_run['run']['id']}-thermal.csv"
         rows = [r for r in csv.reader(io.StringIO(data.decode())) if r and not r[0].startswith("#")]
@@ -242,6 +244,8 @@ def test_run_page_and_compare_draw_the_thermal_chart(
         expect(chart.locator("path.recharts-line-curve")).to_have_count(2)
         dashed = chart.locator('path.recharts-line-curve[stroke-dasharray="5 3"]')
         expect(dashed).to_have_attribute("d", DRAWN_LINE)
+        chart.scroll_into_view_if_needed()
+        chart.screenshot(path=str(shot(page, "thermal-compare").with_name("thermal-compare.png")))
         for kind in ("SVG", "PNG", "CSV"):
             name, data = download(page, chart.get_by_role("button", name=kind))
             assert name == f"compare-thermal.{kind.lower()}" and data, name

@@ -24,6 +24,7 @@ import { ChartFrame } from "../chart-frame/chart-frame";
 import { AXIS_LABEL, AXIS_LINE, AXIS_TICK, CHART_FONT, GRID_STROKE } from "../chart-frame/chart-theme";
 import { timeAxis } from "../run-chart/run-chart-utils";
 import { overlayText } from "../series-lines/series-lines-utils";
+import { withBreaks } from "./thermal-utils";
 
 interface Props {
   drives: number[];
@@ -33,7 +34,6 @@ interface Props {
 
 const HEIGHT = 300;
 const MARGIN = { top: 6, right: 4, bottom: 20, left: 4 };
-
 /**
  * The thermal plan on Compare: each drive's latest thermal run over its whole time line
  * (heat and cool phases one after the other), MB/s solid on the left axis and the drive's
@@ -42,11 +42,21 @@ const MARGIN = { top: 6, right: 4, bottom: 20, left: 4 };
 export function ThermalCompare({ drives, styles, fileBase }: Props) {
   const query = useCompareSeries({ drives, plan: "thermal", points: 1000 });
   const speed = useMemo(
-    () => toLines(query.data, styles, (r) => r === "thermal-mbps").map((l) => ({ ...l, dashed: false })),
+    () =>
+      toLines(query.data, styles, (r) => r === "thermal-mbps").map((l) => ({
+        ...l,
+        label: `${l.label}, MB/s`,
+        dashed: false,
+      })),
     [query.data, styles],
   );
   const temp = useMemo(
-    () => toLines(query.data, styles, (r) => r === "thermal-temp").map((l) => ({ ...l, dashed: true })),
+    () =>
+      toLines(query.data, styles, (r) => r === "thermal-temp").map((l) => ({
+        ...l,
+        label: `${l.label}, °C`,
+        dashed: true,
+      })),
     [query.data, styles],
   );
   const lines = [...speed, ...temp];
@@ -87,16 +97,7 @@ export function ThermalCompare({ drives, styles, fileBase }: Props) {
         fileName: [fileBase, "thermal"],
         ...about,
         legend: legendOf(lines, styles),
-        csv: () =>
-          linesCsv(
-            [
-              ...speed.map((l) => ({ ...l, label: `${l.label} MB/s` })),
-              ...temp.map((l) => ({ ...l, label: `${l.label} °C` })),
-            ],
-            "t_s",
-            "value",
-            about,
-          ),
+        csv: () => linesCsv([...speed, ...temp], "t_s", "value", about),
       }}
     >
       <ResponsiveContainer width="100%" height="100%" initialDimension={{ width: 600, height: HEIGHT }}>
@@ -139,7 +140,7 @@ export function ThermalCompare({ drives, styles, fileBase }: Props) {
           {speed.map((l) => (
             <RechartsLine
               key={l.key}
-              data={l.points.map(([px, py]) => ({ x: px, y: py }))}
+              data={withBreaks(l.points)}
               dataKey="y"
               name={l.label}
               type="linear"
@@ -154,7 +155,7 @@ export function ThermalCompare({ drives, styles, fileBase }: Props) {
               <RechartsLine
                 key={l.key}
                 yAxisId="temp"
-                data={l.points.map(([px, py]) => ({ x: px, y: py }))}
+                data={withBreaks(l.points)}
                 dataKey="y"
                 name={l.label}
                 type="linear"

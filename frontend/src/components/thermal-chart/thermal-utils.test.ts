@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Sample, Step } from "../../api/types";
-import { thermalRows, thermalTimeline } from "./thermal-utils";
+import { thermalRows, thermalTimeline, withBreaks } from "./thermal-utils";
 
 function step(id: number, role: string, phase: number, start: string, end: string, findings?: unknown): Step {
   return {
@@ -77,5 +77,23 @@ describe("thermalRows", () => {
     expect(values["speed"]).toBe("40 → 8 MB/s");
     expect(values["above WCTEMP"]).toContain("unknown: the drive reports no WCTEMP");
     expect(rows[1]!.figures[0]!.value).toBe("23.6 s to 37.0 °C");
+  });
+});
+
+describe("withBreaks", () => {
+  it("breaks a line where the samples have a gap (between two phases)", () => {
+    expect(withBreaks([[1, 40], [2, 8], [6, 0], [7, 0]])).toEqual([
+      { x: 1, y: 40 },
+      { x: 2, y: 8 },
+      { x: 4, y: null },
+      { x: 6, y: 0 },
+      { x: 7, y: 0 },
+    ]);
+  });
+
+  it("does not break a downsampled line whose points are all further apart", () => {
+    const sparse: [number, number][] = [[0, 1], [4, 1], [8, 1], [12, 1], [40, 0], [44, 0]];
+    const drawn = withBreaks(sparse);
+    expect(drawn.filter((p) => p.y === null)).toEqual([{ x: 26, y: null }]);
   });
 });

@@ -153,3 +153,23 @@ export function thermalRows(steps: readonly Step[]): ThermalRow[] {
   }
   return rows;
 }
+
+// Samples come about once a second: a gap wider than GAP_S, and than GAP_FACTOR times the
+// line's usual spacing (a downsampled long run's points are further apart), is the time
+// between two phases (the worker moving on), drawn as a break, not as a line across it.
+export const GAP_S = 2.5;
+const GAP_FACTOR = 3;
+
+/** A line's points for Recharts, with a break (y null) where the samples have a gap. */
+export function withBreaks(points: readonly [number, number][]): { x: number; y: number | null }[] {
+  const steps = points.slice(1).map(([x], i) => x - points[i]![0]).sort((a, b) => a - b);
+  const usual = steps.length ? steps[Math.floor(steps.length / 2)]! : 0;
+  const gap = Math.max(GAP_S, GAP_FACTOR * usual);
+  const out: { x: number; y: number | null }[] = [];
+  points.forEach(([x, y], i) => {
+    const prev = points[i - 1];
+    if (prev && x - prev[0] > gap) out.push({ x: (x + prev[0]) / 2, y: null });
+    out.push({ x, y });
+  });
+  return out;
+}
