@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import re
 import time
@@ -18,6 +19,7 @@ from backend.analysis import pts
 from backend.analysis.fio_results import direction_summary
 from backend.analysis.steady_state import is_steady, steady_state_report
 from backend.plans.base import job_file_lines, with_randseed_offset
+from backend.plans.thermal import HEAT_ROLE
 from worker.client import ApiClient, ApiError, ApiUnreachable, SampleOutbox
 from worker.devices import DeviceInfo
 from worker.fio.logs import collect_logs
@@ -116,6 +118,7 @@ def _fio(
     *,
     t_offset_ms: int = 0,
     progress: Callable[[float | None], float | None] = lambda p: p,
+    stop_early: Callable[[], bool] = lambda: False,
 ) -> FioOutcome:
     def on_samples(samples: list[Sample], p: float | None) -> None:
         # The temperature read in the last second (a thread reads it: no wait here); None, and
@@ -137,7 +140,7 @@ def _fio(
         sc.workdir,
         name,
         on_samples=on_samples,
-        should_stop=lambda: sc.should_stop() or box.error is not None,
+        should_stop=lambda: sc.should_stop() or box.error is not None or stop_early(),
         fio_binary=sc.fio_binary,
         status_interval_ms=int(sc.step["params"].get("status_interval_ms") or 1000),
         cgroup_procs=sim_cgroup(sc.info),
@@ -187,17 +190,85 @@ def run_fio_step(sc: StepContext) -> StepReport:
         sim_cgroup(sc.info)
     except SimError as exc:
         return StepReport("failed", error=str(exc))
+    phase = ThermalPhase(step["params"].get("until_c"))
     with _Outbox(sc) as box:
-        outcome = _fio(sc, box, step["job_file"], name)
-    if not outcome.ok:
+        phase.begin(sc)
+        outcome = _fio(sc, box, step["job_file"], name, stop_early=lambda: phase.hot(sc))
+    # Stopped at the temperature asked for, not cancelled: fio's final JSON (printed after the
+    # SIGINT, with what it did until then) is the phase's, whatever its exit status (128).
+    early = (
+        phase.reached_at is not None
+        and outcome.stopped
+        and not sc.should_stop()
+        and outcome.final_text is not None
+    )
+    if early:
+        phase.fio_exit_status = outcome.returncode
+    elif not outcome.ok:
         return _fio_failure(outcome)
     report = StepReport("done", outcome.final_text, outcome.stderr)
+    if step["params"].get("role") == HEAT_ROLE:
+        report.logs = {"thermal_phase": phase.log()}
+        PHASE_START_C[sc.run_id] = phase.start_c
     window = step["params"].get("log_window_ms")
     if window:
-        report.logs = collect_logs(
-            sc.workdir, log_prefix(step["job_file"]) or step["name"], int(window)
-        )
+        report.logs = {
+            **(report.logs or {}),
+            **collect_logs(sc.workdir, log_prefix(step["job_file"]) or step["name"], int(window)),
+        }
     return with_thermal_log(report, sc)
+
+
+# The temperature each run's last heat phase began at (a thermal plan's cool phase ends once the
+# drive is back near it): kept by the worker process that runs the run's steps one after the
+# other. A run resumed by another worker process has none: its cool phase lasts its maximum.
+PHASE_START_C: dict[int, float | None] = {}
+
+
+@dataclass
+class ThermalPhase:
+    """A heat phase of the thermal plan (backend.plans.thermal): the temperature it began at,
+    and the end of fio once the drive reaches `until_c` (None: it runs its time)."""
+
+    until_c: float | None
+    start_c: float | None = None
+    reached_at: float | None = None  # monotonic time the temperature reached until_c
+    reached_c: float | None = None
+    began: float = 0.0
+    fio_exit_status: int | None = None  # fio's, when it was stopped at until_c
+
+    def begin(self, sc: StepContext) -> None:
+        self.began = time.monotonic()
+        self.start_c = sc.sampler.current_c() if sc.sampler is not None else None
+
+    def hot(self, sc: StepContext) -> bool:
+        """Whether the phase should end now (asked every 0.2 s while fio runs)."""
+        if sc.sampler is None:
+            return False
+        if self.start_c is None:  # a command's first reading comes from the sampler's thread
+            self.start_c = sc.sampler.current_c()
+        if self.until_c is None:
+            return False
+        if self.reached_at is not None:
+            return True
+        c = sc.sampler.current_c()
+        if c is None or c < float(self.until_c):
+            return False
+        self.reached_at, self.reached_c = time.monotonic(), c
+        log.info("run %s: %.1f °C reached: ending the heat phase", sc.run_id, c)
+        return True
+
+    def log(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"start_c": self.start_c, "until_c": self.until_c}
+        if self.until_c is not None:
+            if self.reached_at is not None:
+                out["stop"] = "temperature"
+                out["stopped_after_s"] = round(self.reached_at - self.began, 3)
+                out["stopped_at_c"] = self.reached_c
+                out["fio_exit_status"] = self.fio_exit_status
+            else:
+                out["stop"] = "time"
+        return out
 
 
 def with_thermal_log(report: StepReport, sc: StepContext) -> StepReport:
@@ -429,11 +500,68 @@ def run_trim_step(sc: StepContext) -> StepReport:
 
 def run_idle_step(sc: StepContext) -> StepReport:
     seconds = float(sc.step["params"].get("seconds", 0))
+    if sc.step["params"].get("sample_temperature"):
+        return run_cool_step(sc, seconds)
     with _Outbox(sc) as box:
         slept, stopped = idle(seconds, should_stop=sc.should_stop, on_tick=lambda f: box.add([], f))
     if stopped:
         return StepReport("cancelled", logs={"idle_s": slept})
     return StepReport("done", logs={"idle_s": slept}, metrics=[metric("idle_seconds", slept, "s")])
+
+
+def run_cool_step(sc: StepContext, seconds: float) -> StepReport:
+    """A thermal plan's cool phase: idle (no I/O) for `seconds`, the drive's temperature stored
+    once a second as a sample with 0 bytes; with `within_c`, ended once the temperature is
+    back within that many °C of where the run's last heat phase began."""
+    within = sc.step["params"].get("within_c")
+    start_c = PHASE_START_C.get(sc.run_id)
+    target = None if within is None or start_c is None else start_c + float(within)
+    log_out: dict[str, Any] = {"phase_start_c": start_c, "within_c": within, "target_c": target}
+    if within is not None and target is None:
+        log_out["note"] = (
+            "the temperature the heat phase began at is unknown (no sensor, or the run was "
+            "resumed): the phase idled its whole time"
+        )
+    with _Outbox(sc) as box:
+        began = time.monotonic()
+        last_ms = 0
+        cooled = False
+
+        def tick(fraction: float) -> None:
+            # A sample per reading, at the time it was taken (the sampler reads once a
+            # second, in its own thread): the temperature of the sample is that of its end.
+            # Without a sensor, a sample per second without a temperature.
+            nonlocal last_ms, cooled
+            got = sc.sampler.reading() if sc.sampler is not None else None
+            at = got[0] if got is not None else time.monotonic()
+            now_ms = int((at - began) * 1000)
+            temp_dc = None if got is None else math.floor(got[1] * 10 + 0.5)
+            if now_ms > last_ms:
+                box.add([_idle_sample(now_ms, now_ms - last_ms, temp_dc)], fraction)
+                last_ms = now_ms
+            if target is not None and temp_dc is not None and temp_dc <= target * 10:
+                cooled = True
+
+        # Asked twice a second: every reading of the once-a-second sampler is seen.
+        slept, stopped = idle(
+            seconds, should_stop=lambda: sc.should_stop() or cooled, on_tick=tick, tick_s=0.5
+        )
+    log_out["idle_s"] = slept
+    if stopped and not cooled:
+        return StepReport("cancelled", logs=log_out)
+    log_out["stop"] = "temperature" if cooled else "time"
+    return with_thermal_log(
+        StepReport("done", logs={"cool": log_out}, metrics=[metric("idle_seconds", slept, "s")]),
+        sc,
+    )
+
+
+def _idle_sample(t_ms: int, dt_ms: int, temp_dc: int | None) -> dict[str, Any]:
+    """A second of a cool phase as a sample: nothing moved, and the drive's temperature."""
+    return {
+        **Sample(t_ms, dt_ms, 0, 0, 0, 0, None, None, None, None).as_dict(),
+        "temp_dc": temp_dc,
+    }
 
 
 WRITE_CACHE_RECORD = "write-cache.json"

@@ -316,6 +316,12 @@ class Sampler:
             return None
         return latest[1]
 
+    def reading(self) -> tuple[float, float] | None:
+        """The latest reading with the time it was taken (this sampler's clock), None as
+        current_c is."""
+        latest = self._latest
+        return None if latest is None or self.current_c() is None else latest
+
     def current_dc(self) -> int | None:
         """current_c in tenths of a degree, as samples store it."""
         c = self.current_c()

@@ -36,6 +36,7 @@ PLAN_KINDS = {
     "write-hitching": "stalls",
     "trim-performance": "stalls",
     "transfer-size": "transfer",
+    "thermal": "thermal",
 }
 # metric -> (unit, the sample column counted, factor): value = count / dt_ms x factor
 TIME_METRICS: dict[str, tuple[str, str, float]] = {
@@ -44,7 +45,9 @@ TIME_METRICS: dict[str, tuple[str, str, float]] = {
     "write_mbps": ("MB/s", "write_bytes", 1e-3),
     "read_mbps": ("MB/s", "read_bytes", 1e-3),
 }
-DEFAULT_METRIC = {"time": "write_iops", "position": "mbps", "stalls": "mbps", "transfer": "mbps"}
+DEFAULT_METRIC = {"time": "write_iops", "position": "mbps", "stalls": "mbps", "transfer": "mbps",
+                  "thermal": "mbps"}  # fmt: skip
+THERMAL_ROLES = ("thermal-heat", "thermal-cool")
 MAX_POINTS = 20_000
 
 
@@ -55,6 +58,8 @@ def _charted(kind: str, role: str) -> bool:
         return role.startswith("hdtach")
     if kind == "stalls":
         return role in STALL_ROLES
+    if kind == "thermal":
+        return role in THERMAL_ROLES
     return role in ("transfer-read", "transfer-write")
 
 
@@ -212,6 +217,66 @@ def _direction(step: Step) -> str:
     return "read" if rw in ("read", "randread") else "write"
 
 
+def _thermal_series(session: Session, steps: list[Step], points: int) -> list[dict[str, Any]]:
+    """A thermal run's phases one after the other on one time line (seconds since the first
+    phase started, each phase at its own start): two lines, the heat phases' MB/s (a cool
+    phase moves nothing: 0) and the drive's temperature (°C, where it has a sensor). Samples
+    as the run page has them: per interval, fio's short last one folded into the one before."""
+    if not steps:
+        return []
+    rows = SAMPLE_ROWS.c
+    order = rows.t_ms.asc()
+    found = {
+        step_id: cols
+        for step_id, *cols in session.connection().execute(
+            select(
+                rows.step_id,
+                func.array_agg(aggregate_order_by(rows.t_ms, order)),
+                func.array_agg(aggregate_order_by(rows.dt_ms, order)),
+                func.array_agg(aggregate_order_by(rows.read_bytes, order)),
+                func.array_agg(aggregate_order_by(rows.write_bytes, order)),
+                func.array_agg(aggregate_order_by(rows.temp_dc, order)),
+            )
+            .where(rows.step_id.in_([s.id for s in steps]))
+            .group_by(rows.step_id)
+        )
+    }
+    origin = min((s.started_at for s in steps if s.started_at is not None), default=None)
+    t_mbps: list[float] = []
+    mbps: list[float] = []
+    t_temp: list[float] = []
+    temp: list[float] = []
+    for step in steps:
+        if step.id not in found or step.started_at is None:
+            continue
+        t_ms, dt_ms, rb, wb, temp_dc = found[step.id]
+        offset = (step.started_at - origin).total_seconds() if origin else 0.0
+        heat = step.params.get("role") == "thermal-heat"
+        moved = rb if _direction(step) == "read" else wb
+        t, dt, (n,) = fold_short_tail_arrays(t_ms, dt_ms, moved)
+        for x, d, b in zip(t.tolist(), dt.tolist(), n.tolist(), strict=True):
+            if d > 0:
+                t_mbps.append(offset + x / 1000)
+                mbps.append(b / d / 1000 if heat else 0.0)
+        for x, c in zip(t_ms, temp_dc, strict=True):
+            if c is not None:
+                t_temp.append(offset + x / 1000)
+                temp.append(c / 10)
+    first = steps[0]
+    out = []
+    for name, unit, xs, ys, label in (
+        ("thermal-mbps", "MB/s", t_mbps, mbps, f"{_direction(first)} MB/s"),
+        ("thermal-temp", "°C", t_temp, temp, "drive temperature"),
+    ):
+        if not xs:
+            continue
+        pts, total, down = _downsampled(xs, ys, points)
+        out.append({"step_id": first.id, "step": name, "label": label, "role": name,
+                    "stalls": None, "step_downs": None, "unit": unit, "x": "t_s",
+                    "total_points": total, "downsampled": down, "points": pts})  # fmt: skip
+    return out
+
+
 def _drawn(
     session: Session, kind: str, steps: list[Step]
 ) -> dict[int, tuple[dict[str, Any], dict[str, Any]]]:
@@ -344,7 +409,8 @@ def compare_series(
     befores: dict[int, str] = {}
     if runs:
         # Only what a series and its conditions read: not fio's output, stderr or job file.
-        needed = [Step.id, Step.run_id, Step.kind, Step.name, Step.status, Step.params]
+        needed = [Step.id, Step.run_id, Step.kind, Step.name, Step.status, Step.params,
+                  Step.started_at]  # fmt: skip
         every: dict[int, list[Step]] = defaultdict(list)
         for step in session.scalars(
             select(Step)
@@ -394,11 +460,16 @@ def compare_series(
             continue
         run, firmware, fio_version, host, resumed = found
         steps = steps_by_run.get(run.id, [])
-        series = [
-            s
-            for step in steps
-            if (s := _step_series(kind, step, metric, points, timed, transfer, drawn)) is not None
-        ]
+        series = (
+            _thermal_series(session, steps, points)
+            if kind == "thermal"
+            else [
+                s
+                for step in steps
+                if (s := _step_series(kind, step, metric, points, timed, transfer, drawn))
+                is not None
+            ]
+        )
         if kind == "transfer":
             series = _merge_transfer(series)
         out.append(

@@ -26,6 +26,7 @@ PLAN_NAMES = {
     "pts-steady-state": "SNIA PTS steady state",
     "qd-sweep": "Queue-depth sweep",
     "cdm-style": "CrystalDiskMark-style",
+    "thermal": "Thermal",
 }
 
 # The measure of a metric name, without its direction (read_/write_) where it has one.
@@ -83,13 +84,24 @@ MEASURES = {
     "replay_busy_s": "disk busy time",
     "gbps": "TRIM rate",
     "passes": "passes measured",
+    "thermal_write_mbps": "average write MB/s",
+    "thermal_read_mbps": "average read MB/s",
+    "thermal_throttles": "throttle step-downs",
+    "thermal_first_throttle_s": "time to the first throttle",
+    "thermal_first_throttle_c": "temperature at the first throttle",
+    "thermal_throttled_mbps": "throttled MB/s",
+    "thermal_peak_c": "peak temperature",
+    "thermal_above_wctemp_s": "time above WCTEMP",
+    "thermal_recover_s": "time to cool down",
 }
 # How a run went, not how good the drive is: never coloured better or worse.
 NOT_PERFORMANCE = frozenset(
     {"bytes", "runtime_s", "hdtach_coverage_pct", "passes", "replay_read_share_pct", "peak_qd",
      # where a pass steps down and how often: its levels say how fast the drive is
      *(f"hdtach{'_' + d if d else ''}{name}" for d in ("read", "write", "")
-       for name in ("_step_downs", "_first_step_down_pct", "_first_step_down_gb"))}
+       for name in ("_step_downs", "_first_step_down_pct", "_first_step_down_gb")),
+     # how often and at what temperature the firmware throttled: its policy, not a speed
+     "thermal_throttles", "thermal_first_throttle_c"}
 )  # fmt: skip
 LOWER_IS_BETTER_UNITS = ("µs", "ms", "s")
 LOWER_IS_BETTER_WORDS = ("lat_", "stall_", "stddev", "busy", "qd_95pct")
@@ -109,6 +121,7 @@ _CDM = re.compile(
     r"(?:-pass(?P<n>\d+))?$"
 )
 _HITCH = re.compile(r"^hitch-(?P<kind>seq|rand)-(?P<bs>\d+[km])-qd(?P<qd>\d+)$")
+_THERMAL = re.compile(r"^(?P<kind>heat|cool)-(?P<n>\d+)$")
 _WORDS = {
     "consistency-4k-qd32": "4K random write QD32",
     "torture": "torture, 4K random write QD32",
@@ -171,6 +184,8 @@ def step_words(step: str) -> str:
     if text is None and (m := _HITCH.match(base)):
         kind = "sequential" if m["kind"] == "seq" else "random"
         text = f"sustained {_bs(m['bs'])} {kind} write QD{m['qd']}"
+    if text is None and (m := _THERMAL.match(base)):
+        text = f"{'heat' if m['kind'] == 'heat' else 'cool'} phase {m['n']}"
     if text is None and base.startswith("trim-"):
         text = f"TRIM of {base.removeprefix('trim-').upper()}"
     if text is None and base.startswith("profile-"):
@@ -220,6 +235,10 @@ def lower_is_better(metric: str, unit: str) -> bool:
         return False  # later is better: the drive holds its fresh level longer
     if name == "stall_period_s":
         return False  # longer is better: the drive stalls less often
+    if name == "thermal_first_throttle_s":
+        return False  # later is better: the drive holds its speed longer
+    if unit == "°C":
+        return True  # a cooler drive (the peak temperature)
     return unit in LOWER_IS_BETTER_UNITS or any(w in name for w in LOWER_IS_BETTER_WORDS)
 
 

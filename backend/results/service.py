@@ -25,6 +25,7 @@ from backend.plans.desktop_preset import SUMMARY_ROLE
 from backend.pts.derive import derive_rounds, derive_xsr
 from backend.pts.service import ROUNDS_ROLES
 from backend.results import heat
+from backend.results.thermal import ROLES as THERMAL_ROLES
 from backend.runs.models import SAMPLE_ROWS, Step
 from backend.traces.models import Trace
 
@@ -81,6 +82,8 @@ def _derive(
         from backend.results.desktop import derive_desktop  # noqa: PLC0415 - as derive_sweep
 
         return derive_desktop(session, step)
+    if role in THERMAL_ROLES:
+        return THERMAL_ROLES[role](session, step)
     if role == "qd-sweep-summary":
         from backend.results.qos import derive_sweep  # noqa: PLC0415 - qos imports this module
 

@@ -183,6 +183,65 @@ class CdmFindings(BaseModel):
     passes: list[CdmPass]
 
 
+class ThermalStepDown(BaseModel):
+    at_s: float = Field(description="Seconds from the phase's start (fio's clock).")
+    from_mbps: float = Field(description="The level before, MB/s while data moved.")
+    to_mbps: float = Field(description="The level after, MB/s while data moved.")
+    temp_c: float | None = Field(
+        description="The drive's temperature in the interval of the step-down (None: no sensor)."
+    )
+    heat: HeatOut | None = Field(None, description="Whether heat explains the step-down.")
+
+
+class ThermalLevel(BaseModel):
+    start_s: float
+    end_s: float
+    mbps: float
+
+
+class ThermalFindings(BaseModel):
+    """A phase of the thermal plan (backend.results.thermal): a heat phase's throttle, peak
+    and time above WCTEMP, or a cool phase's time to recover."""
+
+    kind: Literal["heat", "cool"]
+    phase: int = Field(description="The cycle, from 1.")
+    stop: str = Field(description="What ended the phase: 'time' or 'temperature'.")
+    duration_s: float
+    start_c: float | None = Field(description="The first sample's temperature, °C.")
+    end_c: float | None = None
+    # heat
+    direction: Literal["read", "write"] | None = None
+    mean_mbps: float | None = Field(None, description="Bytes moved over the phase's time.")
+    peak_c: float | None = None
+    step_downs: list[ThermalStepDown] = Field(default_factory=list)
+    levels: list[ThermalLevel] = Field(default_factory=list)
+    first_throttle: ThermalStepDown | None = Field(
+        None, description="The phase's first step-down of MB/s, None when it never stepped down."
+    )
+    throttled_mbps: float | None = Field(None, description="The level after the first throttle.")
+    wctemp_c: float | None = Field(None, description="The controller's WCTEMP, when it has one.")
+    above_wctemp_s: float | None = Field(
+        None, description="Seconds at or above WCTEMP; None when unknown (above_wctemp_note)."
+    )
+    above_wctemp_note: str | None = None
+    min_drop: float | None = None
+    min_level_s: float | None = None
+    method: str | None = None
+    # cool
+    min_c: float | None = None
+    phase_start_c: float | None = Field(
+        None, description="The temperature its heat phase began at, °C."
+    )
+    within_c: float | None = None
+    target_c: float | None = Field(None, description="phase_start_c + within_c.")
+    recover_s: float | None = Field(
+        None,
+        description="Seconds from the cool phase's start until the temperature was back at "
+        "target_c; None when it did not get there.",
+    )
+    recovered: bool | None = None
+
+
 class StepFindings(BaseModel):
     """What the analysis found in a finished step (backend.analysis), where it applies."""
 
@@ -190,6 +249,7 @@ class StepFindings(BaseModel):
     stalls: StallsFindings | None = None
     dropoff: DropoffFindings | None = None
     cdm: CdmFindings | None = None
+    thermal: ThermalFindings | None = None
 
 
 class StepOut(BaseModel):

@@ -42,6 +42,7 @@ from backend.runs.schemas import (
     StallsFindings,
     StepFindings,
     StepOut,
+    ThermalFindings,
 )
 from backend.traces.models import Trace
 from backend.traces.service import get_trace
@@ -301,7 +302,9 @@ def findings(analysis: dict[str, Any] | None) -> StepFindings | None:
         out.dropoff = DropoffFindings.model_validate(analysis["dropoff"])
     if analysis.get("cdm"):
         out.cdm = CdmFindings.model_validate(analysis["cdm"])
-    return out if (out.hdtach or out.stalls or out.dropoff or out.cdm) else None
+    if analysis.get("thermal"):
+        out.thermal = ThermalFindings.model_validate(analysis["thermal"])
+    return out if (out.hdtach or out.stalls or out.dropoff or out.cdm or out.thermal) else None
 
 
 def run_out(session: Session, run: Run) -> RunOut:

@@ -180,3 +180,14 @@ def test_a_stale_reading_is_no_temperature(tmp_path: Path) -> None:
     assert sampler.current_dc() == 500
     now[0] = 100.0 + temperature.STALE_INTERVALS + 1.1
     assert sampler.current_dc() is None
+
+
+def test_a_reading_carries_the_time_it_was_taken(tmp_path: Path) -> None:
+    """A thermal plan's cool phase places each sample at its reading's time."""
+    now = [100.0]
+    sampler = Sampler(Source("hwmon", str(tmp_path / "none"), 1.0), clock=lambda: now[0])
+    assert sampler.reading() is None
+    sampler._latest = (99.4, 47.25)
+    assert sampler.reading() == (99.4, 47.25)
+    now[0] = 99.4 + temperature.STALE_INTERVALS + 1.1
+    assert sampler.reading() is None  # stale, as current_c

@@ -486,7 +486,8 @@ export interface paths {
          *     of the plan, the series of its charted steps (consistency: IOPS against time; HD Tach
          *     and TRIM validation: MB/s against position; write hitching and TRIM performance: MB/s
          *     against time with the stalls; transfer size: MB/s against transfer size, read and
-         *     write) downsampled with min/max per bucket, and the run's conditions and provenance.
+         *     write; thermal: MB/s and °C against time over the whole run) downsampled with min/max
+         *     per bucket, and the run's conditions and provenance.
          */
         get: operations["compare_series_api_compare_series_get"];
         put?: never;
@@ -4468,6 +4469,7 @@ export interface components {
             dropoff?: components["schemas"]["DropoffFindings"] | null;
             hdtach?: components["schemas"]["HdTachFindings"] | null;
             stalls?: components["schemas"]["StallsFindings"] | null;
+            thermal?: components["schemas"]["ThermalFindings"] | null;
         };
         /** StepFinish */
         StepFinish: {
@@ -4765,6 +4767,130 @@ export interface components {
             prices: components["schemas"]["CurrentPrice"][];
             /** Vendor */
             vendor: string;
+        };
+        /**
+         * ThermalFindings
+         * @description A phase of the thermal plan (backend.results.thermal): a heat phase's throttle, peak
+         *     and time above WCTEMP, or a cool phase's time to recover.
+         */
+        ThermalFindings: {
+            /** Above Wctemp Note */
+            above_wctemp_note?: string | null;
+            /**
+             * Above Wctemp S
+             * @description Seconds at or above WCTEMP; None when unknown (above_wctemp_note).
+             */
+            above_wctemp_s?: number | null;
+            /** Direction */
+            direction?: ("read" | "write") | null;
+            /** Duration S */
+            duration_s: number;
+            /** End C */
+            end_c?: number | null;
+            /** @description The phase's first step-down of MB/s, None when it never stepped down. */
+            first_throttle?: components["schemas"]["ThermalStepDown"] | null;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "heat" | "cool";
+            /** Levels */
+            levels?: components["schemas"]["ThermalLevel"][];
+            /**
+             * Mean Mbps
+             * @description Bytes moved over the phase's time.
+             */
+            mean_mbps?: number | null;
+            /** Method */
+            method?: string | null;
+            /** Min C */
+            min_c?: number | null;
+            /** Min Drop */
+            min_drop?: number | null;
+            /** Min Level S */
+            min_level_s?: number | null;
+            /** Peak C */
+            peak_c?: number | null;
+            /**
+             * Phase
+             * @description The cycle, from 1.
+             */
+            phase: number;
+            /**
+             * Phase Start C
+             * @description The temperature its heat phase began at, °C.
+             */
+            phase_start_c?: number | null;
+            /**
+             * Recover S
+             * @description Seconds from the cool phase's start until the temperature was back at target_c; None when it did not get there.
+             */
+            recover_s?: number | null;
+            /** Recovered */
+            recovered?: boolean | null;
+            /**
+             * Start C
+             * @description The first sample's temperature, °C.
+             */
+            start_c: number | null;
+            /** Step Downs */
+            step_downs?: components["schemas"]["ThermalStepDown"][];
+            /**
+             * Stop
+             * @description What ended the phase: 'time' or 'temperature'.
+             */
+            stop: string;
+            /**
+             * Target C
+             * @description phase_start_c + within_c.
+             */
+            target_c?: number | null;
+            /**
+             * Throttled Mbps
+             * @description The level after the first throttle.
+             */
+            throttled_mbps?: number | null;
+            /**
+             * Wctemp C
+             * @description The controller's WCTEMP, when it has one.
+             */
+            wctemp_c?: number | null;
+            /** Within C */
+            within_c?: number | null;
+        };
+        /** ThermalLevel */
+        ThermalLevel: {
+            /** End S */
+            end_s: number;
+            /** Mbps */
+            mbps: number;
+            /** Start S */
+            start_s: number;
+        };
+        /** ThermalStepDown */
+        ThermalStepDown: {
+            /**
+             * At S
+             * @description Seconds from the phase's start (fio's clock).
+             */
+            at_s: number;
+            /**
+             * From Mbps
+             * @description The level before, MB/s while data moved.
+             */
+            from_mbps: number;
+            /** @description Whether heat explains the step-down. */
+            heat?: components["schemas"]["HeatOut"] | null;
+            /**
+             * Temp C
+             * @description The drive's temperature in the interval of the step-down (None: no sensor).
+             */
+            temp_c: number | null;
+            /**
+             * To Mbps
+             * @description The level after, MB/s while data moved.
+             */
+            to_mbps: number;
         };
         /** ThresholdOut */
         ThresholdOut: {
@@ -7007,7 +7133,7 @@ export interface operations {
             query: {
                 /** @description drive ids, e.g. 1,2,3 */
                 drives: string;
-                /** @description consistency, hdtach, trim-validation, write-hitching, trim-performance, transfer-size */
+                /** @description consistency, hdtach, trim-validation, write-hitching, trim-performance, transfer-size, thermal */
                 plan: string;
                 /** @description consistency: write_iops (default), read_iops, write_mbps, read_mbps */
                 metric?: string | null;
@@ -10760,7 +10886,7 @@ export interface operations {
     read_share_series_api_shares__token__series_get: {
         parameters: {
             query: {
-                /** @description consistency, hdtach, trim-validation, write-hitching, trim-performance, transfer-size */
+                /** @description consistency, hdtach, trim-validation, write-hitching, trim-performance, transfer-size, thermal */
                 plan: string;
                 metric?: string | null;
                 points?: number;

@@ -34,6 +34,7 @@ KEYS = [
     "pts-xsr",
     "qd-sweep",
     "cdm-style",
+    "thermal",
 ]
 # The least each plan needs: trace-replay has no default workload (a trace or a profile).
 MINIMAL: dict[str, dict[str, Any]] = {"trace-replay": {"profile": "heavy"}}
@@ -41,6 +42,7 @@ MINIMAL: dict[str, dict[str, Any]] = {"trace-replay": {"profile": "heavy"}}
 SHORT: dict[str, dict[str, Any]] = {
     "four-corners": {"span": "64m", "runtime_s": 2, "seq_runtime_s": 2},
     "cdm-style": {"span": "32m", "passes": 2, "measure_s": 1, "interval_s": 1},
+    "thermal": {"span": "64m", "heat_s": 5, "cool_s": 1, "cycles": 2},
     "transfer-size": {"span": "16m", "runtime_s": 2},
     "consistency": {"span": "256m", "runtime_s": 3},
     "torture": {"span": "256m", "runtime_s": 3},

@@ -25,7 +25,8 @@ export type SeriesPlan =
   | "trim-validation"
   | "write-hitching"
   | "trim-performance"
-  | "transfer-size";
+  | "transfer-size"
+  | "thermal";
 
 export interface SeriesRequest {
   drives: number[];

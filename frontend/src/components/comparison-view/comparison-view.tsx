@@ -13,6 +13,7 @@ import { PtsCompare } from "../pts-compare/pts-compare";
 import { QosCompare } from "../qos-charts/compare-qos";
 import { testWords } from "../qos-charts/qos-utils";
 import { StallTimeline } from "../stall-timeline/stall-timeline";
+import { ThermalCompare } from "../thermal-chart/thermal-compare";
 import { TransferCurves } from "../transfer-curves/transfer-curves";
 import "./comparison-view.css";
 
@@ -70,6 +71,12 @@ export const CHART_SECTIONS: Section[] = [
     plans: ["write-hitching", "trim-performance"],
     title: "Write stalls",
     render: (c) => <StallTimeline drives={c.drives} styles={c.styles} fileBase={c.fileBase} />,
+  },
+  {
+    id: "thermal",
+    plans: ["thermal"],
+    title: "Thermal throttling",
+    render: (c) => <ThermalCompare drives={c.drives} styles={c.styles} fileBase={c.fileBase} />,
   },
   {
     id: "qos",

@@ -21,6 +21,8 @@ import { StatusBadge, statusTone } from "../../components/status-badge/status-ba
 import { StepChart } from "../../components/step-chart/step-chart";
 import { stepChartSpec } from "../../components/step-chart/step-chart-utils";
 import { StepsTable } from "../../components/steps-table/steps-table";
+import { ThermalRunSection } from "../../components/thermal-chart/thermal-chart";
+import { THERMAL_PLAN } from "../../components/thermal-chart/thermal-utils";
 import { TimeText } from "../../components/time-text/time-text";
 import { formatDuration } from "../../lib/format-utils";
 import {
@@ -347,6 +349,14 @@ function LoadedRun({ run, refetchError }: { run: RunDetail; refetchError: unknow
           conditions={`${run.plan} · ${run.drive_label}`}
           provenance={provenance(run)}
           simulated={run.simulated ? `Simulated drive: ${run.drive_label}` : undefined}
+        />
+      )}
+
+      {run.plan === THERMAL_PLAN && (
+        <ThermalRunSection
+          run={run}
+          conditions={`${run.plan} · ${run.drive_label}`}
+          provenance={provenance(run)}
         />
       )}
 
