@@ -21,6 +21,7 @@ from backend.plans.pts_throughput import PtsThroughput
 from backend.plans.pts_wsat import PtsWsat
 from backend.plans.pts_xsr import PtsXsr
 from backend.plans.qd_sweep import QdSweep
+from backend.plans.slc_cache import SlcCache
 from backend.plans.torture import Torture
 from backend.plans.trace_replay import TraceReplay
 from backend.plans.transfer_size import TransferSize
@@ -50,6 +51,7 @@ PLANS: dict[str, Plan] = {
         PtsXsr(),
         QdSweep(),
         DesktopPreset(),
+        SlcCache(),
     )
 }
 

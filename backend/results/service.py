@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from backend.analysis.consistency import dropoff, iops_stats
 from backend.analysis.hdtach import step_downs, throughput_vs_position
 from backend.analysis.intervals import fold_short_tail
+from backend.analysis.slc import cache_size, recovered
 from backend.analysis.stalls import (
     confirm_with_samples,
     sample_intervals,
@@ -21,6 +22,7 @@ from backend.analysis.stalls import (
 )
 from backend.analysis.trace import replay_metrics, size_breakdown
 from backend.plans.desktop_preset import SUMMARY_ROLE
+from backend.plans.slc_cache import FILL_ROLE, REFILL_ROLE
 from backend.pts.derive import derive_rounds, derive_xsr
 from backend.pts.service import ROUNDS_ROLES
 from backend.runs.models import SAMPLE_ROWS, Step
@@ -52,6 +54,8 @@ def derive(
         return _consistency(session, step)
     if role.startswith("hdtach"):
         return _hdtach(session, step)
+    if role in (FILL_ROLE, REFILL_ROLE):
+        return _slc(session, step)
     if role in STALL_ROLES:
         return _stalls(session, step)
     if role in ("trace-replay", "trace-profile") and final is not None:
@@ -127,6 +131,40 @@ def _hdtach(session: Session, step: Step) -> tuple[list[Metric], dict[str, Any]]
             (f"hdtach_{direction}_after_step_down_mbps", first["to_mbps"], "MB/s"),
         ]
     return metrics, {"hdtach": curve, "direction": direction, **found}
+
+
+def _slc(session: Session, step: Step) -> tuple[list[Metric], dict[str, Any]]:
+    """An SLC cache fill's cache size, or a refill's recovered cache (backend.analysis.slc),
+    from the pass's throughput against GB written, as an HD Tach write pass's."""
+    metrics, analysis = _hdtach(session, step)
+    if not analysis:
+        return [], {}
+    span = int(step.params["span_bytes"])
+    curve = analysis["hdtach"]
+    written = curve["coverage_pct"] / 100.0 * span
+    avg = curve["average_mbps"]
+    metrics = [("slc_avg_mbps", avg, "MB/s")] if avg is not None else []
+    if step.params.get("role") == FILL_ROLE:
+        found = cache_size(analysis, span, written)
+        if found["cache_gb"] is not None:
+            metrics += [
+                ("slc_cache_gb", found["cache_gb"], "GB"),
+                ("slc_cache_mbps", found["cache_mbps"], "MB/s"),
+                ("slc_after_cache_mbps", found["after_mbps"], "MB/s"),
+            ]
+        return metrics, {**analysis, "slc": {"kind": "fill", **found}}
+    fill = session.scalars(
+        select(Step).where(Step.run_id == step.run_id, Step.params["role"].as_string() == FILL_ROLE)
+    ).first()
+    fill_slc = ((fill.analysis or {}).get("slc") if fill is not None else None) or None
+    found = recovered(analysis, span, written, fill_slc)
+    found["idle_s"] = step.params.get("idle_s")
+    if found["recovered_gb"] is not None:
+        metrics += [
+            ("slc_recovered_gb", found["recovered_gb"], "GB"),
+            ("slc_recovered_at_least", 1.0 if found["at_least"] else 0.0, "flag"),
+        ]
+    return metrics, {**analysis, "slc": {"kind": "refill", **found}}
 
 
 def _job_runtime_ms(step: Step) -> float | None:

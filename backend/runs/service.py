@@ -39,6 +39,7 @@ from backend.runs.schemas import (
     RunOut,
     RunSummary,
     SampleOut,
+    SlcFindings,
     StallsFindings,
     StepFindings,
     StepOut,
@@ -301,7 +302,9 @@ def findings(analysis: dict[str, Any] | None) -> StepFindings | None:
         out.dropoff = DropoffFindings.model_validate(analysis["dropoff"])
     if analysis.get("cdm"):
         out.cdm = CdmFindings.model_validate(analysis["cdm"])
-    return out if (out.hdtach or out.stalls or out.dropoff or out.cdm) else None
+    if analysis.get("slc"):
+        out.slc = SlcFindings.model_validate(analysis["slc"])
+    return out if (out.hdtach or out.stalls or out.dropoff or out.cdm or out.slc) else None
 
 
 def run_out(session: Session, run: Run) -> RunOut:
