@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import type { Step } from "../../api/types";
+import { recoveredText, slcFindings } from "./slc-utils";
+
+const step = (name: string, slc: Record<string, unknown> | null): Step =>
+  ({ name, findings: slc ? { slc } : null }) as unknown as Step;
+
+describe("slcFindings", () => {
+  it("reads the fill's cache and each refill's recovery, by idle time", () => {
+    const { fill, refills } = slcFindings([
+      step("purge", null),
+      step("slc-fill", { kind: "fill", cache_gb: 24, cache_mbps: 2000, after_mbps: 400, resolution_gb: 2, note: "n" }),
+      step("slc-refill-after-20s", { kind: "refill", idle_s: 20, recovered_gb: 25, at_least: true, state: "whole", resolution_gb: 0.5 }),
+      step("slc-refill-after-10s", { kind: "refill", idle_s: 10, recovered_gb: 6.2, at_least: false, state: "step-down", resolution_gb: 0.5 }),
+    ]);
+    expect(fill).toMatchObject({ cacheGb: 24, cacheMbps: 2000, afterMbps: 400 });
+    expect(refills.map((r) => r.idleS)).toEqual([10, 20]);
+    expect(refills.map(recoveredText)).toEqual(["6.2 GB", "≥ 25 GB"]);
+  });
+
+  it("says none with the resolution, and unknown without a finding", () => {
+    expect(recoveredText({ recoveredGb: 0, atLeast: false, state: "none", resolutionGb: 0.5 })).toBe(
+      "none (< 0.5 GB)",
+    );
+    expect(recoveredText({ recoveredGb: null, atLeast: false, state: "unknown", resolutionGb: 0.5 })).toBe(
+      "unknown",
+    );
+  });
+});
