@@ -470,6 +470,7 @@ SHARED_WORKER = {
     "tests/e2e/test_simulated_drives.py": "sim",
     "tests/e2e/test_significance_truth.py": "sim",
     "tests/e2e/test_thermal_sim.py": "sim",
+    "tests/e2e/test_slc_sim.py": "sim",
     "tests/e2e/test_vmbench_lost.py": "vm",
     "tests/e2e/test_article_print.py": "demo",
     "tests/e2e/test_article_pages.py": "demo",

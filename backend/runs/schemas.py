@@ -167,7 +167,7 @@ class SlcFindings(BaseModel):
     state: Literal["step-down", "whole", "none", "unknown"] | None = Field(
         None, description="Refill: how the recovered cache was found."
     )
-    idle_s: float | None = Field(None, description="Refill: idle seconds before it.")
+    idle_s: int | None = Field(None, description="Refill: idle seconds before it.")
     cache_mbps: float | None = Field(None, description="MB/s in the cache.")
     after_mbps: float | None = Field(None, description="MB/s after the cache ran out.")
     level_mbps: float | None = Field(
