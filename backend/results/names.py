@@ -88,13 +88,14 @@ MEASURES = {
     "slc_after_cache_mbps": "MB/s after the cache",
     "slc_avg_mbps": "average MB/s of the pass",
     "slc_recovered_gb": "cache recovered (GB)",
+    "slc_idle_measured_s": "idle before the refill, measured",
     "slc_recovered_at_least": "recovered cache outlasted the refill (1: at least)",
     "passes": "passes measured",
 }
 # How a run went, not how good the drive is: never coloured better or worse.
 NOT_PERFORMANCE = frozenset(
     {"bytes", "runtime_s", "hdtach_coverage_pct", "passes", "replay_read_share_pct", "peak_qd",
-     "slc_recovered_at_least",
+     "slc_recovered_at_least", "slc_idle_measured_s",
      # where a pass steps down and how often: its levels say how fast the drive is
      *(f"hdtach{'_' + d if d else ''}{name}" for d in ("read", "write", "")
        for name in ("_step_downs", "_first_step_down_pct", "_first_step_down_gb"))}

@@ -55,7 +55,7 @@ def derive(
     if role.startswith("hdtach"):
         return _hdtach(session, step)
     if role in (FILL_ROLE, REFILL_ROLE):
-        return _slc(session, step)
+        return _slc(session, step, final)
     if role in STALL_ROLES:
         return _stalls(session, step)
     if role in ("trace-replay", "trace-profile") and final is not None:
@@ -133,9 +133,23 @@ def _hdtach(session: Session, step: Step) -> tuple[list[Metric], dict[str, Any]]
     return metrics, {"hdtach": curve, "direction": direction, **found}
 
 
-def _slc(session: Session, step: Step) -> tuple[list[Metric], dict[str, Any]]:
+def _fio_window_s(final: dict[str, Any] | None) -> tuple[float, float] | None:
+    """(start, end) of a fio step's job in epoch seconds, from its final JSON: printed at
+    `timestamp_ms`, after the job ran `job_runtime` ms."""
+    if not final or "timestamp_ms" not in final or not final.get("jobs"):
+        return None
+    runtime = max(int(j.get("job_runtime", 0)) for j in final["jobs"]) / 1000.0
+    end = int(final["timestamp_ms"]) / 1000.0
+    return end - runtime, end
+
+
+def _slc(
+    session: Session, step: Step, final: dict[str, Any] | None
+) -> tuple[list[Metric], dict[str, Any]]:
     """An SLC cache fill's cache size, or a refill's recovered cache (backend.analysis.slc),
-    from the pass's throughput against GB written, as an HD Tach write pass's."""
+    from the pass's throughput against GB written, as an HD Tach write pass's. A refill also
+    gets the idle the drive really had (`idle_measured_s`): from the end of the pass before it
+    to its own start on fio's clock, longer than its idle step by the time between steps."""
     metrics, analysis = _hdtach(session, step)
     if not analysis:
         return [], {}
@@ -159,6 +173,23 @@ def _slc(session: Session, step: Step) -> tuple[list[Metric], dict[str, Any]]:
     fill_slc = ((fill.analysis or {}).get("slc") if fill is not None else None) or None
     found = recovered(analysis, span, written, fill_slc)
     found["idle_s"] = step.params.get("idle_s")
+    before = session.scalars(
+        select(Step)
+        .where(
+            Step.run_id == step.run_id,
+            Step.idx < step.idx,
+            Step.params["role"].as_string().in_((FILL_ROLE, REFILL_ROLE)),
+        )
+        .order_by(Step.idx.desc())
+    ).first()
+    this = _fio_window_s(final)
+    prev = None
+    if before is not None:
+        with contextlib.suppress(ValueError):
+            prev = _fio_window_s(json.loads(before.output or ""))
+    if this is not None and prev is not None and this[0] > prev[1]:
+        found["idle_measured_s"] = this[0] - prev[1]
+        metrics.append(("slc_idle_measured_s", found["idle_measured_s"], "s"))
     if found["recovered_gb"] is not None:
         metrics += [
             ("slc_recovered_gb", found["recovered_gb"], "GB"),

@@ -167,7 +167,12 @@ class SlcFindings(BaseModel):
     state: Literal["step-down", "whole", "none", "unknown"] | None = Field(
         None, description="Refill: how the recovered cache was found."
     )
-    idle_s: int | None = Field(None, description="Refill: idle seconds before it.")
+    idle_s: int | None = Field(None, description="Refill: idle seconds before it (its idle step).")
+    idle_measured_s: float | None = Field(
+        None,
+        description="Refill: seconds from the end of the pass before it to its start on fio's "
+        "clock: the idle the drive had, its idle step and the time between steps.",
+    )
     cache_mbps: float | None = Field(None, description="MB/s in the cache.")
     after_mbps: float | None = Field(None, description="MB/s after the cache ran out.")
     level_mbps: float | None = Field(

@@ -39,6 +39,7 @@ def test_cache_size_and_recovery_are_what_the_drive_did(slc: Case) -> None:
     assert slc.checks and not failed, [*failed, f"host held up {slc.host_worst_s:.2f} s"]
     # The fill and every refill were checked.
     assert sum("cache recovered after" in c.what for c in slc.checks) == 3
+    assert sum("idle measured" in c.what for c in slc.checks) == 3
     assert any("cache size" in c.what for c in slc.checks)
 
 
@@ -53,6 +54,7 @@ def test_each_recovery_is_a_metric_that_compare_lists(slc: Case, stack: Stack) -
     # Each refill found a cache; how much grows with the idle the drive really had, which is
     # longer than the idle step by the time between steps (checked against the model above).
     assert all(g > 0 for g in got), got
+    assert all(f["idle_measured_s"] >= f["idle_s"] for f in refills), refills
     metrics = {r["metric"]: r["value"] for s in slc.run["steps"] for r in s["results"]}
     fill = next(s for s in slc.run["steps"] if s["name"] == "slc-fill")
     assert metrics["slc_cache_gb"] == pytest.approx(fill["findings"]["slc"]["cache_gb"])

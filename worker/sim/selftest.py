@@ -47,6 +47,7 @@ LEVEL_TOL = 0.05
 STALL_TOL_S = 0.2
 PERIOD_TOL = 0.05
 DROPOFF_TOL = 0.05
+IDLE_TOL_S = 0.5
 FINAL = ("done", "failed", "cancelled", "lost")
 # How far on each side of a device's change the time the host held fio up counts against it.
 HELD_AROUND_S = 0.5
@@ -516,6 +517,22 @@ def check_slc(client: httpx.Client, case: Case) -> list[Check]:
                 and slc.get("state") in (None, "step-down"),
             )
         )
+        if slc.get("kind") == "refill":
+            # The idle the drive had (since its last write, the model's) against the one
+            # measured on fio's clock: fio prints its end a few tens of ms after the job's.
+            idle = burst.get("idle_s")
+            measured = slc.get("idle_measured_s")
+            checks.append(
+                Check(
+                    case.name,
+                    f"{label}: idle measured, s",
+                    f"{idle:.2f} (device, within {IDLE_TOL_S:g})" if idle else "none",
+                    f"{measured:.2f}" if measured is not None else "none",
+                    idle is not None
+                    and measured is not None
+                    and abs(measured - idle) <= IDLE_TOL_S,
+                )
+            )
         if slc.get("kind") == "fill":
             fast, slow = float(slc.get("cache_mbps") or 0), float(slc.get("after_mbps") or 0)
             checks.append(

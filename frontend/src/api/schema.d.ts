@@ -4292,8 +4292,13 @@ export interface components {
              */
             cache_mbps?: number | null;
             /**
+             * Idle Measured S
+             * @description Refill: seconds from the end of the pass before it to its start on fio's clock: the idle the drive had, its idle step and the time between steps.
+             */
+            idle_measured_s?: number | null;
+            /**
              * Idle S
-             * @description Refill: idle seconds before it.
+             * @description Refill: idle seconds before it (its idle step).
              */
             idle_s?: number | null;
             /**

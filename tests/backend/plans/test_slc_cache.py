@@ -82,3 +82,12 @@ def test_catalog_names_the_plan() -> None:
 
     assert step_words("slc-refill-after-15s") == "cache refill after 15 s idle"
     assert names("slc-cache:slc-fill:slc_cache_gb")["plan"] == "SLC cache and its recovery"
+
+
+def test_a_fio_job_window_is_read_from_its_final_json() -> None:
+    from backend.results.service import _fio_window_s
+
+    final = {"timestamp_ms": 1_000_500, "jobs": [{"job_runtime": 2500}, {"job_runtime": 3000}]}
+    assert _fio_window_s(final) == (997.5, 1000.5)
+    assert _fio_window_s(None) is None
+    assert _fio_window_s({"jobs": []}) is None

@@ -29,7 +29,8 @@ export function SlcRecovery({ steps }: { steps: Step[] }) {
   if (!fill && refills.length === 0) return null;
   const points = refills
     .filter((r) => r.recoveredGb !== null)
-    .map((r) => ({ x: r.idleS, y: r.recoveredGb as number }));
+    .map((r) => ({ x: r.idleMeasuredS ?? r.idleS, y: r.recoveredGb as number }));
+  const measured = refills.some((r) => r.idleMeasuredS !== null);
   return (
     <section className="section" aria-labelledby="slc-heading" data-chart="slc-recovery">
       <div className="section__header">
@@ -52,6 +53,7 @@ export function SlcRecovery({ steps }: { steps: Step[] }) {
               <tr>
                 <th scope="col">idle (s)</th>
                 <th scope="col">cache recovered (GB)</th>
+                <th scope="col">idle measured (s)</th>
                 <th scope="col">finding</th>
               </tr>
             </thead>
@@ -60,6 +62,7 @@ export function SlcRecovery({ steps }: { steps: Step[] }) {
                 <tr key={r.step}>
                   <th scope="row">{r.idleS}</th>
                   <td>{recoveredText(r)}</td>
+                  <td>{r.idleMeasuredS !== null ? r.idleMeasuredS.toFixed(1) : "–"}</td>
                   <td className="muted" style={{ fontSize: "0.85rem", fontWeight: 400, textAlign: "left" }}>
                     {r.note}
                   </td>
@@ -79,7 +82,7 @@ export function SlcRecovery({ steps }: { steps: Step[] }) {
                   domain={[0, "dataMax"]}
                   tick={AXIS_TICK}
                   stroke={AXIS_LINE}
-                  label={{ value: "idle (s)", position: "insideBottomRight", offset: -8, style: AXIS_LABEL }}
+                  label={{ value: measured ? "idle measured (s)" : "idle (s)", position: "insideBottomRight", offset: -8, style: AXIS_LABEL }}
                 />
                 <YAxis tick={AXIS_TICK} stroke={AXIS_LINE} domain={[0, "auto"]} />
                 {fill?.cacheGb != null && (
@@ -87,7 +90,7 @@ export function SlcRecovery({ steps }: { steps: Step[] }) {
                 )}
                 <Tooltip
                   isAnimationActive={false}
-                  labelFormatter={(label) => `after ${String(label)} s idle`}
+                  labelFormatter={(label) => `after ${Number(label).toFixed(1)} s idle`}
                   formatter={(value) => [`${gb(Number(value))} GB`, "recovered"]}
                 />
                 <Line

@@ -10,11 +10,12 @@ describe("slcFindings", () => {
     const { fill, refills } = slcFindings([
       step("purge", null),
       step("slc-fill", { kind: "fill", cache_gb: 24, cache_mbps: 2000, after_mbps: 400, resolution_gb: 2, note: "n" }),
-      step("slc-refill-after-20s", { kind: "refill", idle_s: 20, recovered_gb: 25, at_least: true, state: "whole", resolution_gb: 0.5 }),
+      step("slc-refill-after-20s", { kind: "refill", idle_s: 20, idle_measured_s: 21.4, recovered_gb: 25, at_least: true, state: "whole", resolution_gb: 0.5 }),
       step("slc-refill-after-10s", { kind: "refill", idle_s: 10, recovered_gb: 6.2, at_least: false, state: "step-down", resolution_gb: 0.5 }),
     ]);
     expect(fill).toMatchObject({ cacheGb: 24, cacheMbps: 2000, afterMbps: 400 });
     expect(refills.map((r) => r.idleS)).toEqual([10, 20]);
+    expect(refills.map((r) => r.idleMeasuredS)).toEqual([null, 21.4]);
     expect(refills.map(recoveredText)).toEqual(["6.2 GB", "≥ 25 GB"]);
   });
 

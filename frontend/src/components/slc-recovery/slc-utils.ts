@@ -13,6 +13,8 @@ export interface SlcFill {
 export interface SlcRefillRow {
   step: string;
   idleS: number;
+  /** The idle the drive had: from the pass before to this one, on fio's clock. */
+  idleMeasuredS: number | null;
   /** GB recovered; the refill's whole when atLeast; 0 when none was seen; null unknown. */
   recoveredGb: number | null;
   atLeast: boolean;
@@ -40,6 +42,7 @@ export function slcFindings(steps: readonly Step[]): { fill: SlcFill | null; ref
       refills.push({
         step: s.name,
         idleS: f.idle_s,
+        idleMeasuredS: f.idle_measured_s ?? null,
         recoveredGb: f.recovered_gb ?? null,
         atLeast: f.at_least ?? false,
         state: f.state ?? "unknown",
