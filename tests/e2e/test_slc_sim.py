@@ -107,5 +107,15 @@ def test_the_run_page_shows_the_cache_and_its_recovery(
         expect(chart).to_contain_text("GB written")
         expect(chart).to_contain_text("steps down at")
         shot(page, "slc-cache-run")
+        # Compare: the drive's cache and each recovery in the SLC cache table.
+        assert slc.drive is not None
+        page.goto(f"/compare?drives={slc.drive['id']}")
+        table = page.locator('[data-chart="slc-compare"]')
+        row = table.locator(f'tr[data-drive="{slc.drive["id"]}"]')
+        expect(row.locator("td").first).to_have_text(gb(fill["cache_gb"]))
+        for k, idle in enumerate((3, 6, 9)):
+            got = steps[f"slc-refill-after-{idle}s"]["findings"]["slc"]["recovered_gb"]
+            expect(row.locator("td").nth(2 + k)).to_have_text(gb(got))
+        shot(page, "slc-cache-compare")
     finally:
         context.close()
