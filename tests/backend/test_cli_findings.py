@@ -142,3 +142,23 @@ def test_xsr_recovery_is_said_after_a_transition_only() -> None:
         "sequential 1024 KiB write: settled at 39.9 MB/s",
         "random 8 KiB write: settled at 4.9 MB/s, 5.2 s after the transition (recovery time)",
     ]
+
+
+def test_the_slc_cache_and_its_recovery_are_said_in_the_findings_words() -> None:
+    slc = {
+        "kind": "refill",
+        "note": "0.0158 GB at 20 MB/s before the speed stepped down to 8 MB/s",
+        "idle_measured_s": 4.37,
+    }
+    run = {
+        "steps": [
+            {"label": "fill", "results": [], "findings": {"slc": {"kind": "fill", "note": "x"}}},
+            {"label": "refill after 3 s", "results": [], "findings": {"slc": slc}},
+        ]
+    }
+    lines = findings_lines(run)
+    assert any("cache: x" in line for line in lines), lines
+    assert any(
+        "recovered: 0.0158 GB at 20 MB/s before" in line and "(after 4.4 s idle, measured)" in line
+        for line in lines
+    ), lines
