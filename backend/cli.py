@@ -515,6 +515,13 @@ def findings_lines(run: dict[str, Any]) -> list[str]:
                     f"{head}no step-down (a drop of at least {hd['min_drop'] * 100:.0f}% "
                     f"between levels of at least {hd['min_span_pct']:g}% of the span)"
                 )
+        slc = f.get("slc")
+        if slc:
+            # The cache (fill) or the cache recovered (refill), in the finding's own words.
+            text = ("cache: " if slc["kind"] == "fill" else "recovered: ") + slc.get("note", "")
+            if slc.get("idle_measured_s") is not None:
+                text += f" (after {slc['idle_measured_s']:.1f} s idle, measured)"
+            said.append(text)
         st = f.get("stalls")
         if st:
             if st["count"]:

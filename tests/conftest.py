@@ -472,6 +472,7 @@ SHARED_WORKER = {
     "tests/e2e/test_thermal_sim.py": "sim",
     "tests/e2e/test_heat_sim.py": "sim",
     "tests/e2e/test_thermal_plan.py": "sim",
+    "tests/e2e/test_slc_sim.py": "sim",
     "tests/e2e/test_vmbench_lost.py": "vm",
     "tests/e2e/test_article_print.py": "demo",
     "tests/e2e/test_article_pages.py": "demo",

@@ -21,6 +21,7 @@ from backend.plans.pts_throughput import PtsThroughput
 from backend.plans.pts_wsat import PtsWsat
 from backend.plans.pts_xsr import PtsXsr
 from backend.plans.qd_sweep import QdSweep
+from backend.plans.slc_cache import SlcCache
 from backend.plans.thermal import ThermalPlan
 from backend.plans.torture import Torture
 from backend.plans.trace_replay import TraceReplay
@@ -52,6 +53,7 @@ PLANS: dict[str, Plan] = {
         QdSweep(),
         DesktopPreset(),
         ThermalPlan(),
+        SlcCache(),
     )
 }
 

@@ -27,6 +27,7 @@ PLAN_NAMES = {
     "qd-sweep": "Queue-depth sweep",
     "cdm-style": "CrystalDiskMark-style",
     "thermal": "Thermal",
+    "slc-cache": "SLC cache and its recovery",
 }
 
 # The measure of a metric name, without its direction (read_/write_) where it has one.
@@ -83,6 +84,13 @@ MEASURES = {
     "replay_read_share_pct": "read share",
     "replay_busy_s": "disk busy time",
     "gbps": "TRIM rate",
+    "slc_cache_gb": "SLC cache size (GB written before the first step-down)",
+    "slc_cache_mbps": "MB/s in the cache",
+    "slc_after_cache_mbps": "MB/s after the cache",
+    "slc_avg_mbps": "average MB/s of the pass",
+    "slc_recovered_gb": "cache recovered (GB)",
+    "slc_idle_measured_s": "idle before the refill, measured",
+    "slc_recovered_at_least": "recovered cache outlasted the refill (1: at least)",
     "passes": "passes measured",
     "thermal_write_mbps": "average write MB/s",
     "thermal_read_mbps": "average read MB/s",
@@ -97,6 +105,7 @@ MEASURES = {
 # How a run went, not how good the drive is: never coloured better or worse.
 NOT_PERFORMANCE = frozenset(
     {"bytes", "runtime_s", "hdtach_coverage_pct", "passes", "replay_read_share_pct", "peak_qd",
+     "slc_recovered_at_least", "slc_idle_measured_s",
      # where a pass steps down and how often: its levels say how fast the drive is
      *(f"hdtach{'_' + d if d else ''}{name}" for d in ("read", "write", "")
        for name in ("_step_downs", "_first_step_down_pct", "_first_step_down_gb")),
@@ -120,6 +129,7 @@ _CDM = re.compile(
     r"^(?P<kind>seq|rnd)(?P<bs>\d+[km])-q(?P<qd>\d+)t(?P<t>\d+)-(?P<dir>read|write)"
     r"(?:-pass(?P<n>\d+))?$"
 )
+_SLC_REFILL = re.compile(r"^slc-refill-after-(?P<idle>\d+)s$")
 _HITCH = re.compile(r"^hitch-(?P<kind>seq|rand)-(?P<bs>\d+[km])-qd(?P<qd>\d+)$")
 _THERMAL = re.compile(r"^(?P<kind>heat|cool)-(?P<n>\d+)$")
 _WORDS = {
@@ -132,6 +142,7 @@ _WORDS = {
     "steady-state-rounds": "rounds to steady state",
     "write-after-trim": "sequential write right after the TRIM",
     "trim-all": "TRIM of the whole span",
+    "slc-fill": "SLC cache fill, 128K QD32",
 }
 
 
@@ -186,6 +197,8 @@ def step_words(step: str) -> str:
         text = f"sustained {_bs(m['bs'])} {kind} write QD{m['qd']}"
     if text is None and (m := _THERMAL.match(base)):
         text = f"{'heat' if m['kind'] == 'heat' else 'cool'} phase {m['n']}"
+    if text is None and (m := _SLC_REFILL.match(base)):
+        text = f"cache refill after {m['idle']} s idle"
     if text is None and base.startswith("trim-"):
         text = f"TRIM of {base.removeprefix('trim-').upper()}"
     if text is None and base.startswith("profile-"):

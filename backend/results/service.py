@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from backend.analysis.consistency import dropoff, iops_stats
 from backend.analysis.hdtach import step_downs, throughput_vs_position
 from backend.analysis.intervals import fold_short_tail
+from backend.analysis.slc import cache_size, recovered
 from backend.analysis.stalls import (
     confirm_with_samples,
     sample_intervals,
@@ -22,6 +23,7 @@ from backend.analysis.stalls import (
 )
 from backend.analysis.trace import replay_metrics, size_breakdown
 from backend.plans.desktop_preset import SUMMARY_ROLE
+from backend.plans.slc_cache import FILL_ROLE, REFILL_ROLE
 from backend.pts.derive import derive_rounds, derive_xsr
 from backend.pts.service import ROUNDS_ROLES
 from backend.results import heat
@@ -70,6 +72,8 @@ def _derive(
         return _consistency(session, step)
     if role.startswith("hdtach"):
         return _hdtach(session, step)
+    if role in (FILL_ROLE, REFILL_ROLE):
+        return _slc(session, step, final)
     if role in STALL_ROLES:
         return _stalls(session, step)
     if role in ("trace-replay", "trace-profile") and final is not None:
@@ -147,6 +151,71 @@ def _hdtach(session: Session, step: Step) -> tuple[list[Metric], dict[str, Any]]
             (f"hdtach_{direction}_after_step_down_mbps", first["to_mbps"], "MB/s"),
         ]
     return metrics, {"hdtach": curve, "direction": direction, **found}
+
+
+def _fio_window_s(final: dict[str, Any] | None) -> tuple[float, float] | None:
+    """(start, end) of a fio step's job in epoch seconds, from its final JSON: printed at
+    `timestamp_ms`, after the job ran `job_runtime` ms."""
+    if not final or "timestamp_ms" not in final or not final.get("jobs"):
+        return None
+    runtime = max(int(j.get("job_runtime", 0)) for j in final["jobs"]) / 1000.0
+    end = int(final["timestamp_ms"]) / 1000.0
+    return end - runtime, end
+
+
+def _slc(
+    session: Session, step: Step, final: dict[str, Any] | None
+) -> tuple[list[Metric], dict[str, Any]]:
+    """An SLC cache fill's cache size, or a refill's recovered cache (backend.analysis.slc),
+    from the pass's throughput against GB written, as an HD Tach write pass's. A refill also
+    gets the idle the drive really had (`idle_measured_s`): from the end of the pass before it
+    to its own start on fio's clock, longer than its idle step by the time between steps."""
+    metrics, analysis = _hdtach(session, step)
+    if not analysis:
+        return [], {}
+    span = int(step.params["span_bytes"])
+    curve = analysis["hdtach"]
+    written = curve["coverage_pct"] / 100.0 * span
+    avg = curve["average_mbps"]
+    metrics = [("slc_avg_mbps", avg, "MB/s")] if avg is not None else []
+    if step.params.get("role") == FILL_ROLE:
+        found = cache_size(analysis, span, written)
+        if found["cache_gb"] is not None:
+            metrics += [
+                ("slc_cache_gb", found["cache_gb"], "GB"),
+                ("slc_cache_mbps", found["cache_mbps"], "MB/s"),
+                ("slc_after_cache_mbps", found["after_mbps"], "MB/s"),
+            ]
+        return metrics, {**analysis, "slc": {"kind": "fill", **found}}
+    fill = session.scalars(
+        select(Step).where(Step.run_id == step.run_id, Step.params["role"].as_string() == FILL_ROLE)
+    ).first()
+    fill_slc = ((fill.analysis or {}).get("slc") if fill is not None else None) or None
+    found = recovered(analysis, span, written, fill_slc)
+    found["idle_s"] = step.params.get("idle_s")
+    before = session.scalars(
+        select(Step)
+        .where(
+            Step.run_id == step.run_id,
+            Step.idx < step.idx,
+            Step.params["role"].as_string().in_((FILL_ROLE, REFILL_ROLE)),
+        )
+        .order_by(Step.idx.desc())
+    ).first()
+    this = _fio_window_s(final)
+    prev = None
+    if before is not None:
+        with contextlib.suppress(ValueError):
+            prev = _fio_window_s(json.loads(before.output or ""))
+    if this is not None and prev is not None and this[0] > prev[1]:
+        found["idle_measured_s"] = this[0] - prev[1]
+        metrics.append(("slc_idle_measured_s", found["idle_measured_s"], "s"))
+    if found["recovered_gb"] is not None:
+        metrics += [
+            ("slc_recovered_gb", found["recovered_gb"], "GB"),
+            ("slc_recovered_at_least", 1.0 if found["at_least"] else 0.0, "flag"),
+        ]
+    return metrics, {**analysis, "slc": {"kind": "refill", **found}}
 
 
 def _job_runtime_ms(step: Step) -> float | None:

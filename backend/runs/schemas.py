@@ -240,12 +240,48 @@ class ThermalFindings(BaseModel):
         "target_c; None when it did not get there.",
     )
     recovered: bool | None = None
+class SlcFindings(BaseModel):
+    """The SLC cache of a fill, or what of it an idle gap gave back in a refill
+    (backend.analysis.slc)."""
+
+    kind: Literal["fill", "refill"]
+    span_gb: float = Field(description="The pass's span, GB (10^9 B).")
+    written_gb: float = Field(description="GB the pass wrote.")
+    resolution_gb: float = Field(
+        description="The smallest cache a step-down can show: 2% of the pass (a level must "
+        "last that long)."
+    )
+    cache_gb: float | None = Field(
+        None, description="Fill: GB written before the first step-down (None: no step-down)."
+    )
+    recovered_gb: float | None = Field(
+        None,
+        description="Refill: GB written before its first step-down; all it wrote when it ran "
+        "at cache speed throughout (at_least); 0 when it ran at the speed after the cache.",
+    )
+    at_least: bool = Field(False, description="The recovered cache outlasted the refill.")
+    state: Literal["step-down", "whole", "none", "unknown"] | None = Field(
+        None, description="Refill: how the recovered cache was found."
+    )
+    idle_s: int | None = Field(None, description="Refill: idle seconds before it (its idle step).")
+    idle_measured_s: float | None = Field(
+        None,
+        description="Refill: seconds from the end of the pass before it to its start on fio's "
+        "clock: the idle the drive had, its idle step and the time between steps.",
+    )
+    cache_mbps: float | None = Field(None, description="MB/s in the cache.")
+    after_mbps: float | None = Field(None, description="MB/s after the cache ran out.")
+    level_mbps: float | None = Field(
+        None, description="The one level of a pass without a step-down."
+    )
+    note: str = Field("", description="The finding in words, with what it cannot see.")
 
 
 class StepFindings(BaseModel):
     """What the analysis found in a finished step (backend.analysis), where it applies."""
 
     hdtach: HdTachFindings | None = None
+    slc: SlcFindings | None = None
     stalls: StallsFindings | None = None
     dropoff: DropoffFindings | None = None
     cdm: CdmFindings | None = None

@@ -39,6 +39,7 @@ from backend.runs.schemas import (
     RunOut,
     RunSummary,
     SampleOut,
+    SlcFindings,
     StallsFindings,
     StepFindings,
     StepOut,
@@ -304,7 +305,10 @@ def findings(analysis: dict[str, Any] | None) -> StepFindings | None:
         out.cdm = CdmFindings.model_validate(analysis["cdm"])
     if analysis.get("thermal"):
         out.thermal = ThermalFindings.model_validate(analysis["thermal"])
-    return out if (out.hdtach or out.stalls or out.dropoff or out.cdm or out.thermal) else None
+    if analysis.get("slc"):
+        out.slc = SlcFindings.model_validate(analysis["slc"])
+    found = (out.hdtach, out.stalls, out.dropoff, out.cdm, out.thermal, out.slc)
+    return out if any(found) else None
 
 
 def run_out(session: Session, run: Run) -> RunOut:

@@ -170,3 +170,21 @@ def test_step_downs_say_whether_heat_explains_them() -> None:
         "write pass: drop-off at 11.5 s: 3000 -> 801 IOPS (heat unknown: the drive reports no "
         "temperature)",
     ]
+def test_the_slc_cache_and_its_recovery_are_said_in_the_findings_words() -> None:
+    slc = {
+        "kind": "refill",
+        "note": "0.0158 GB at 20 MB/s before the speed stepped down to 8 MB/s",
+        "idle_measured_s": 4.37,
+    }
+    run = {
+        "steps": [
+            {"label": "fill", "results": [], "findings": {"slc": {"kind": "fill", "note": "x"}}},
+            {"label": "refill after 3 s", "results": [], "findings": {"slc": slc}},
+        ]
+    }
+    lines = findings_lines(run)
+    assert any("cache: x" in line for line in lines), lines
+    assert any(
+        "recovered: 0.0158 GB at 20 MB/s before" in line and "(after 4.4 s idle, measured)" in line
+        for line in lines
+    ), lines

@@ -146,6 +146,10 @@ def test_first_throttle_and_throttled_speed_against_the_drive(thermal_plan_run: 
         assert f["above_wctemp_s"] is None and "WCTEMP" in f["above_wctemp_note"]
         at = [sd["at_s"] for sd in f["step_downs"]]
         assert at == sorted(at) and at[0] == first["at_s"]
+        # The drive's throttle engaged there: heat explains it (the temperature peaked at the
+        # drop; a simulated drive reports no thresholds or counters, and the words say so).
+        assert first["heat"]["heat"] == "thermal", first["heat"]
+        assert first["heat"]["basis"] == "peak", first["heat"]
         results = {r["metric"]: r["value"] for r in step["results"]}
         assert results["thermal_first_throttle_s"] == first["at_s"]
         assert results["thermal_throttled_mbps"] == f["throttled_mbps"]

@@ -73,6 +73,21 @@ class Stalls:
 
 
 @dataclass(frozen=True)
+class Cache:
+    """An SLC write cache that refills when the drive is idle: writes go at `fast_mbps` while
+    it holds any of its `size_bytes`, at `slow_mbps` once it is empty; each idle second gives
+    `refill_bps` bytes of it back, up to its size. Idle is no writes for IDLE_RESET_S (a burst's
+    end: the kernel's throttle lets slow writes through in bursts about 0.1 s apart, which is
+    not idle), and then the whole time since the last write counts. A reset (purge) empties
+    the drive: the cache is whole again. With a cache, the write levels are not used."""
+
+    size_bytes: int
+    fast_mbps: float
+    slow_mbps: float
+    refill_bps: float
+
+
+@dataclass(frozen=True)
 class Profile:
     name: str
     title: str
@@ -91,6 +106,7 @@ class Profile:
     burst_jitter: float = 0.0
     seed: int = 1
     thermal: Thermal | None = None
+    cache: Cache | None = None
 
     def __post_init__(self) -> None:
         if not self.write_levels:
@@ -105,6 +121,11 @@ class Profile:
             raise ValueError(f"profile {self.name}: every level needs a positive MB/s")
         if self.stalls and not 0 < self.stalls.duration_s < self.stalls.period_s:
             raise ValueError(f"profile {self.name}: a stall must be shorter than its period")
+        sc = self.cache
+        if sc and not (sc.size_bytes > 0 and sc.fast_mbps > 0 and sc.slow_mbps > 0):
+            raise ValueError(f"profile {self.name}: a cache needs a size and two speeds")
+        if sc and sc.refill_bps < 0:
+            raise ValueError(f"profile {self.name}: a cache's refill rate cannot be negative")
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -119,6 +140,8 @@ class Profile:
             d["stalls"] = Stalls(**d["stalls"])
         if d.get("thermal"):
             d["thermal"] = Thermal(**d["thermal"])
+        if d.get("cache"):
+            d["cache"] = Cache(**d["cache"])
         return cls(**d)
 
     def level_at(self, fraction: float) -> Level:
@@ -141,7 +164,14 @@ class Profile:
         """What the profile does, in lines a reviewer reads (`drivelab sim profiles`)."""
         lines = []
         start = 0.0
-        for lv in self.write_levels:
+        sc = self.cache
+        if sc:
+            lines.append(
+                f"an SLC cache of {sc.size_bytes / 2**20:g} MiB: writes at {sc.fast_mbps:g} MB/s "
+                f"while it holds any, {sc.slow_mbps:g} MB/s once it is empty; "
+                f"{sc.refill_bps / 2**20:g} MiB of it back per idle second"
+            )
+        for lv in self.write_levels if not sc else ():
             end = "the end" if lv.until_pct >= 100 else f"{lv.until_pct:g}%"
             lines.append(f"writes at {lv.mbps:g} MB/s from {start:g}% to {end} of the device")
             start = lv.until_pct
@@ -219,9 +249,14 @@ class Simulation:
     _level: Level | None = None
     _cliffed: bool = False
     _rng: random.Random = field(default_factory=random.Random)
+    cache_bytes: float = 0.0  # what the SLC cache holds free now (profile.cache)
+    _burst_written: int = 0
+    _cache_at_write: float = 0.0  # what it held at the last write (refills count from there)
 
     def __post_init__(self) -> None:
         self._rng = random.Random(self.profile.seed)
+        if self.profile.cache:
+            self.cache_bytes = self._cache_at_write = float(self.profile.cache.size_bytes)
 
     # -- the tick --------------------------------------------------------------------------
 
@@ -255,6 +290,8 @@ class Simulation:
             self._cliffed = False
             self._anchor = None
             self._next_stall = None
+            if self.profile.cache:
+                self.cache_bytes = self._cache_at_write = float(self.profile.cache.size_bytes)
             event("reset", discarded=d_discarded)
             if self.profile.trim_stall_s > 0:
                 self._start_stall(now, self.profile.trim_stall_s, "trim", event)
@@ -264,9 +301,15 @@ class Simulation:
             if d_ios and d_written / d_ios <= SMALL_WRITE_BYTES:
                 self.random_written += d_written
 
+        if self.profile.cache:
+            self._cache(now, d_written, event)
+
         self._stall_clock(now, d_written > 0, event)
 
         level = self.profile.level_at(self.written / self.size_bytes)
+        if self.profile.cache:
+            sc = self.profile.cache
+            level = Level(100, sc.fast_mbps if self.cache_bytes > 0 else sc.slow_mbps)
         if level != self._level:
             event("level", mbps=level.mbps, until_pct=level.until_pct)
             self._level = level
@@ -301,12 +344,45 @@ class Simulation:
             waits.append(self._stall_until - now)
         if self._next_stall is not None:
             waits.append(self._next_stall - now)
-        if write_bps > 0 and self._level is not None and self._level.until_pct < 100:
+        if self.profile.cache:
+            if write_bps > 0 and self.cache_bytes > 0:
+                waits.append(self.cache_bytes / write_bps)
+        elif write_bps > 0 and self._level is not None and self._level.until_pct < 100:
             left = self._level.until_pct / 100.0 * self.size_bytes - self.written
             waits.append(left / write_bps)
         return max(0.0, min(waits))
 
     # -- internals ---------------------------------------------------------------------------
+
+    def _cache(self, now: float, d_written: int, event: Any) -> None:
+        """The SLC cache's tick: idle time since the last write refills it (once idle has
+        lasted IDLE_RESET_S); writes use it up. Events: "cache-burst" at the first write after
+        idle (what the cache held as the burst began), "cache-empty" when it runs out (the
+        bytes written since the reset and in the burst then)."""
+        c = self.profile.cache
+        assert c is not None
+        last = self._last_write_at
+        if last is not None and now - last >= IDLE_RESET_S:
+            self.cache_bytes = min(
+                float(c.size_bytes), self._cache_at_write + c.refill_bps * (now - last)
+            )
+        if not d_written:
+            return
+        if last is None or now - last >= IDLE_RESET_S:
+            self._burst_written = 0
+            event("cache-burst", cache_bytes=self.cache_bytes, idle_s=None if last is None
+                  else now - last)  # fmt: skip
+        self._burst_written += d_written
+        had = self.cache_bytes
+        self.cache_bytes = max(0.0, self.cache_bytes - d_written)
+        self._cache_at_write = self.cache_bytes
+        if had > 0 and self.cache_bytes <= 0:
+            # It ran out `had` bytes into this tick's writes.
+            event(
+                "cache-empty",
+                empty_at=self.written - d_written + had,
+                burst_empty_at=self._burst_written - d_written + had,
+            )
 
     def _draw(self, jitter: float) -> float:
         return 1.0 + jitter * (2.0 * self._rng.random() - 1.0) if jitter else 1.0
@@ -373,6 +449,18 @@ PROFILES: dict[str, Profile] = {
             read_mbps=80,
             cliff=Cliff(after_bytes=160 * 2**20, fob_iops=3000, steady_iops=800, jitter=0.2),
             seed=3,
+        ),
+        # An SLC cache of 48 MiB that refills at 3 MiB per idle second (plan slc-cache): a fill
+        # of 192 MiB writes 2.5 s in the cache (the change points need 3 blocks of the
+        # snapshots: 1.1 s of this 21 s fill) and 19 s after it; refills after 3, 6 and 9 s
+        # idle get back 9-27 MiB and a little more (the time between steps is idle too), 0.5 s
+        # or more at 20 MB/s.
+        Profile(
+            "slc-recovery",
+            "an SLC cache of 48 MiB at 20 MB/s, 8 MB/s after it, refilled at 3 MiB per idle second",
+            (Level(100, 8),),
+            read_mbps=80,
+            cache=Cache(size_bytes=48 * 2**20, fast_mbps=20, slow_mbps=8, refill_bps=3 * 2**20),
         ),
         # A drive without a heatsink under a sustained write: 40 MB/s heats it towards 63.8 °C,
         # it throttles to 8 MB/s at 50 °C (8.8 s into a write from 35 °C), cools below 46 °C

@@ -47,6 +47,7 @@ LEVEL_TOL = 0.05
 STALL_TOL_S = 0.2
 PERIOD_TOL = 0.05
 DROPOFF_TOL = 0.05
+IDLE_TOL_S = 0.5
 FINAL = ("done", "failed", "cancelled", "lost")
 # How far on each side of a device's change the time the host held fio up counts against it.
 HELD_AROUND_S = 0.5
@@ -445,7 +446,111 @@ def check_consistency(client: httpx.Client, case: Case) -> list[Check]:
     ]
 
 
+def slc_case(size: int = 192 * MiB) -> Case:
+    """The SLC cache and its recovery (plan slc-cache) on the "slc-recovery" drive: a fill of
+    192 MiB, refills of 48 MiB after 3, 6 and 9 s idle (9-27 MiB recovered and more: the time
+    between steps is idle too). Not among cases(): its run lasts about a minute and a half."""
+    return Case(
+        "slc cache recovery",
+        "slc-recovery",
+        size,
+        "slc-cache",
+        {"recovery_idle_s": [3, 6, 9], "recovery_span": "48m"},
+    )
+
+
+def check_slc(client: httpx.Client, case: Case) -> list[Check]:
+    """The fill's cache size and each refill's recovered cache against what the drive did: for
+    each pass, the cache the model held as the pass began (its "cache-burst" event) and where
+    the device's own counters show the speed fell (truth.effective_change around its
+    "cache-empty" event: the kernel's throttle carries the change out a little late), in bytes
+    from the pass's start. The found size must be within POSITION_TOL_PCT of the fill's span of
+    the device's, with the room the host's holding fio up there gives (as a step-down's
+    position); the fill's speeds within LEVEL_TOL of the profile's."""
+    assert case.sim is not None and case.run is not None
+    profile = PROFILES[case.profile]
+    cache = profile.cache
+    assert cache is not None
+    events = case.sim.events()
+    trace = case.sim.trace()
+    span = case.sim.size_bytes
+    checks: list[Check] = []
+    steps = _steps(case.run, "slc-fill") + _steps(case.run, "slc-refill")
+    for step in steps:
+        start, end = job_window(step, _output(client, case.run, step))
+        label = step["name"]
+        inside = [e for e in events if start - 1.0 <= e["wall"] <= end + 0.5]
+        burst = next((e for e in inside if e["kind"] == "cache-burst"), None)
+        empty = next((e for e in inside if e["kind"] == "cache-empty"), None)
+        slc = (step.get("findings") or {}).get("slc") or {}
+        got = slc.get("cache_gb") if slc.get("kind") == "fill" else slc.get("recovered_gb")
+        if burst is None or empty is None:
+            checks.append(
+                Check(
+                    case.name,
+                    f"{label}: the drive's cache ran out",
+                    "a cache-empty event",
+                    "none",
+                    False,
+                )  # fmt: skip
+            )
+            continue
+        model = float(burst["cache_bytes"])
+        first = float(empty["empty_at"]) - float(empty["burst_empty_at"])
+        found = truth.effective_change(trace, empty["wall"], 1)
+        device = (found["at"] - first) if found is not None else float(empty["burst_empty_at"])
+        wall = found["wall"] if found is not None else float(empty["wall"])
+        held = truth.fio_held(trace, wall - HELD_AROUND_S, wall + HELD_AROUND_S)
+        tol = (POSITION_TOL_PCT / 100.0 * span + held * cache.fast_mbps * 1e6) / 1e9
+        what = "cache size" if slc.get("kind") == "fill" else "cache recovered"
+        if slc.get("kind") == "refill":
+            what += f" after {slc.get('idle_s')} s idle"
+        checks.append(
+            Check(
+                case.name,
+                f"{label}: {what}, GB",
+                f"{device / 1e9:.4f} (device; model {model / 1e9:.4f})"
+                + _held_note(held, f"within {tol:.4f}"),
+                f"{got:.4f} ({slc.get('state') or 'fill'})" if got is not None else "none",
+                got is not None
+                and abs(got - device / 1e9) <= tol
+                and slc.get("state") in (None, "step-down"),
+            )
+        )
+        if slc.get("kind") == "refill":
+            # The idle the drive had (since its last write, the model's) against the one
+            # measured on fio's clock: fio prints its end a few tens of ms after the job's.
+            idle = burst.get("idle_s")
+            measured = slc.get("idle_measured_s")
+            checks.append(
+                Check(
+                    case.name,
+                    f"{label}: idle measured, s",
+                    f"{idle:.2f} (device, within {IDLE_TOL_S:g})" if idle else "none",
+                    f"{measured:.2f}" if measured is not None else "none",
+                    idle is not None
+                    and measured is not None
+                    and abs(measured - idle) <= IDLE_TOL_S,
+                )
+            )
+        if slc.get("kind") == "fill":
+            fast, slow = float(slc.get("cache_mbps") or 0), float(slc.get("after_mbps") or 0)
+            checks.append(
+                Check(
+                    case.name,
+                    f"{label}: MB/s in the cache and after it",
+                    f"{cache.fast_mbps:g} -> {cache.slow_mbps:g} (profile)",
+                    f"{fast:.2f} -> {slow:.2f}" if fast and slow else "none",
+                    bool(fast and slow)
+                    and abs(fast - cache.fast_mbps) <= LEVEL_TOL * cache.fast_mbps
+                    and abs(slow - cache.slow_mbps) <= LEVEL_TOL * cache.slow_mbps,
+                )
+            )
+    return checks
+
+
 CHECKS: dict[str, Callable[[httpx.Client, Case], list[Check]]] = {
+    "slc-cache": check_slc,
     "hdtach": check_hdtach,
     "write-hitching": lambda c, case: (
         check_stalls(c, case, "hitch-seq", "sequential")

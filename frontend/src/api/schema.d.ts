@@ -4332,6 +4332,85 @@ export interface components {
             /** Simulated */
             simulated: boolean;
         };
+        /**
+         * SlcFindings
+         * @description The SLC cache of a fill, or what of it an idle gap gave back in a refill
+         *     (backend.analysis.slc).
+         */
+        SlcFindings: {
+            /**
+             * After Mbps
+             * @description MB/s after the cache ran out.
+             */
+            after_mbps?: number | null;
+            /**
+             * At Least
+             * @description The recovered cache outlasted the refill.
+             * @default false
+             */
+            at_least: boolean;
+            /**
+             * Cache Gb
+             * @description Fill: GB written before the first step-down (None: no step-down).
+             */
+            cache_gb?: number | null;
+            /**
+             * Cache Mbps
+             * @description MB/s in the cache.
+             */
+            cache_mbps?: number | null;
+            /**
+             * Idle Measured S
+             * @description Refill: seconds from the end of the pass before it to its start on fio's clock: the idle the drive had, its idle step and the time between steps.
+             */
+            idle_measured_s?: number | null;
+            /**
+             * Idle S
+             * @description Refill: idle seconds before it (its idle step).
+             */
+            idle_s?: number | null;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "fill" | "refill";
+            /**
+             * Level Mbps
+             * @description The one level of a pass without a step-down.
+             */
+            level_mbps?: number | null;
+            /**
+             * Note
+             * @description The finding in words, with what it cannot see.
+             * @default
+             */
+            note: string;
+            /**
+             * Recovered Gb
+             * @description Refill: GB written before its first step-down; all it wrote when it ran at cache speed throughout (at_least); 0 when it ran at the speed after the cache.
+             */
+            recovered_gb?: number | null;
+            /**
+             * Resolution Gb
+             * @description The smallest cache a step-down can show: 2% of the pass (a level must last that long).
+             */
+            resolution_gb: number;
+            /**
+             * Span Gb
+             * @description The pass's span, GB (10^9 B).
+             */
+            span_gb: number;
+            /**
+             * State
+             * @description Refill: how the recovered cache was found.
+             */
+            state?: ("step-down" | "whole" | "none" | "unknown") | null;
+            /**
+             * Written Gb
+             * @description GB the pass wrote.
+             */
+            written_gb: number;
+        };
         /** Stall */
         Stall: {
             /** Duration S */
@@ -4468,6 +4547,7 @@ export interface components {
             cdm?: components["schemas"]["CdmFindings"] | null;
             dropoff?: components["schemas"]["DropoffFindings"] | null;
             hdtach?: components["schemas"]["HdTachFindings"] | null;
+            slc?: components["schemas"]["SlcFindings"] | null;
             stalls?: components["schemas"]["StallsFindings"] | null;
             thermal?: components["schemas"]["ThermalFindings"] | null;
         };

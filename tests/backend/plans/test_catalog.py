@@ -35,6 +35,7 @@ KEYS = [
     "qd-sweep",
     "cdm-style",
     "thermal",
+    "slc-cache",
 ]
 # The least each plan needs: trace-replay has no default workload (a trace or a profile).
 MINIMAL: dict[str, dict[str, Any]] = {"trace-replay": {"profile": "heavy"}}
@@ -47,6 +48,7 @@ SHORT: dict[str, dict[str, Any]] = {
     "consistency": {"span": "256m", "runtime_s": 3},
     "torture": {"span": "256m", "runtime_s": 3},
     "hdtach": {"span": "256m", "log_window_ms": 5},
+    "slc-cache": {"span": "256m", "recovery_idle_s": [1, 2], "recovery_span": "64m"},
     "performance-over-time": {"span": "128m", "torture_runtime_s": 2, "idle_s": 1},
     "trim-validation": {"span": "128m", "torture_runtime_s": 2},
     "trim-performance": {"span": "256m", "amounts": ["16m", "64m"], "followup_s": 2},

@@ -10,6 +10,7 @@ import { HdTachChart } from "../hdtach-chart/hdtach-chart";
 import { groupByPlan, MetricSelect } from "../metric-select/metric-select";
 import { PriceTableSection } from "../price-table/price-table";
 import { PtsCompare } from "../pts-compare/pts-compare";
+import { SlcCompare } from "../slc-recovery/slc-compare";
 import { QosCompare } from "../qos-charts/compare-qos";
 import { testWords } from "../qos-charts/qos-utils";
 import { StallTimeline } from "../stall-timeline/stall-timeline";
@@ -51,6 +52,12 @@ export const CHART_SECTIONS: Section[] = [
     plans: ["hdtach", "trim-validation"],
     title: "Throughput against position",
     render: (c) => <HdTachChart drives={c.drives} styles={c.styles} fileBase={c.fileBase} />,
+  },
+  {
+    id: "slc",
+    plans: ["slc-cache"],
+    title: "SLC cache and its recovery",
+    render: (c) => <SlcCompare comparison={c.comparison} drives={c.drives} />,
   },
   {
     id: "consistency",

@@ -35,6 +35,15 @@ describe("stepChartSpec", () => {
     ]);
   });
 
+  it("draws an SLC cache pass against GB written", () => {
+    const spec = stepChartSpec({ kind: "fio", params: { role: "slc-refill", rw: "write", span_bytes: 50e9 } });
+    expect(spec).toMatchObject({ metrics: ["write_mbps"], x: "position", xLabel: "GB written" });
+    expect(spec!.gbPerPct).toBeCloseTo(0.5);
+    const lines = chartLines([series("write_mbps", [[50, 400], [100, 390]])], spec!.gbPerPct);
+    expect(lines[0]!.points).toEqual([{ x: 25, y: 400 }, { x: 50, y: 390 }]);
+    expect(linesCsv(lines, "position", true).split("\n")[0]).toContain("gb_written");
+  });
+
   it("draws HD Tach passes against the position in the span", () => {
     expect(stepChartSpec({ kind: "fio", params: { role: "hdtach-read", rw: "read" } })).toMatchObject({
       metrics: ["read_mbps"],

@@ -12,6 +12,8 @@ export interface StepChartSpec {
   yLabel: string;
   /** Unit of the y values, for the tooltip and the subtitle. */
   unit: string;
+  /** Position drawn as GB written: GB per % of the span (an SLC cache pass). */
+  gbPerPct?: number;
 }
 
 /** Steps that report per-second I/O samples; purge, TRIM and idle steps draw no chart. */
@@ -27,6 +29,17 @@ const TIME = { x: "time" as const, xLabel: "t (s)" };
 export function stepChartSpec(step: Pick<Step, "kind" | "params">): StepChartSpec | null {
   if (!SAMPLED_KINDS.has(step.kind)) return null;
   const role = typeof step.params.role === "string" ? step.params.role : "";
+  const span = typeof step.params.span_bytes === "number" ? step.params.span_bytes : 0;
+  if ((role === "slc-fill" || role === "slc-refill") && span > 0) {
+    return {
+      metrics: ["write_mbps"],
+      x: "position",
+      xLabel: "GB written",
+      yLabel: "MB/s",
+      unit: "MB/s",
+      gbPerPct: span / 1e9 / 100,
+    };
+  }
   if (role.startsWith("hdtach")) {
     const dir = role.endsWith("read") ? "read" : "write";
     return {
@@ -68,14 +81,14 @@ export interface ChartLine {
  * Lines from the series the api returned: points as objects for Recharts, and lines of a
  * direction that did no I/O dropped (unless every line is empty, so the chart says so).
  */
-export function chartLines(series: readonly StepSeries[]): ChartLine[] {
+export function chartLines(series: readonly StepSeries[], xScale = 1): ChartLine[] {
   const lines = series.map((s) => {
     const direction: "read" | "write" = s.metric.startsWith("read") ? "read" : "write";
     return {
       metric: s.metric,
       name: direction === "read" ? "Read" : "Write",
       direction,
-      points: s.points.map(([x, y]) => ({ x, y })),
+      points: s.points.map(([x, y]) => ({ x: x * xScale, y })),
     };
   });
   const withIo = lines.filter((l) => l.points.some((p) => p.y > 0));
@@ -90,9 +103,10 @@ export function maxX(lines: readonly ChartLine[]): number {
 }
 
 /** The chart's data as CSV: one row per point, with the metric it belongs to. */
-export function linesCsv(lines: readonly ChartLine[], x: SeriesX): string {
+export function linesCsv(lines: readonly ChartLine[], x: SeriesX, gb = false): string {
   const rows = lines.flatMap((l) => l.points.map((p) => [l.metric, p.x, p.y]));
-  return toCsv(["metric", x === "position" ? "position_pct" : "t_s", "value"], rows);
+  const head = gb ? "gb_written" : x === "position" ? "position_pct" : "t_s";
+  return toCsv(["metric", head, "value"], rows);
 }
 
 /** Round time ticks up to the job's end `end` and no further: the axis stops with the job. */

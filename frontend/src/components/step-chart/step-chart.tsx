@@ -41,7 +41,7 @@ function stepDownMarks(step: Step, spec: StepChartSpec): Marker[] {
   if (spec.x !== "position") return [];
   return (step.findings?.hdtach?.step_downs ?? []).map((sd, i) => ({
     key: `sd-${i}`,
-    x: sd.at_pct,
+    x: spec.gbPerPct ? sd.at_gb : sd.at_pct,
     color: MARK_COLOR,
     label: `↓ ${mbps(sd.from_mbps)}→${mbps(sd.to_mbps)} MB/s`,
   }));
@@ -72,11 +72,16 @@ export function StepChart({ runId, step, spec, conditions, provenance }: StepCha
   const loaded = results.every((r) => r.data !== undefined);
   const data = results.map((r) => r.data);
   // About 650 points per line: cheap enough to build on every render.
-  const lines = loaded ? chartLines(data.filter((d) => d !== undefined)) : [];
+  const gb = spec.gbPerPct;
+  const lines = loaded ? chartLines(data.filter((d) => d !== undefined), gb ?? 1) : [];
   // The time axis ends where the job ended (a 15.03 s job: at 15.03 s, not at the next round
   // tick); the series' short last interval is folded into the one before by the api.
-  const end = spec.x === "position" ? 100 : maxX(lines) || 1;
-  const ticks = spec.x === "position" ? POSITION_TICKS : axisTicks(end);
+  const end = gb ? 100 * gb : spec.x === "position" ? 100 : maxX(lines) || 1;
+  const ticks = gb
+    ? POSITION_TICKS.map((t) => Number((t * gb).toPrecision(3)))
+    : spec.x === "position"
+      ? POSITION_TICKS
+      : axisTicks(end);
   // The one tick rule on the value axis too: 0 to a round top at round steps.
   let top = 0;
   for (const l of lines) for (const p of l.points) top = Math.max(top, p.y ?? 0);
@@ -98,7 +103,7 @@ export function StepChart({ runId, step, spec, conditions, provenance }: StepCha
     ...(stalls.length
       ? [{ label: stallWords(step), color: STALL_COLOR, opacity: 0.3 }]
       : []),
-    ...(markers.length ? [{ label: `steps down at ${markers.map((m) => `${Number(m.x.toFixed(1))}%`).join(", ")}`, color: MARK_COLOR, dashed: true }] : []),
+    ...(markers.length ? [{ label: `steps down at ${markers.map((m) => (gb ? `${Number(m.x.toPrecision(3))} GB` : `${Number(m.x.toFixed(1))}%`)).join(", ")}`, color: MARK_COLOR, dashed: true }] : []),
   ];
   const downsampled = data.some((d) => d?.downsampled);
   // Each step-down in words with whether heat explains it (backend.analysis.thermal).
@@ -119,7 +124,7 @@ export function StepChart({ runId, step, spec, conditions, provenance }: StepCha
         conditions,
         provenance,
         legend,
-        csv: () => linesCsv(lines, spec.x),
+        csv: () => linesCsv(lines, spec.x, Boolean(gb)),
       }}
     >
       <ResponsiveContainer width="100%" height="100%" initialDimension={{ width: 500, height: HEIGHT }}>
@@ -162,7 +167,11 @@ export function StepChart({ runId, step, spec, conditions, provenance }: StepCha
             <Tooltip
               isAnimationActive={false}
               labelFormatter={(label) =>
-                spec.x === "position" ? `${formatMetric(Number(label))} % of span` : `t = ${String(label)} s`
+                gb
+                  ? `${formatMetric(Number(label))} GB written`
+                  : spec.x === "position"
+                    ? `${formatMetric(Number(label))} % of span`
+                    : `t = ${String(label)} s`
               }
               formatter={(value, name) => [`${formatMetric(Number(value))} ${spec.unit}`, name]}
             />

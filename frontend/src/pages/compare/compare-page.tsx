@@ -8,6 +8,7 @@ import { buildChartPack } from "../../components/chart-frame/chart-pack";
 import { ExportContext, type ChartExporter } from "../../components/chart-frame/export-context";
 import { ArticleTop } from "../../components/article-view/article-view";
 import { HEADLINE_ROWS, matchesRows, shownMetrics } from "../../components/bar-chart/bar-chart-utils";
+import { SLC_ROWS } from "../../components/slc-recovery/slc-utils";
 import { ComparisonView } from "../../components/comparison-view/comparison-view";
 import { DrivePicker } from "../../components/drive-picker/drive-picker";
 import { ErrorBox } from "../../components/error-box/error-box";
@@ -75,7 +76,7 @@ export function ComparePage() {
   // The rows of the bars drawn only (the headline metrics, the added ones, and the first
   // performance figures when there is no headline one): the other metrics by name.
   const [firstRows, setFirstRows] = useState<string[]>([]);
-  const rows = useMemo(() => [...HEADLINE_ROWS, ...extra, ...firstRows], [extra, firstRows]);
+  const rows = useMemo(() => [...HEADLINE_ROWS, ...SLC_ROWS, ...extra, ...firstRows], [extra, firstRows]);
   const comparison = useComparison(drives, review, rows);
   const listed = comparison.data?.metrics;
   useEffect(() => {

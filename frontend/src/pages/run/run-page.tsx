@@ -9,6 +9,8 @@ import type { RunDetail, Step } from "../../api/types";
 import { Badge, EmbargoBadge, SimulatedBadge } from "../../components/badge/badge";
 import { CdmTable } from "../../components/cdm-table/cdm-table";
 import { CDM_PLAN } from "../../components/cdm-table/cdm-utils";
+import { SlcRecovery } from "../../components/slc-recovery/slc-recovery";
+import { SLC_PLAN } from "../../components/slc-recovery/slc-utils";
 import { EnvInfo } from "../../components/env-info/env-info";
 import { ErrorBox } from "../../components/error-box/error-box";
 import { JobFiles } from "../../components/job-files/job-files";
@@ -359,6 +361,7 @@ function LoadedRun({ run, refetchError }: { run: RunDetail; refetchError: unknow
           provenance={provenance(run)}
         />
       )}
+      {run.plan === SLC_PLAN && <SlcRecovery steps={run.steps} />}
 
       {hasPtsReport(run.plan) && <PtsLive run={run} selectedId={selectedId} />}
 
