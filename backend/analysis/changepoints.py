@@ -42,8 +42,10 @@ STALL_CONTEXT = 11
 # its time was the stall (seen: a 0.6 s stall in 100 ms snapshots came as one 0.7 s interval
 # at a third of the level's rate, not as idle intervals, and made a level of its own).
 LATE = 2.0
-# ... unless the CATCH_UP intervals after it make its shortfall up (see `levels`).
+# ... unless the CATCH_UP intervals after it make its shortfall up (see `levels`): an
+# interval over BURST times the pace around is a catch-up.
 CATCH_UP = 3
+BURST = 1.5
 SHARP_BLOCKS = 3
 # Candidates are looked for in blocks of intervals: BLOCKS in the series, at most BLOCK_S long,
 # at least one interval.
@@ -109,10 +111,10 @@ def _around(rate: np.ndarray) -> np.ndarray:
 
 
 def _caught_up(
-    dt: np.ndarray, a: np.ndarray, around: np.ndarray, stalled: np.ndarray, active: np.ndarray
+    dt: np.ndarray, a: np.ndarray, stalled: np.ndarray, active: np.ndarray
 ) -> np.ndarray:
     """`active` with time given back to each run of stalled intervals that the CATCH_UP
-    intervals after it make up: what they move beyond the rate around them, at that rate. Such
+    intervals after it make up: what they move beyond the level after the run, at that level. Such
     a run held less of a stall of the drive, or none: fio (or the throttle standing for a
     drive) was held up while the drive kept its pace, and the drive then let it catch up at
     once, a rate limit carrying its unused allowance over. Left out, a level would be the
@@ -128,9 +130,26 @@ def _caught_up(
         j = i
         while j < dt.size and stalled[j]:
             j += 1
-        nxt = slice(j, j + CATCH_UP)
-        surplus = float(np.clip(a[nxt] - around[nxt] * dt[nxt], 0.0, None).sum())
-        give = surplus / max(float(np.median(around[nxt])) if j < dt.size else 0.0, 1e-300)
+        # The pace it would have kept: bytes over time of the intervals that moved data within
+        # STALL_CONTEXT on each side, bursts (over BURST x their median) left out; not the
+        # median around the run's own intervals, which a long stall drags down (after a 2 s
+        # stall at a pass's start everything looked a surplus). A catch-up is an interval of
+        # the CATCH_UP after the run over BURST x that pace; its bytes beyond the pace are what
+        # the drive moved during the run.
+        side = [
+            k
+            for k in (*range(max(0, i - STALL_CONTEXT), i), *range(j, j + STALL_CONTEXT))
+            if k < dt.size and not stalled[k]
+        ]
+        if not side:
+            i = j
+            continue
+        rates = a[side] / dt[side]
+        calm = np.asarray(side)[rates <= BURST * float(np.median(rates))]
+        pace = float(a[calm].sum() / dt[calm].sum())
+        nxt = np.arange(j, min(j + CATCH_UP, dt.size))
+        burst = nxt[a[nxt] > BURST * pace * dt[nxt]]
+        give = float((a[burst] - pace * dt[burst]).sum()) / max(pace, 1e-300)
         for k in range(i, j):
             back = min(float(dt[k] - active[k]), give)
             out[k] += back
@@ -200,7 +219,7 @@ def levels(
     tau = np.cumsum(active)
     # The levels' speeds are taken on an axis that gives stalls made up at once their time
     # back (_caught_up); where the levels change is found on tau.
-    credited = np.cumsum(_caught_up(dt, a, around, stalled, active))
+    credited = np.cumsum(_caught_up(dt, a, stalled, active))
     total = float(tau[-1])
     if total <= 0:
         return {"segments": [], "changes": [], **params}

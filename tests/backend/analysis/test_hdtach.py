@@ -291,3 +291,33 @@ def test_a_stall_not_made_up_stays_out_of_the_level() -> None:
     found = step_downs(dt[:300], nbytes[:300], span)
     assert found["step_downs"] == []
     assert [lv["mbps"] for lv in found["levels"]] == pytest.approx([40.0], rel=0.02)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_stall_at_the_start_does_not_hide_a_short_cache(seed: int) -> None:
+    """The quick demo's drive C: the purge's 2 s stall before the pass's first byte, then its
+    cache at 50 MB/s for 30% of a 256 MiB drive (1.6 s), then 30 MB/s. The stall is not made
+    up (the intervals after it run at the cache's speed, no faster): the cache is a level and
+    its end a step-down."""
+    rng = np.random.default_rng(seed)
+    span = 256 * 2**20
+    dt = rng.uniform(0.1, 0.15, 200)
+    edge = 0.3 * span
+    rates, moved = [], 0.0
+    for d in dt:
+        r = 50e6 if moved < edge else 30e6
+        rates.append(r)
+        moved += r * d
+    nbytes = np.asarray(rates) * dt * rng.uniform(0.95, 1.05, dt.size)
+    # Where the cache ran out: the bytes before the first interval at 30 MB/s.
+    at_pct = nbytes[: rates.index(30e6)].sum() / span * 100
+    dt = np.concatenate((np.full(20, 0.1), dt))
+    nbytes = np.concatenate((np.zeros(20), nbytes))
+    cum = np.cumsum(nbytes)
+    end = int(np.searchsorted(cum, span)) + 1
+    dt, nbytes = dt[:end], nbytes[:end]
+    nbytes[-1] -= cum[end - 1] - span
+    found = step_downs(dt, nbytes, span)
+    assert len(found["step_downs"]) == 1, found["levels"]
+    assert found["step_downs"][0]["at_pct"] == pytest.approx(at_pct, abs=1.0)
+    assert [lv["mbps"] for lv in found["levels"]] == pytest.approx([50.0, 30.0], rel=0.05)
