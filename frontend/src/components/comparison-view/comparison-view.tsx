@@ -38,6 +38,9 @@ export interface Section {
   title: string;
   /** The plans whose results it draws: a report leaves out a section none of them ran. */
   plans: string[];
+  /** Shown only where some drive ran one of its plans, on the Compare page too: a test few
+   * reviews run (its chart would ask for data of its own on every first open). */
+  onlyWhenRun?: boolean;
   render: (ctx: SectionContext) => ReactNode;
 }
 
@@ -56,6 +59,7 @@ export const CHART_SECTIONS: Section[] = [
   {
     id: "slc",
     plans: ["slc-cache"],
+    onlyWhenRun: true,
     title: "SLC cache and its recovery",
     render: (c) => <SlcCompare comparison={c.comparison} drives={c.drives} />,
   },
@@ -82,6 +86,7 @@ export const CHART_SECTIONS: Section[] = [
   {
     id: "thermal",
     plans: ["thermal"],
+    onlyWhenRun: true,
     title: "Thermal throttling",
     render: (c) => <ThermalCompare drives={c.drives} styles={c.styles} fileBase={c.fileBase} />,
   },
@@ -153,7 +158,9 @@ export function ComparisonView(props: Props) {
   const measured = useMemo(() => measuredPlans(comparison), [comparison]);
   const sections = [...CHART_SECTIONS, PRICE_SECTION].filter(
     (s) =>
-      !onlyMeasured || s.plans.length === 0 || s.plans.some((p) => measured.has(p)),
+      !(onlyMeasured || s.onlyWhenRun) ||
+      s.plans.length === 0 ||
+      s.plans.some((p) => measured.has(p)),
   );
   const all = useMemo(() => comparison?.metrics ?? [], [comparison]);
   const wanted = useMemo(() => shownMetrics(all, extra), [all, extra]);
