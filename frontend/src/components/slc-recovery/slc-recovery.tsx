@@ -18,6 +18,7 @@ import {
   LINE_WIDTH,
   SERIES_COLORS,
 } from "../chart-frame/chart-theme";
+import { tickFormat, yAxisWidth, zeroAxis } from "../../lib/axis-utils";
 import { gb, recoveredText, slcFindings } from "./slc-utils";
 import "../cdm-table/cdm-table.css";
 
@@ -31,6 +32,11 @@ export function SlcRecovery({ steps }: { steps: Step[] }) {
     .filter((r) => r.recoveredGb !== null)
     .map((r) => ({ x: r.idleMeasuredS ?? r.idleS, y: r.recoveredGb as number }));
   const measured = refills.some((r) => r.idleMeasuredS !== null);
+  // The house axes (one tick rule): from 0 to a nice end past the data and the cache line.
+  const xAxis = zeroAxis(Math.max(0, ...points.map((p) => p.x)), 4);
+  const yAxis = zeroAxis(Math.max(0, fill?.cacheGb ?? 0, ...points.map((p) => p.y)), 4);
+  const xFormat = tickFormat(xAxis.ticks);
+  const yFormat = tickFormat(yAxis.ticks);
   return (
     <section className="section" aria-labelledby="slc-heading" data-chart="slc-recovery">
       <div className="section__header">
@@ -79,12 +85,23 @@ export function SlcRecovery({ steps }: { steps: Step[] }) {
                 <XAxis
                   dataKey="x"
                   type="number"
-                  domain={[0, "dataMax"]}
+                  domain={xAxis.domain}
+                  ticks={xAxis.ticks}
+                  tickFormatter={xFormat}
+                  allowDataOverflow
                   tick={AXIS_TICK}
                   stroke={AXIS_LINE}
                   label={{ value: measured ? "idle measured (s)" : "idle (s)", position: "insideBottomRight", offset: -8, style: AXIS_LABEL }}
                 />
-                <YAxis tick={AXIS_TICK} stroke={AXIS_LINE} domain={[0, "auto"]} />
+                <YAxis
+                  tick={AXIS_TICK}
+                  stroke={AXIS_LINE}
+                  domain={yAxis.domain}
+                  ticks={yAxis.ticks}
+                  tickFormatter={yFormat}
+                  width={yAxisWidth(yAxis.ticks.map(yFormat), false)}
+                  allowDataOverflow
+                />
                 {fill?.cacheGb != null && (
                   <ReferenceLine y={fill.cacheGb} stroke={AXIS_LINE} strokeDasharray="3 3" label="cache" />
                 )}
