@@ -79,7 +79,7 @@ describe("thermalRows", () => {
     expect(values["first throttle"]).toBe("8.8 s, 49.9 °C");
     expect(values["speed"]).toBe("40 → 8 MB/s");
     expect(values["above WCTEMP"]).toContain("unknown: the drive reports no WCTEMP");
-    expect(values["heat"]).toBe("heat: throttled at 50 °C after 8.8 s, from 40 MB/s to 8 MB/s");
+    expect(values["cause"]).toBe("heat: throttled at 50 °C after 8.8 s, from 40 MB/s to 8 MB/s");
     expect(rows[1]!.figures[0]!.value).toBe("23.6 s to 37.0 °C");
   });
 });

@@ -115,7 +115,7 @@ export function thermalRows(steps: readonly Step[]): ThermalRow[] {
               ? `${first.from_mbps.toFixed(0)} → ${first.to_mbps.toFixed(0)} MB/s`
               : fmt(f.mean_mbps, 0, "MB/s"),
           },
-          ...(first?.heat ? [{ label: "heat", value: heatWords(first.heat) }] : []),
+          ...(first?.heat ? [{ label: "cause", value: heatWords(first.heat) }] : []),
           { label: "peak", value: fmt(f.peak_c, 1, "°C") },
           {
             label: "above WCTEMP",
