@@ -522,6 +522,41 @@ def findings_lines(run: dict[str, Any]) -> list[str]:
             if slc.get("idle_measured_s") is not None:
                 text += f" (after {slc['idle_measured_s']:.1f} s idle, measured)"
             said.append(text)
+        bursts = f.get("bursts")
+        if bursts:
+            # The test's mean over its bursts and their spread, in the finding's own words.
+            said.append(bursts.get("note", ""))
+        mixed = f.get("mixed")
+        if mixed:
+            # MB/s at each share of writes, then the finding's own words.
+            said.append(
+                "MB/s by share of writes: "
+                + ", ".join(f"{p['write_pct']}% {p['mbps']:.1f}" for p in mixed["points"])
+                + "; "
+                + mixed.get("note", "")
+            )
+        fc = f.get("file_copy")
+        if fc:
+            # The copies in the finding's own words, each standstill of the repeated copy timed.
+            said.append("; ".join(fc["words"]))
+            still = fc["repeated"]["standstills"]
+            if still:
+                said.append(
+                    "repeated copy stood still at "
+                    + ", ".join(
+                        f"{x['start_s']:.1f} s for {x['duration_s']:.1f} s"
+                        for x in still[:STALLS_SAID]
+                    )
+                    + (f" and {len(still) - STALLS_SAID} more" if len(still) > STALLS_SAID else "")
+                )
+        asssd = f.get("asssd")
+        if asssd:
+            # The AS-SSD-style table in one line, and where its score's weights come from.
+            said.append(f"{asssd['words']}; score {asssd['score_source']}")
+        fs = f.get("fullstate")
+        if fs:
+            # Plan full-drive: the test's drop from empty to full, in the finding's words.
+            said.append(fs["said"])
         st = f.get("stalls")
         if st:
             if st["count"]:
@@ -567,6 +602,16 @@ def findings_lines(run: dict[str, Any]) -> list[str]:
             if "xsr_recovery_s" in by:
                 text += f", {by['xsr_recovery_s']:.1f} s after the transition (recovery time)"
             said.append(text)
+        di = f.get("demand_intensity")
+        if di:
+            # Demand intensity (DIRTH, ECW): the maximum, middle and minimum IOPS points.
+            said.append(di["finding"])
+        if "cbw_iops" in by:
+            said.append(
+                f"composite workload: {by['cbw_iops']:.0f} IOPS, {by.get('cbw_mbps', 0):.1f} "
+                f"MB/s, ART {by.get('cbw_lat_mean_us', 0) / 1000:.2f} ms, MRT "
+                f"{by.get('cbw_lat_max_us', 0) / 1000:.2f} ms"
+            )
         if "ss_steady" in by:
             rounds = int(by.get("ss_rounds", 0))
             said.append(

@@ -6,7 +6,7 @@ from backend.core.db import Base
 from backend.drives.models import DriveModel, DriveSample
 from backend.prices.models import Price
 from backend.pts.models import StepRound
-from backend.results.models import Result, StepLatency
+from backend.results.models import Result, RunDigest, StepChart, StepLatency
 from backend.retention.models import RetentionPolicy
 from backend.runs.models import Run, Sample, Step
 from backend.shares.models import Share
@@ -26,9 +26,11 @@ __all__ = [
     "Result",
     "RetentionPolicy",
     "Run",
+    "RunDigest",
     "Sample",
     "Share",
     "Step",
+    "StepChart",
     "StepLatency",
     "StepRound",
     "Trace",

@@ -473,6 +473,13 @@ SHARED_WORKER = {
     "tests/e2e/test_heat_sim.py": "sim",
     "tests/e2e/test_thermal_plan.py": "sim",
     "tests/e2e/test_slc_sim.py": "sim",
+    "tests/e2e/test_bursts_sim.py": "sim",
+    "tests/e2e/test_mixed_sim.py": "sim",
+    "tests/e2e/test_file_copy_sim.py": "sim",
+    "tests/e2e/test_as_ssd_sim.py": "sim",
+    "tests/e2e/test_dirth_sim.py": "sim",
+    "tests/e2e/test_composite_sim.py": "sim",
+    "tests/e2e/test_full_drive_sim.py": "sim",
     "tests/e2e/test_vmbench_lost.py": "vm",
     "tests/e2e/test_article_print.py": "demo",
     "tests/e2e/test_article_pages.py": "demo",
@@ -615,3 +622,19 @@ def wait_run(
             return run
         time.sleep(0.25)
     raise AssertionError(f"run {run_id} did not reach {until} within {timeout} s: {run}")
+
+
+def run_done(
+    client: httpx.Client, drive: dict, plan: str, params: dict, *, timeout: float = 240
+) -> dict:
+    """Queue `plan` on `drive` (its serial confirmed), wait for it, and return the finished
+    run; fails saying why when the api refused it or it did not end done."""
+    resp = client.post(
+        "/api/runs",
+        json={"plan": plan, "drive_id": drive["id"], "params": params,
+              "confirm_serial": drive["serial"]},
+    )  # fmt: skip
+    assert resp.status_code < 300, resp.text
+    done = wait_run(client, resp.json()["id"], timeout=timeout)
+    assert done["status"] == "done", done
+    return done

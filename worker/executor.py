@@ -223,7 +223,9 @@ def _resume_refusal(spec: dict[str, Any], info: DeviceInfo) -> str | None:
 
 
 # Steps that write to the drive: the target is verified again immediately before each.
-WRITING_KINDS = frozenset({"fio", "fio-rounds", "purge", "trim", "write-cache"})
+WRITING_KINDS = frozenset(
+    {"fio", "fio-rounds", "fio-points", "purge", "trim", "write-cache", "file-copy"}
+)
 
 
 def _execute_step(

@@ -28,6 +28,7 @@ Any failure raises InterlockError naming the rule, before anything is written.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import errno
 import fcntl
@@ -35,6 +36,7 @@ import os
 import stat
 import struct
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -129,6 +131,42 @@ class HeldTarget:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+
+    @contextlib.contextmanager
+    def shared(self, settle_s: float = 10.0) -> Iterator[None]:
+        """The held block device held without its exclusive claim for a while: the file copy
+        (worker.steps.file_copy) makes a filesystem on it and mounts it in a mount namespace of
+        its own, and the kernel gives a mount (and mkfs) the device only when no one else holds
+        it exclusively. The device stays open all along (a non-exclusive descriptor reopened
+        from the held one, so the very same device: a loop device cannot be re-attached to
+        another file meanwhile, a detach shows as autoclear), and `pins` keep naming it. On
+        exit it is claimed exclusively again, through the same descriptor, retrying for up to
+        `settle_s` while the namespace's mount goes away; InterlockError "in-use" if someone
+        else claimed it meanwhile."""
+        if self.info.kind != "block":
+            raise ValueError("only a block device is held exclusively")
+        shared = os.open(f"/proc/self/fd/{self._fd}", os.O_RDWR | os.O_CLOEXEC)
+        if os.fstat(shared).st_rdev != self.held.st_rdev:
+            os.close(shared)
+            raise _refuse(self._rules.registered_target, "device-changed", "reopened as another")
+        os.close(self._fd)
+        self._fd = shared
+        try:
+            yield
+        finally:
+            deadline = time.monotonic() + settle_s
+            while True:
+                try:
+                    fd = os.open(
+                        f"/proc/self/fd/{shared}", os.O_RDWR | os.O_EXCL | os.O_CLOEXEC
+                    )
+                    break
+                except OSError as exc:
+                    if exc.errno != errno.EBUSY or time.monotonic() > deadline:
+                        raise _in_use(self._rules.registered_target, self.info) from None
+                    time.sleep(0.05)
+            os.close(shared)
+            self._fd = fd
 
     def __enter__(self) -> HeldTarget:
         return self

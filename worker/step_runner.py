@@ -1,5 +1,6 @@
-"""Execute one step of a run, by kind: fio, fio-rounds (SNIA PTS steady state), purge, trim,
-idle. Each returns the report the api stores for the step (`POST .../steps/{id}/finish`)."""
+"""Execute one step of a run, by kind: fio, fio-rounds (SNIA PTS steady state), fio-points
+(the PTS demand-intensity sweep's point runs), purge, trim, idle. Each returns the report the
+api stores for the step (`POST .../steps/{id}/finish`)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from typing import Any
 from backend.analysis import pts
 from backend.analysis.fio_results import direction_summary
 from backend.analysis.steady_state import is_steady, steady_state_report
-from backend.plans.base import job_file_lines, with_randseed_offset
+from backend.plans.base import job_file_lines, with_point, with_randseed_offset
 from backend.plans.thermal import HEAT_ROLE
 from worker.client import ApiClient, ApiError, ApiUnreachable, SampleOutbox
 from worker.devices import DeviceInfo
@@ -28,6 +29,13 @@ from worker.fio.stream import Sample
 from worker.guard import HeldTarget
 from worker.sim.registry import SimError, cgroup_for
 from worker.steps import StepError, StepStopped, idle, purge, trim
+from worker.steps.file_copy import (
+    Filesystem,
+    delete_files,
+    discarded_bytes,
+    mounted,
+    settle_discards,
+)
 from worker.steps.write_cache import restore_recorded, set_write_cache
 from worker.temperature import Sampler
 
@@ -119,6 +127,7 @@ def _fio(
     t_offset_ms: int = 0,
     progress: Callable[[float | None], float | None] = lambda p: p,
     stop_early: Callable[[], bool] = lambda: False,
+    fs: Filesystem | None = None,
 ) -> FioOutcome:
     def on_samples(samples: list[Sample], p: float | None) -> None:
         # The temperature read in the last second (a thread reads it: no wait here); None, and
@@ -133,10 +142,12 @@ def _fio(
         box.add(rows, progress(p))
 
     # Every fio run writes: the target is verified right before it, and fio is given the
-    # device or file that was verified, held open, for every section of its run.
+    # device or file that was verified, held open, for every section of its run; or, for a
+    # file copy, fio runs in the namespace where that device's filesystem is mounted (`fs`).
     sc.target.verify(f"before {name}")
+    enter, enter_fds = fs.enter() if fs is not None else (None, ())
     return run_fio(
-        sc.target.fio_job_file(job_file),
+        job_file if fs is not None else sc.target.fio_job_file(job_file),
         sc.workdir,
         name,
         on_samples=on_samples,
@@ -145,8 +156,10 @@ def _fio(
         status_interval_ms=int(sc.step["params"].get("status_interval_ms") or 1000),
         cgroup_procs=sim_cgroup(sc.info),
         nice=sc.fio_nice,
-        pins=sc.target.pins(),
-        namespace=sc.target.namespace,
+        pins=[] if fs is not None else sc.target.pins(),
+        namespace=sc.target.namespace and fs is None,
+        enter=enter,
+        enter_fds=enter_fds,
     )
 
 
@@ -221,7 +234,8 @@ def run_fio_step(sc: StepContext) -> StepReport:
 
 # The temperature each run's last heat phase began at (a thermal plan's cool phase ends once the
 # drive is back near it): kept by the worker process that runs the run's steps one after the
-# other. A run resumed by another worker process has none: its cool phase lasts its maximum.
+# other. A run resumed by another worker process after its heat phase gets it from the api in
+# the cool step's params (`phase_start_c`).
 PHASE_START_C: dict[int, float | None] = {}
 
 
@@ -416,6 +430,54 @@ def run_rounds_step(sc: StepContext) -> StepReport:
     )
 
 
+def run_points_step(sc: StepContext) -> StepReport:
+    """SNIA PTS DIRTH/ECW: after the sweep, a dedicated run of the test stimulus at each of
+    its maximum, middle and minimum IOPS points (backend.plans.pts_dirth.points_step).
+
+    The api says which points (computed from the sweep's stored rounds, as its report does);
+    each is one fio run of the step's job file with the point's TC x QD and its name
+    (with_point), through the same interlock and pinning as every fio run (_fio), posted as a
+    round of the step as soon as it ends. Samples are on the step's own clock."""
+    try:
+        points = sc.client.get(f"/api/worker/runs/{sc.run_id}/steps/{sc.step['id']}/points")
+    except ApiError as exc:
+        return StepReport("failed", error=f"the api gave no IOPS points to run: {exc.detail}")
+    try:
+        sim_cgroup(sc.info)
+    except SimError as exc:
+        return StepReport("failed", error=str(exc))
+    started = time.monotonic()
+    ran: list[dict[str, Any]] = []
+    last: FioOutcome | None = None
+    with _Outbox(sc) as box:
+        for k, point in enumerate(points):
+            if sc.should_stop():
+                break
+            t_start = int((time.monotonic() - started) * 1000)
+            last = _fio(
+                sc,
+                box,
+                with_point(sc.step["job_file"], point["name"], point["tc"], point["qd"]),
+                f"{sc.step['idx']:02d}-{sc.step['name']}-{point['name']}",
+                t_offset_ms=t_start,
+                progress=partial(_round_progress, k, len(points)),
+            )
+            if not last.ok:
+                break
+            t_end = t_start + (last.samples[-1].t_ms if last.samples else 0)
+            _post_round(sc, k + 1, last.final_text or "", t_start, t_end)
+            ran.append({**point, "round": k + 1, "t_start_ms": t_start, "t_end_ms": t_end})
+    logs = {"points": points, "runs": ran}
+    if last is not None and not last.ok:
+        failed = _fio_failure(last)
+        failed.logs = logs
+        return failed
+    if sc.should_stop() or len(ran) < len(points):
+        return StepReport("cancelled", logs=logs)
+    # Each run's output is the api's as a round of its own.
+    return with_thermal_log(StepReport("done", None, last.stderr if last else None, logs=logs), sc)
+
+
 def _tick(box: SampleOutbox, progress: float, _fraction: float) -> None:
     box.add([], progress)
 
@@ -514,13 +576,18 @@ def run_cool_step(sc: StepContext, seconds: float) -> StepReport:
     once a second as a sample with 0 bytes; with `within_c`, ended once the temperature is
     back within that many °C of where the run's last heat phase began."""
     within = sc.step["params"].get("within_c")
-    start_c = PHASE_START_C.get(sc.run_id)
+    # This worker ran the heat phase; or, for a run resumed after it, the api says where the
+    # heat phase began (backend.runs.worker_service.worker_params).
+    if sc.run_id in PHASE_START_C:
+        start_c = PHASE_START_C[sc.run_id]
+    else:
+        start_c = sc.step["params"].get("phase_start_c")
     target = None if within is None or start_c is None else start_c + float(within)
     log_out: dict[str, Any] = {"phase_start_c": start_c, "within_c": within, "target_c": target}
     if within is not None and target is None:
         log_out["note"] = (
-            "the temperature the heat phase began at is unknown (no sensor, or the run was "
-            "resumed): the phase idled its whole time"
+            "the temperature the heat phase began at is unknown (no sensor): the phase idled "
+            "its whole time"
         )
     with _Outbox(sc) as box:
         began = time.monotonic()
@@ -600,10 +667,112 @@ def run_write_cache_step(sc: StepContext) -> StepReport:
     return StepReport("done", logs={"write_cache": result.as_dict()})
 
 
+def run_file_copy_step(sc: StepContext) -> StepReport:
+    """A file copy through a filesystem (backend.plans.file_copy): mkfs and mount in a
+    namespace of their own (worker.steps.file_copy), the source files, copy 1, the deletions,
+    copy 2, all on the step's one clock; each phase's place on it in `logs["phases"]`, each
+    fio run's final JSON in `logs["outputs"]` (copy 2's is also the step's output)."""
+    p = sc.step["params"]
+    began = time.monotonic()
+    phases: list[dict[str, Any]] = []
+    outputs: dict[str, str | None] = {}
+    fio_runs = [("sources", p["sources_job_file"]), *p["copy_job_files"].items()]
+    failure: StepReport | None = None
+    fs_log: dict[str, Any] = {}
+    deletion: dict[str, Any] = {}
+
+    def clock_ms() -> int:
+        return int((time.monotonic() - began) * 1000)
+
+    try:
+        sim_cgroup(sc.info)
+    except SimError as exc:
+        return StepReport("failed", error=str(exc))
+    with _Outbox(sc) as box:
+        try:
+            sc.target.verify("before mkfs")
+            with mounted(
+                sc.target, p["fs"], p["mkfs_options"], p["mount_options"], sc.should_stop
+            ) as fs:
+                fs_log = fs.log
+                phases.append({"phase": "mkfs", "t_start_ms": 0, "t_end_ms": clock_ms()})
+                for k, (name, job) in enumerate(fio_runs):
+                    if name == "copy-2":
+                        deletion = _delete(sc, fs, p["deleted_files"], clock_ms, phases)
+                        if sc.should_stop():
+                            break
+                    t_start = clock_ms()
+                    outcome = _fio(
+                        sc, box, job, f"{sc.step['idx']:02d}-{name}", t_offset_ms=t_start,
+                        progress=partial(_round_progress, k, len(fio_runs)), fs=fs,
+                    )  # fmt: skip
+                    phases.append(
+                        {"phase": name, "t_start_ms": t_start,
+                         "t_end_ms": t_start + (outcome.samples[-1].t_ms if outcome.samples else 0)}
+                    )  # fmt: skip
+                    outputs[name] = outcome.final_text
+                    if not outcome.ok:
+                        failure = _fio_failure(outcome)
+                        break
+        except StepStopped:
+            failure = StepReport("cancelled")
+        except StepError as exc:
+            failure = StepReport("failed", error=f"file copy: {exc}")
+    logs: dict[str, Any] = {
+        "filesystem": fs_log, "phases": phases, "deletion": deletion, "outputs": outputs,
+    }  # fmt: skip
+    if failure is None and sc.should_stop():
+        failure = StepReport("cancelled")
+    if failure is not None:
+        failure.logs = logs
+        return failure
+    if not fs_log.get("unmounted"):
+        return StepReport(
+            "failed", logs=logs,
+            error=f"file copy: the filesystem was not unmounted cleanly ({fs_log})",
+        )  # fmt: skip
+    # The copies' throughput and standstills are the api's to find, from the samples it stored
+    # (backend.results.file_copy); the deletions are known here only.
+    metrics = [
+        metric("file_copy_delete_seconds", deletion["seconds"], "s"),
+        metric("file_copy_discarded_bytes", deletion["discarded_bytes"], "B"),
+    ]
+    return with_thermal_log(
+        StepReport("done", outputs.get("copy-2"), None, logs=logs, metrics=metrics), sc
+    )
+
+
+def _delete(
+    sc: StepContext,
+    fs: Filesystem,
+    names: list[str],
+    clock_ms: Callable[[], int],
+    phases: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The deletions between the copies: the files unlinked and the filesystem synced, so its
+    online discards reach the drive; what the drive was sent is read from its own counters."""
+    sc.target.verify("before the deletions")
+    before = discarded_bytes(sc.info.name)
+    t_start = clock_ms()
+    seconds = delete_files(fs, names, sc.workdir)
+    # The journal commit sends the discards, and the drive may still be taking them when the
+    # sync returns: wait until its counter has stood still for DISCARD_SETTLE_S.
+    settled = settle_discards(sc.info.name, sc.should_stop)
+    phases.append({"phase": "delete", "t_start_ms": t_start, "t_end_ms": clock_ms()})
+    return {
+        "files": len(names),
+        "seconds": round(seconds, 3),
+        "settle_s": round(settled, 3),
+        "discarded_bytes": discarded_bytes(sc.info.name) - before,
+    }
+
+
 RUNNERS: dict[str, Callable[[StepContext], StepReport]] = {
+    "file-copy": run_file_copy_step,
     "write-cache": run_write_cache_step,
     "fio": run_fio_step,
     "fio-rounds": run_rounds_step,
+    "fio-points": run_points_step,
     "purge": run_purge_step,
     "trim": run_trim_step,
     "idle": run_idle_step,

@@ -270,6 +270,7 @@ class Sampler:
     _latest: tuple[float, float] | None = None  # (when, °C)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
+    _counters_thread: threading.Thread | None = None
     _started: float = 0.0
     readings: int = 0
     failures: int = 0
@@ -292,14 +293,22 @@ class Sampler:
         if self.source is not None:
             self._thread = threading.Thread(target=self._loop, name="temperature", daemon=True)
             self._thread.start()
+        if self.source is not None and self.source.counters_device:
+            # nvme-cli in a thread of its own: a slow smart-log (seconds on a busy or emulated
+            # controller) must not hold the once-a-second temperature up until it goes stale.
+            self._counters_thread = threading.Thread(
+                target=self._counters_loop, name="thermal-counters", daemon=True
+            )
+            self._counters_thread.start()
         return self
 
     def stop(self) -> None:
         """Stop reading. A command still running (smartctl on a busy drive) is not waited for
         beyond a second: it ends by its own timeout, and the step's end is not held up."""
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(1.0)
+        for thread in (self._thread, self._counters_thread):
+            if thread is not None:
+                thread.join(1.0)
 
     def __enter__(self) -> Sampler:
         return self.start()
@@ -330,14 +339,16 @@ class Sampler:
 
     def _loop(self) -> None:
         assert self.source is not None
-        next_counters = 0.0
         while not self._stop.is_set():
             began = self.clock()
             self._take(self.source.read())
-            if self.source.counters_device and began >= next_counters:
-                next_counters = began + COUNTERS_EVERY_S
-                self._read_counters(began)
             self._stop.wait(max(0.0, self.source.every_s - (self.clock() - began)))
+
+    def _counters_loop(self) -> None:
+        while not self._stop.is_set():
+            began = self.clock()
+            self._read_counters(began)
+            self._stop.wait(max(0.0, COUNTERS_EVERY_S - (self.clock() - began)))
 
     def _take(self, value: float | None) -> None:
         if value is None:

@@ -183,3 +183,132 @@ def round_iops(summary: Mapping[str, Mapping[str, float]]) -> float:
     ios = sum(float(e.get("ios", 0.0)) for e in summary.values())
     seconds = sum(float(e.get("runtime_s", 0.0)) for e in summary.values())
     return ios / seconds if seconds > 0 else 0.0
+
+
+# --- demand intensity (DIRTH, ECW) ------------------------------------------------------------
+
+# The share of the maximum IOPS at which the curve is said to have reached its plateau.
+SATURATION_SHARE = 0.95
+
+
+def demand_intensity(
+    table: Mapping[str, Mapping[str, float]],
+    elements: Sequence[Mapping[str, Any]],
+    art_ceiling_us: float,
+    point_s: int | None = None,
+) -> dict[str, Any]:
+    """The demand-intensity figures of a TC x QD sweep from its window's table (SNIA PTS-E
+    DIRTH): every point's IOPS, average (ART) and maximum (MRT) response time by total
+    outstanding I/O (TOC = TC x QD); the maximum IOPS point, the highest IOPS whose ART is
+    within `art_ceiling_us`; the minimum IOPS point, the smallest TOC (TC1/QD1 in the
+    specification's sweep); the middle point, the IOPS closest to halfway between them (of the
+    points within the ceiling). `saturation_toc`: the smallest TOC whose IOPS reach 95% of the
+    highest of all points, where more outstanding I/O stops buying IOPS and only lengthens the
+    response time (the hockey stick's knee). `point_s`: the length of the dedicated run at
+    each of the three points that the histograms come from (None: a run made before those
+    existed, whose histograms are the points' I/O in the sweep), for the finding's words."""
+    points = []
+    for e in elements:
+        if not e.get("toc") or e["name"] not in table:
+            continue
+        row = table[e["name"]]
+        if not row.get("iops"):
+            continue
+        points.append(
+            {
+                "name": e["name"],
+                "tc": int(e["tc"]),
+                "qd": int(e["qd"]),
+                "toc": int(e["toc"]),
+                "iops": float(row["iops"]),
+                "art_us": row.get("lat_mean_us"),
+                "mrt_us": row.get("lat_max_us"),
+            }
+        )
+    points.sort(key=lambda p: (p["toc"], p["tc"]))
+    out: dict[str, Any] = {
+        "points": points,
+        "art_ceiling_us": art_ceiling_us,
+        "max": None,
+        "mid": None,
+        "min": None,
+        "saturation_toc": None,
+        "peak_iops": None,
+        "point_s": point_s,
+    }
+    if not points:
+        return out
+    within = [p for p in points if p["art_us"] is not None and p["art_us"] <= art_ceiling_us]
+    low = points[0]
+    out["min"] = low
+    peak = max(points, key=lambda p: p["iops"])
+    out["peak_iops"] = peak["iops"]
+    out["saturation_toc"] = next(
+        p["toc"] for p in points if p["iops"] >= SATURATION_SHARE * peak["iops"]
+    )
+    if within:
+        top = max(within, key=lambda p: p["iops"])
+        target = (top["iops"] + low["iops"]) / 2
+        out["max"] = top
+        out["mid"] = min(within, key=lambda p: (abs(p["iops"] - target), p["toc"]))
+    out["finding"] = di_finding(out)
+    return out
+
+
+def di_finding(di: Mapping[str, Any]) -> str:
+    """The demand-intensity result in words, with what the method can and cannot see."""
+    ceiling_ms = di["art_ceiling_us"] / 1000
+    top, low = di["max"], di["min"]
+    if top is None:
+        return (
+            f"no TC/QD point kept its average response time within {ceiling_ms:g} ms: there is "
+            f"no maximum IOPS point by this ceiling (TC{low['tc']}/QD{low['qd']} ran "
+            f"{low['iops']:.0f} IOPS at {low['art_us'] / 1000:.2f} ms)"
+        )
+    text = (
+        f"maximum {top['iops']:.0f} IOPS at TC{top['tc']}/QD{top['qd']} (TOC {top['toc']}, ART "
+        f"{top['art_us'] / 1000:.2f} ms, within the {ceiling_ms:g} ms ceiling); minimum "
+        f"{low['iops']:.0f} IOPS at TC{low['tc']}/QD{low['qd']} (ART "
+        f"{low['art_us'] / 1000:.2f} ms); middle {di['mid']['iops']:.0f} IOPS at "
+        f"TC{di['mid']['tc']}/QD{di['mid']['qd']}"
+    )
+    deepest = max(di["points"], key=lambda p: (p["toc"], p["tc"]))
+    if di["saturation_toc"] is not None and deepest["toc"] > di["saturation_toc"]:
+        knee = next(p for p in di["points"] if p["toc"] == di["saturation_toc"])
+        text += (
+            f"; IOPS reach 95% of the highest ({di['peak_iops']:.0f}) at TOC "
+            f"{di['saturation_toc']}: beyond it more outstanding I/O lengthens the average "
+            f"response time ({knee['art_us'] / 1000:.2f} ms there, "
+            f"{deepest['art_us'] / 1000:.2f} ms at TOC {deepest['toc']}) without more IOPS"
+        )
+    return (
+        text + ". Response times are fio's completion latencies (host queueing before "
+        "submission not included); each point is the window's average of its rounds, and "
+        "the histograms are " + histograms_source(di.get("point_s"))
+    )
+
+
+def histograms_source(point_s: int | None) -> str:
+    """Where a sweep's histograms at its three IOPS points come from, in words."""
+    if point_s:
+        return f"from a dedicated {point_s}-second run at each point, as the PTS specifies"
+    return (
+        "from those points' I/O in the sweep's measurement-window rounds, not from the PTS's "
+        "dedicated run at each point (this run was made before drivelab ran them)"
+    )
+
+
+def point_runs(di: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The dedicated runs the three IOPS points need, maximum first: one per distinct TC x QD
+    point (in a small sweep the middle point can be the maximum or the minimum), with the
+    points it is (`points`: "max", "mid", "min")."""
+    runs: dict[str, dict[str, Any]] = {}
+    for key in ("max", "mid", "min"):
+        p = di.get(key)
+        if p is None:
+            continue
+        run = runs.setdefault(
+            p["name"], {"name": p["name"], "tc": p["tc"], "qd": p["qd"], "toc": p["toc"]}
+        )
+        run.setdefault("points", []).append(key)
+    return list(runs.values())

@@ -133,6 +133,34 @@ def with_randseed_offset(job_file: str, k: int) -> str:
     return out if out.endswith("\n") else out + "\n"
 
 
+JOB_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+
+
+def with_point(job_file: str, name: str, tc: int, qd: int) -> str:
+    """A demand-intensity point run's job file (SNIA PTS DIRTH, backend.plans.pts_dirth): the
+    step's one-section job file with that section named after the point (`tc4-qd8`: fio's
+    output then names its jobs as the sweep's do) and its `numjobs` and `iodepth` set to the
+    point's. The point is chosen by the api after the sweep, so the step carries the job file
+    at the sweep's largest TC x QD, which fio checked with the run's others; [global] is left
+    as it is. The name comes from the api's answer: one that is not a plain job name (it could
+    end the section and add options, a filename among them) is refused."""
+    if not JOB_NAME.fullmatch(name):
+        raise ValueError(f"{name!r} is not a job name (letters, digits, '.', '_', '-')")
+    lines = []
+    in_job = False
+    for line in job_file_lines(job_file):
+        if line.startswith("[") and line.strip().endswith("]"):
+            in_job = line.strip() != "[global]"
+            if in_job:
+                line = f"[{name}]"
+        elif in_job and line.startswith("numjobs="):
+            line = f"numjobs={int(tc)}"
+        elif in_job and line.startswith("iodepth="):
+            line = f"iodepth={int(qd)}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
 def job_files_as_run(
     name: str, kind: str, params: dict[str, Any], job_file: str
 ) -> list[tuple[str, str]]:
@@ -140,6 +168,9 @@ def job_files_as_run(
     steady-state loop that moves the seed every round, its last round's too (the seed fio is
     given grows with the rounds, and fio refuses one past 2^63 - 1)."""
     out = [(name, job_file)]
+    if kind == "file-copy":  # its sources and both copies, each a job file of its own
+        out = [(f"{name} (sources)", params["sources_job_file"])]
+        out += [(f"{name} ({k})", v) for k, v in params["copy_job_files"].items()]
     rounds = int(params.get("max_rounds") or 1)
     if kind == "fio-rounds" and params.get("randseed_per_round") and rounds > 1:
         out.append((f"{name} (round {rounds})", with_randseed_offset(job_file, rounds - 1)))
@@ -166,7 +197,7 @@ class DriveContext:
 
 @dataclass
 class StepSpec:
-    kind: str  # fio | fio-rounds | purge | trim | idle
+    kind: str  # fio | fio-rounds | fio-points | purge | trim | idle | write-cache | file-copy
     name: str
     estimate_s: float
     params: dict[str, Any] = field(default_factory=dict)

@@ -7,12 +7,18 @@ from typing import Any
 from pydantic import ValidationError
 
 from backend.core.errors import InvalidParams, NotFound
+from backend.plans.as_ssd import AsSsdPreset
 from backend.plans.base import DriveContext, Plan, StepSpec
+from backend.plans.bursts import QD1Bursts
 from backend.plans.consistency import Consistency
 from backend.plans.desktop_preset import DesktopPreset
+from backend.plans.file_copy import FileCopy
 from backend.plans.four_corners import FourCorners
+from backend.plans.full_drive import FullDrive
 from backend.plans.hdtach import HdTach
+from backend.plans.mixed import Mixed
 from backend.plans.performance_over_time import PerformanceOverTime
+from backend.plans.pts_dirth import PtsCbw, PtsDirth, PtsEcw
 from backend.plans.pts_hir import PtsHir
 from backend.plans.pts_iops import PtsIops
 from backend.plans.pts_latency import PtsLatency
@@ -50,10 +56,18 @@ PLANS: dict[str, Plan] = {
         PtsWsat(),
         PtsHir(),
         PtsXsr(),
+        PtsDirth(),
+        PtsEcw(),
+        PtsCbw(),
         QdSweep(),
         DesktopPreset(),
+        AsSsdPreset(),
         ThermalPlan(),
         SlcCache(),
+        QD1Bursts(),
+        Mixed(),
+        FileCopy(),
+        FullDrive(),
     )
 }
 

@@ -67,6 +67,40 @@ def _values(plan: str, report: dict[str, Any]) -> dict[str, dict[str, Any]]:
                 "lat_mean_us": s["lat_mean_us"],
                 "lat_max_us": s["lat_max_us"],
             }
+    if plan in ("pts-dirth", "pts-ecw"):
+        # Each drive's demand-intensity points (TOC: IOPS and ART) and its three IOPS points.
+        for section in report["sections"]:
+            di = section.get("di")
+            if not di:
+                continue
+            for p in di["points"]:
+                out[p["name"]] = {
+                    "label": f"TC{p['tc']}/QD{p['qd']}",
+                    "toc": p["toc"],
+                    "iops": p["iops"],
+                    "art_us": p["art_us"],
+                }
+            for key in ("max", "mid", "min"):
+                if di.get(key):
+                    out[f"{key}-iops"] = {
+                        "label": f"{key} IOPS point, TC{di[key]['tc']}/QD{di[key]['qd']}",
+                        "toc": di[key]["toc"],
+                        "iops": di[key]["iops"],
+                        "art_us": di[key]["art_us"],
+                    }
+    if plan == "pts-cbw":
+        for section in report["sections"]:
+            row = (section.get("table") or {}).get("cbw")
+            if row:
+                p9999 = ((section.get("percentiles") or {}).get("cbw") or {}).get("all", {})
+                out["cbw"] = {
+                    "label": section.get("stimulus") or "composite",
+                    "iops": row.get("iops"),
+                    "mbps": row.get("mbps"),
+                    "lat_mean_us": row.get("lat_mean_us"),
+                    "lat_max_us": row.get("lat_max_us"),
+                    "p9999": p9999.get("99.99"),
+                }
     if plan == "pts-hir" and report.get("hir"):
         for s in report["hir"]["sets"]:
             out[f"wait-{float(s['wait_s']):g}s"] = {"iops": s["burst_iops"]}

@@ -12,26 +12,56 @@ from sqlalchemy.orm import Session
 
 from backend.analysis import latency, pts, xsr
 from backend.analysis.intervals import fold_short_tail
+from backend.pts.models import StepRound
 from backend.pts.service import convergence, round_outputs, round_rows
 from backend.runs.models import SAMPLE_ROWS, Step
 
 Metric = tuple[str, float, str]
 PERCENTILES = ("99", "99.9", "99.99", "99.999")
 # Tests whose report shows latency distributions of the window.
-HISTOGRAM_TESTS = ("pts-latency", "pts-wsat")
+HISTOGRAM_TESTS = ("pts-latency", "pts-wsat", "pts-cbw")
+# Demand-intensity tests: their result metrics' prefix.
+DI_PREFIX = {"pts-dirth": "dirth", "pts-ecw": "ecw"}
 
 
 def metric_name(prefix: str, element: str) -> str:
     return f"{prefix}_{element.replace('-', '_')}"
 
 
+def _window(step: Step, rows: list[StepRound]) -> tuple[dict[str, Any], list[StepRound]]:
+    """The convergence of a rounds step's stored rounds and the rounds of its measurement
+    window (the last `window` rounds where it never became steady)."""
+    conv = convergence(step, rows)
+    first, last = conv["window"]
+    return conv, [r for r in rows if first <= r.round <= last]
+
+
+def di_of(step: Step, table: dict[str, dict[str, float]]) -> dict[str, Any]:
+    """A demand-intensity sweep's figures from a table of its rounds: one function for the
+    report, the results and the points its dedicated runs are made at."""
+    p = step.params
+    return pts.demand_intensity(
+        table, p["elements"], float(p["art_ceiling_us"]), point_s=p.get("point_s")
+    )
+
+
+def sweep_di(session: Session, sweep: Step) -> dict[str, Any] | None:
+    """A demand-intensity sweep's figures from its stored rounds, as derive_rounds keeps them
+    for the report when the sweep ends: its dedicated point runs run the report's points, on
+    a resumed run too. None before any round is stored."""
+    rows = round_rows(session, sweep.id)
+    if not rows:
+        return None
+    _conv, in_window = _window(sweep, rows)
+    return di_of(sweep, pts.window_table([r.summary for r in in_window]))
+
+
 def derive_rounds(session: Session, step: Step) -> tuple[list[Metric], dict[str, Any]]:
     rows = round_rows(session, step.id)
     if not rows:
         return [], {}
-    conv = convergence(step, rows)
+    conv, in_window = _window(step, rows)
     first, last = conv["window"]
-    in_window = [r for r in rows if first <= r.round <= last]
     table = pts.window_table([r.summary for r in in_window])
     written = pts.cumulative_written([r.summary for r in rows])
     result: dict[str, Any] = {
@@ -46,6 +76,16 @@ def derive_rounds(session: Session, step: Step) -> tuple[list[Metric], dict[str,
     if test in HISTOGRAM_TESTS:
         finals = round_outputs(session, step.id, [r.round for r in in_window])
         result.update(_distributions(finals, [e["name"] for e in step.params["elements"]]))
+    if step.params.get("di"):
+        # Demand intensity (DIRTH, ECW): the curve and its maximum, middle and minimum IOPS
+        # points. Their histograms come from the dedicated runs at them (derive_points); a
+        # run made before those existed (no `point_s`) has those of the points in the window.
+        di = di_of(step, table)
+        result["di"] = di
+        if not step.params.get("point_s"):
+            names = [run["name"] for run in pts.point_runs(di)]
+            finals = round_outputs(session, step.id, [r.round for r in in_window])
+            result.update(_distributions(finals, names))
     if step.params.get("role") == "pts-hir-wait":
         iops = [pts.round_iops(r.summary) for r in rows]
         result["bursts"] = [
@@ -53,6 +93,24 @@ def derive_rounds(session: Session, step: Step) -> tuple[list[Metric], dict[str,
         ]
         result["burst_iops"] = sum(iops) / len(iops)
     return _metrics(test, step, result), {"pts": result}
+
+
+def derive_points(session: Session, step: Step) -> tuple[list[Metric], dict[str, Any]]:
+    """The dedicated runs at a sweep's three IOPS points (backend.plans.pts_dirth.points_step),
+    one stored round each, its fio job named after its point: each point's response-time
+    histogram and percentiles from fio's json+ output of its run, and the run's own figures."""
+    rows = round_rows(session, step.id)
+    if not rows:
+        return [], {}
+    finals = round_outputs(session, step.id, [r.round for r in rows])
+    runs = [
+        {"round": r.round, "name": name, **figures}
+        for r in rows
+        for name, figures in r.summary.items()
+    ]
+    result: dict[str, Any] = {"point_s": step.params.get("point_s"), "runs": runs}
+    result.update(_distributions(finals, [run["name"] for run in runs]))
+    return [], {"pts": result}
 
 
 def _distributions(finals: list[dict[str, Any]], names: list[str]) -> dict[str, Any]:
@@ -107,6 +165,28 @@ def _metrics(test: str, step: Step, result: dict[str, Any]) -> list[Metric]:
             five = ((result.get("percentiles") or {}).get(name) or {}).get("all", {}).get("99.999")
             if five is not None:
                 out.append((metric_name("lat_p99999_us", name), five, "µs"))
+    elif test in DI_PREFIX and result.get("di"):
+        prefix, di = DI_PREFIX[test], result["di"]
+        for point in ("max", "mid", "min"):
+            p = di.get(point)
+            if p is None:
+                continue
+            out.append((f"{prefix}_{point}_iops", p["iops"], "IOPS"))
+            if p["art_us"] is not None:
+                out.append((f"{prefix}_{point}_art_us", p["art_us"], "µs"))
+            out.append((f"{prefix}_{point}_toc", float(p["toc"]), "I/Os"))
+        if di.get("saturation_toc") is not None:
+            out.append((f"{prefix}_saturation_toc", float(di["saturation_toc"]), "I/Os"))
+    elif test == "pts-cbw":
+        row = table.get("cbw") or {}
+        for key, unit in (("iops", "IOPS"), ("mbps", "MB/s"), ("lat_mean_us", "µs")):
+            if key in row:
+                out.append((f"cbw_{key}", row[key], unit))
+        if "lat_max_us" in row:
+            out.append(("cbw_lat_max_us", row["lat_max_us"], "µs"))
+        p9999 = ((result.get("percentiles") or {}).get("cbw") or {}).get("all", {}).get("99.99")
+        if p9999 is not None:
+            out.append(("cbw_lat_p9999_us", p9999, "µs"))
     elif test in ("pts-wsat", "pts-hir"):
         track = step.params["track"]
         row = table.get(track["element"]) or {}

@@ -18,7 +18,8 @@ from sqlalchemy.orm import Session
 from backend.analysis import pts, xsr
 from backend.core.errors import NotFound
 from backend.drives.service import drive_label
-from backend.pts.derive import xsr_levels
+from backend.plans.pts_dirth import POINTS_ROLE
+from backend.pts.derive import di_of, xsr_levels
 from backend.pts.service import PTS_PLANS, ROUNDS_ROLES, convergence, plan_title, round_rows
 from backend.results.models import Result
 from backend.results.series import series
@@ -35,7 +36,7 @@ def report(session: Session, run_id: int, *, hide_embargoed: bool = False) -> di
         )
     steps = sorted(run.steps, key=lambda s: s.idx)
     sections = [
-        _section(session, step)
+        _section(session, step, steps)
         for step in steps
         if step.kind == "fio-rounds"
         and step.params.get("track")
@@ -57,7 +58,7 @@ def report(session: Session, run_id: int, *, hide_embargoed: bool = False) -> di
     return out
 
 
-def _section(session: Session, step: Step) -> dict[str, Any]:
+def _section(session: Session, step: Step, steps: list[Step]) -> dict[str, Any]:
     rows = round_rows(session, step.id)
     p = step.params
     values = [
@@ -121,10 +122,63 @@ def _section(session: Session, step: Step) -> dict[str, Any]:
             ]
             for e in p.get("elements", [])
         }
+    if p.get("stimulus"):
+        section["stimulus"] = p["stimulus"]
+    if p.get("di"):
+        # Demand intensity: the derived figures once the step has ended, else from the
+        # rounds so far (the window's table when there is one).
+        di = analysis.get("di")
+        if di is None and section["table"]:
+            di = di_of(step, section["table"])
+        section["di"] = di
+        section.update(_point_histograms(step, steps))
     if p.get("role") == "pts-wsat":
         section["capacity_bytes"] = p.get("capacity_bytes")
         section["stop_write_bytes"] = p.get("stop_write_bytes")
     return section
+
+
+def _point_histograms(sweep: Step, steps: list[Step]) -> dict[str, Any]:
+    """A demand-intensity sweep's histograms at its three IOPS points and where they come
+    from (`histograms_source`, in words): the dedicated run at each point once those runs have
+    ended (their step's analysis, backend.pts.derive.derive_points); for a run made before
+    those existed (its sweep has no `point_s`), the points' I/O in the sweep's window."""
+    point_s = sweep.params.get("point_s")
+    source = pts.histograms_source(point_s)
+    if not point_s:
+        return {"histograms_source": source}
+    runs = next(
+        (
+            s
+            for s in steps
+            if s.params.get("role") == POINTS_ROLE and s.params.get("sweep") == sweep.name
+        ),
+        None,
+    )
+    status = runs.status if runs else "missing"
+    found = ((runs.analysis or {}).get("pts") or {}) if runs and status == "done" else {}
+    if status != "done":
+        source += f" (those runs: {POINT_RUNS_STATUS.get(status, status)})"
+    return {
+        "histograms": found.get("histograms"),
+        "percentiles": found.get("percentiles"),
+        "histograms_source": source,
+        "point_runs": {
+            "step_id": runs.id if runs else None,
+            "status": status,
+            "point_s": point_s,
+            "runs": found.get("runs", []),
+        },
+    }
+
+
+POINT_RUNS_STATUS = {
+    "pending": "not started yet",
+    "running": "under way",
+    "failed": "failed",
+    "cancelled": "cancelled",
+    "skipped": "not run",
+}
 
 
 def _convergence_text(sections: list[dict[str, Any]], status: str, plan: str) -> str:
@@ -171,6 +225,7 @@ def _header(run: Run, steps: list[Step], sections: list[dict[str, Any]]) -> dict
     ]
     first = next(iter(sections), None)
     params = run.params or {}
+    sweep = next((s for s in steps if s.params.get("di")), None)
     return {
         "sponsor": params.get("sponsor"),
         "drive": drive_label(run.drive),
@@ -186,8 +241,11 @@ def _header(run: Run, steps: list[Step], sections: list[dict[str, Any]]) -> dict
         "write_cache": cache,
         "profile": params.get("profile"),
         "active_range_pct": first["active_range_pct"] if first else None,
-        "threads": first["threads"] if first else params.get("threads"),
-        "iodepth": first["iodepth"] if first else params.get("iodepth"),
+        # A demand-intensity sweep (DIRTH, ECW) has no one TC/QD: `demand` says the sweep's
+        # and the preconditioning's instead.
+        "threads": None if sweep else first["threads"] if first else params.get("threads"),
+        "iodepth": None if sweep else first["iodepth"] if first else params.get("iodepth"),
+        "demand": _demand_text(sweep, first) if sweep else None,
         "convergence": _convergence_text(sections, run.status, run.plan),
         "host": {k: host.get(k) for k in ("hostname", "cpu", "memory_bytes", "os", "kernel")},
         "fio_version": host.get("fio_version"),
@@ -196,6 +254,23 @@ def _header(run: Run, steps: list[Step], sections: list[dict[str, Any]]) -> dict
         "started_at": run.started_at.isoformat() if run.started_at else None,
         "finished_at": run.finished_at.isoformat() if run.finished_at else None,
     }
+
+
+def _demand_text(sweep: Step, first: dict[str, Any] | None) -> str:
+    """A sweep's demand in the header: its thread counts and queue depths, the range of total
+    outstanding I/O, and the TC/QD of the preconditioning and pre-writes."""
+    p = sweep.params
+    tcs, qds = p.get("thread_counts") or [], p.get("queue_depths") or []
+    text = (
+        f"TC {', '.join(map(str, tcs))} x QD {', '.join(map(str, qds))} "
+        f"(TOC {min(tcs) * min(qds)} to {max(tcs) * max(qds)})"
+        if tcs and qds
+        else "demand-intensity sweep"
+    )
+    pc = first if first and first.get("step_id") != sweep.id else None
+    if pc and pc.get("threads"):
+        text += f"; preconditioning and pre-writes at TC {pc['threads']}, QD {pc['iodepth']}"
+    return text
 
 
 def _tested_bytes(steps: list[Step]) -> int | None:

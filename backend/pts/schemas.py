@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -21,6 +21,19 @@ class RoundOut(BaseModel):
     elements: dict[str, dict[str, float]] = Field(
         description="Each element's figures in this round (MB/s, IOPS, bytes, latency in µs), "
         "by element name (the fio job section)."
+    )
+
+
+class PointRunOut(BaseModel):
+    """A dedicated run a DIRTH or ECW sweep's IOPS points need, as the api tells the worker."""
+
+    name: str = Field(description="The sweep's element at the point (tcN-qdM): the run's job.")
+    tc: int = Field(ge=1, description="Thread count (fio numjobs).")
+    qd: int = Field(ge=1, description="Queue depth per thread (fio iodepth).")
+    toc: int = Field(ge=1, description="Total outstanding I/O, TC x QD.")
+    points: list[Literal["max", "mid", "min"]] = Field(
+        description="The IOPS points this TC x QD is (a small sweep's middle point can be its "
+        "maximum or its minimum: one run for both)."
     )
 
 
@@ -53,7 +66,9 @@ class PtsDriveResult(BaseModel):
         "{read, write: MB/s}}; pts-latency: {element: {label, mean, max, p99999 in µs, ios, "
         "p99999_note: why p99.999 is missing}}; pts-wsat and pts-hir: {steady: {iops}} and "
         "HIR's {wait-Ns: {iops}}; pts-xsr: {stimulus: {label, mbps, settled_mbps, recovery_s "
-        "(after the transition into it), lat_mean_us, lat_max_us}}."
+        "(after the transition into it), lat_mean_us, lat_max_us}}; pts-dirth and pts-ecw: "
+        "{tcN-qdM and max-iops, mid-iops, min-iops: {label, toc, iops, art_us}}; pts-cbw: "
+        "{cbw: {label, iops, mbps, lat_mean_us, lat_max_us, p9999}}."
     )
 
 

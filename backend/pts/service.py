@@ -21,15 +21,29 @@ from backend.pts.models import StepRound
 from backend.runs.models import Run, Step
 from backend.runs.service import get_run
 
-PTS_PLANS = ("pts-iops", "pts-throughput", "pts-latency", "pts-wsat", "pts-hir", "pts-xsr")
+PTS_PLANS = (
+    "pts-iops",
+    "pts-throughput",
+    "pts-latency",
+    "pts-wsat",
+    "pts-hir",
+    "pts-xsr",
+    "pts-dirth",
+    "pts-ecw",
+    "pts-cbw",
+)
 ROUNDS_ROLES = ("pts-rounds", "pts-wsat", "pts-hir-wait")
+# Steps whose fio runs are posted one by one as rounds.
+ROUND_KINDS = ("fio-rounds", "fio-points")
 
 
 def save_round(
     session: Session, run: Run, step: Step, number: int, output: str, t_start: int, t_end: int
 ) -> bool:
-    """Store a round (once: a resent round changes nothing); whether it was new."""
-    if step.kind != "fio-rounds":
+    """Store a round (once: a resent round changes nothing); whether it was new. A
+    demand-intensity sweep's dedicated point runs (`fio-points`) are stored as rounds too:
+    one per point."""
+    if step.kind not in ROUND_KINDS:
         raise InvalidParams(f"step {step.id} ({step.name}) is a {step.kind} step, not rounds")
     if session.get(StepRound, (step.id, number)) is not None:
         return False

@@ -604,6 +604,81 @@ def stall_words(label: str, stalls: Mapping[str, Any]) -> str:
     return text + "."
 
 
+def _gb(x: float) -> str:
+    return f"{x:.3g} GB"
+
+
+def slc_words(
+    fill: Mapping[str, Any] | None,
+    refills: Sequence[Mapping[str, Any]],
+    step_down: Mapping[str, Any] | None = None,
+) -> str:
+    """Words for an SLC cache run, from its fill's and refills' stored findings: "SLC cache:
+    48 GB written at 3,100 MB/s before writes fall to 900 MB/s; recovered after 10 s idle:
+    5.2 GB, after 25 s: at least 12 GB"."""
+    if fill is not None and fill.get("cache_gb") is not None:
+        text = (
+            f"SLC cache: {_gb(float(fill['cache_gb']))} written at "
+            f"{number(fill.get('cache_mbps'))} MB/s before writes fall to "
+            f"{number(fill.get('after_mbps'))} MB/s{_heat(step_down or {})}"
+        )
+    elif fill is not None:
+        text = f"No SLC cache seen in the fill ({fill.get('note') or 'no step-down'})"
+    else:
+        text = "SLC cache: the fill did not finish"
+    parts = []
+    for r in refills:
+        idle = r.get("idle_measured_s") or r.get("idle_s")
+        when = f"after {_seconds(float(idle))} idle" if idle is not None else "after the idle"
+        got = r.get("recovered_gb")
+        if got is None:
+            what = "unknown"
+        elif r.get("at_least"):
+            what = f"at least {_gb(float(got))} (the whole refill)"
+        elif got == 0:
+            what = f"none (under {_gb(float(r.get('resolution_gb') or 0))})"
+        else:
+            what = _gb(float(got))
+        parts.append(f"{when}: {what}")
+    if parts:
+        text += "; recovered " + ", ".join(parts)
+    return text + "."
+
+
+def thermal_words(phase: Mapping[str, Any], cool: Mapping[str, Any] | None) -> str:
+    """Words for a thermal run's heat phase and the cool phase after it: "Sustained writes
+    throttle after 94 s at 78 °C, from 6.8 GB/s to 2.1 GB/s; peak 82 °C; back within 5 °C of
+    the start in 40 s"."""
+    what = "Sustained reads" if phase.get("direction") == "read" else "Sustained writes"
+    first = phase.get("first_throttle")
+    if first:
+        temp = first.get("temp_c")
+        at = f" at {temp:.0f} °C" if isinstance(temp, int | float) else ""
+        text = (
+            f"{what} throttle after {_seconds(float(first['at_s']))}{at}, from "
+            f"{number(first['from_mbps'])} to {number(first['to_mbps'])} MB/s"
+        )
+    else:
+        text = (
+            f"{what} hold {number(phase.get('mean_mbps'))} MB/s for "
+            f"{_seconds(float(phase.get('duration_s') or 0))} with no throttle"
+        )
+    peak = phase.get("peak_c")
+    text += f"; peak {peak:.0f} °C" if isinstance(peak, int | float) else "; no temperature read"
+    if cool is not None and cool.get("target_c") is not None:
+        if cool.get("recovered"):
+            text += (
+                f"; back within {cool['within_c']:g} °C of the start in "
+                f"{_seconds(float(cool['recover_s']))}"
+            )
+        else:
+            text += (
+                f"; still above {cool['target_c']:.0f} °C after "
+                f"{_seconds(float(cool.get('duration_s') or 0))} of cooling"
+            )
+    return text + "."
+
+
 def _findings(
     latest: Mapping[tuple[int, str], int],
     steps: Mapping[int, list[Step]],
@@ -636,6 +711,13 @@ def _findings(
     else:
         out.append({"topic": "stalls", "text": "Write stalls: not measured (no write-hitching "
                                                f"run on {where})."})  # fmt: skip
+
+    # The file copy (PCPer's File Copy Test) only where it was run: few reviews do.
+    for s in done("file-copy"):
+        copied = (s.analysis or {}).get("file_copy")
+        if copied:
+            said = "; ".join(copied["words"][:2])
+            out.append({"topic": "file-copy", "text": f"File copy: {said}."})
 
     cons = [s for s in done("consistency") if s.analysis and s.analysis.get("consistency")]
     if cons:
@@ -673,7 +755,78 @@ def _findings(
     else:
         out.append({"topic": "steady-state", "text": "SNIA PTS steady state: not measured "
                                                      f"(no run on {where})."})  # fmt: skip
+
+    # Plans a review runs when it has room for them: words only where the drive ran them.
+    slc = [s for s in done("slc-cache") if s.analysis and s.analysis.get("slc")]
+    if slc:
+        found = [s.analysis or {} for s in slc]
+        fill = next((a for a in found if a["slc"].get("kind") == "fill"), None)
+        refills = [a["slc"] for a in found if a["slc"].get("kind") == "refill"]
+        downs = (fill or {}).get("step_downs") or [None]
+        text = slc_words(fill["slc"] if fill else None, refills, downs[0])
+        out.append({"topic": "slc-cache", "text": text})
+
+    phases = [
+        s.analysis["thermal"]  # type: ignore[index]
+        for s in sorted(done("thermal"), key=lambda s: s.idx)
+        if s.analysis and isinstance(s.analysis.get("thermal"), dict)
+    ]
+    for k, phase in enumerate(phases):
+        if phase.get("kind") != "heat":
+            continue
+        after = phases[k + 1] if k + 1 < len(phases) else None
+        cool = after if after is not None and after.get("kind") == "cool" else None
+        out.append({"topic": "thermal", "text": thermal_words(phase, cool)})
+    bursts = [s for s in done("qd1-bursts") if s.analysis and s.analysis.get("bursts")]
+    if bursts:
+        out.append({"topic": "bursts", "text": burst_words([s.analysis["bursts"] for s in bursts])})  # type: ignore[index]
+    # Mixed random and mixed sequential (plan mixed), where the drive ran it: each part's
+    # curve in its own words (backend.analysis.mixed).
+    for s in done("mixed"):
+        part = (s.analysis or {}).get("mixed")
+        if part and part.get("note"):
+            out.append({"topic": "mixed", "text": str(part["note"])})
+
+    # The AS-SSD-style table in words, where the drive ran it (a preset few reviews run).
+    asssd = [s for s in done("as-ssd-style") if s.analysis and s.analysis.get("asssd")]
+    if asssd:
+        a = asssd[-1].analysis["asssd"]  # type: ignore[index]
+        out.append({"topic": "as-ssd", "text": (
+            f"AS-SSD-style: {a['words']}; the score's {a['score_source']}."
+        )})  # fmt: skip
+
+    # SNIA PTS demand intensity (DIRTH, ECW): said where the drive ran one.
+    for plan, name in (("pts-dirth", "DIRTH"), ("pts-ecw", "ECW")):
+        for s in done(plan):
+            di = ((s.analysis or {}).get("pts") or {}).get("di") or {}
+            if di.get("finding"):
+                stimulus = (s.params or {}).get("stimulus")
+                about = f"SNIA PTS {name}" + (f" ({stimulus})" if stimulus else "")
+                out.append({"topic": "demand-intensity", "text": f"{about}: {di['finding']}."})
+
+    # Plan full-drive, where it ran: each test's drop from empty to full, in its own words.
+    for s in done("full-drive"):
+        state = (s.analysis or {}).get("fullstate")
+        if state and state.get("said"):
+            out.append({"topic": "full-drive", "text": f"{state['said']}."})
     return out
+
+
+def burst_words(tests: Sequence[Mapping[str, Any]]) -> str:
+    """Words for the QD1 burst tests: "QD1 bursts: 4K random read 10.2K IOPS, ..., 128K
+    sequential write 1,450 MB/s (the mean of each test's bursts; they differ by up to 3.1%)"."""
+    parts = []
+    for t in tests:
+        label = str(t.get("label") or t.get("test")).removesuffix(", QD1")
+        if str(t.get("test", "")).startswith("seq"):
+            parts.append(f"{label} {number(float(t['mbps_mean']))} MB/s")
+        else:
+            parts.append(f"{label} {_iops(float(t['iops_mean']))}")
+    spread = max(float(t.get("iops_spread_pct") or 0.0) for t in tests)
+    return (
+        f"QD1 bursts: {', '.join(parts)} (the mean of each test's bursts; a burst's figure "
+        f"differs from its test's mean by {spread:.1f}% in standard deviation at most)."
+    )
 
 
 # --- the appendix --------------------------------------------------------------------------

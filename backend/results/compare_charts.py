@@ -13,13 +13,23 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sqlalchemy.orm import Session
+from sqlalchemy import select
+from sqlalchemy.orm import Session, load_only
 
 from backend.prices.service import price_table
 from backend.pts.compare import compare_pts
+from backend.results import chart_digests
 from backend.results.compare import _drives
-from backend.results.compare_series import compare_series
+from backend.results.compare_series import (
+    DEFAULT_METRIC,
+    PLAN_KINDS,
+    SERIES_STEP_COLUMNS,
+    charted,
+    compare_series,
+    draw_steps,
+)
 from backend.results.qos_compare import compare_latency, compare_sweeps, step_names
+from backend.runs.models import Run, Step
 
 # The series each chart asks for on first open (plan, metric, points, op_percent): the
 # frontend's components ask for exactly these (frontend/src/api/results/charts.ts).
@@ -60,7 +70,14 @@ def compare_charts(
             "points": points,
             "op_percent": op,
             "answer": compare_series(
-                session, drive_ids, plan, metric, points, op, hide_embargoed=hide_embargoed
+                session,
+                drive_ids,
+                plan,
+                metric,
+                points,
+                op,
+                hide_embargoed=hide_embargoed,
+                drives_found=found,
             ),
         }
         for plan, metric, points, op in FIRST_SERIES
@@ -87,6 +104,33 @@ def compare_charts(
             mode="json"
         ),
     }
+
+
+def make_for_run(session: Session, run_id: int) -> int:
+    """Draw the first-open charts of a run that just finished done (FIRST_SERIES of its
+    plan) and keep them (chart_digests), so that the first comparison that shows it reads them
+    instead of its samples and window logs; returns how many step entries were drawn."""
+    run = session.get(Run, run_id)
+    if run is None or run.status != "done":
+        return 0
+    charts = {(metric, points) for plan, metric, points, _op in FIRST_SERIES if plan == run.plan}
+    kind = PLAN_KINDS.get(run.plan)
+    if not charts or kind not in chart_digests.KINDS:
+        return 0
+    steps = [
+        s
+        for s in session.scalars(
+            select(Step)
+            .options(load_only(*SERIES_STEP_COLUMNS, raiseload=True))
+            .where(Step.run_id == run_id, Step.status == "done")
+            .order_by(Step.idx)
+        )
+        if charted(kind, str(s.params.get("role") or ""))
+    ]
+    drawn = 0
+    for metric, points in sorted(charts, key=str):
+        drawn += len(draw_steps(session, kind, steps, metric or DEFAULT_METRIC[kind], points))
+    return drawn
 
 
 def empty_charts(under_review: int | None) -> dict[str, Any]:

@@ -21,6 +21,9 @@ from backend.analysis.intervals import fold_short_tail_arrays
 from backend.core.errors import InvalidParams
 from backend.drives.service import drive_label
 from backend.plans.base import parse_size
+from backend.plans.mixed import STEP_ROLE as MIXED_STEP
+from backend.plans.mixed import part_key, part_label
+from backend.results import chart_digests
 from backend.results import conditions as cond
 from backend.results.compare import _drives
 from backend.results.models import Result
@@ -37,6 +40,7 @@ PLAN_KINDS = {
     "trim-performance": "stalls",
     "transfer-size": "transfer",
     "thermal": "thermal",
+    "mixed": "mixed",
 }
 # metric -> (unit, the sample column counted, factor): value = count / dt_ms x factor
 TIME_METRICS: dict[str, tuple[str, str, float]] = {
@@ -46,12 +50,15 @@ TIME_METRICS: dict[str, tuple[str, str, float]] = {
     "read_mbps": ("MB/s", "read_bytes", 1e-3),
 }
 DEFAULT_METRIC = {"time": "write_iops", "position": "mbps", "stalls": "mbps", "transfer": "mbps",
-                  "thermal": "mbps"}  # fmt: skip
+                  "thermal": "mbps", "mixed": "mbps"}  # fmt: skip
 THERMAL_ROLES = ("thermal-heat", "thermal-cool")
 MAX_POINTS = 20_000
+# What a series and its conditions read of a step: not fio's output, stderr or job file.
+SERIES_STEP_COLUMNS = (Step.id, Step.run_id, Step.kind, Step.name, Step.status, Step.params,
+                       Step.started_at)  # fmt: skip
 
 
-def _charted(kind: str, role: str) -> bool:
+def charted(kind: str, role: str) -> bool:
     if kind == "time":
         return role in ("consistency", "torture")
     if kind == "position":
@@ -60,6 +67,8 @@ def _charted(kind: str, role: str) -> bool:
         return role in STALL_ROLES
     if kind == "thermal":
         return role in THERMAL_ROLES
+    if kind == "mixed":
+        return role == MIXED_STEP
     return role in ("transfer-read", "transfer-write")
 
 
@@ -351,12 +360,40 @@ def _step_series(
         ]
         return {**base, "unit": "MB/s", "x": "t_s", "total_points": total, "downsampled": down,
                 "points": pts, "stalls": stalls}  # fmt: skip
+    if kind == "mixed":
+        # fio's reads and writes together (backend.results.mixed), at the step's write share.
+        value = transfer.get(step.id, {}).get("mixed_mbps")
+        pct = step.params.get("write_pct")
+        if value is None or pct is None:
+            return None
+        return {**base, "unit": "MB/s", "x": "write_pct", "total_points": 1,
+                "downsampled": False, "points": [(float(pct), value)]}  # fmt: skip
     value = transfer.get(step.id, {}).get(f"{_direction(step)}_mbps")
     bs = step.params.get("bs_bytes")
     if value is None or bs is None:
         return None
     return {**base, "unit": "MB/s", "x": "bs_bytes", "total_points": 1, "downsampled": False,
             "points": [(float(bs), value)]}  # fmt: skip
+
+
+def draw_steps(
+    session: Session, kind: str, steps: list[Step], metric: str, points: int
+) -> dict[int, dict[str, Any] | None]:
+    """Each step's entry of a chart of `kind` (one of chart_digests.KINDS), None where it
+    draws nothing: the kept entries (step_charts), the others drawn from the step's samples,
+    analysis or window log, and kept."""
+    key = chart_digests.chart_key(metric, points)
+    keep = chart_digests.kept_points(points)
+    kept = chart_digests.read(session, [s.id for s in steps], key) if keep else {}
+    todo = [s for s in steps if s.id not in kept]
+    if not todo:
+        return kept
+    timed = _time_series(session, todo, metric, points) if kind == "time" else {}
+    drawn = _drawn(session, kind, todo)
+    made = {s.id: _step_series(kind, s, metric, points, timed, {}, drawn) for s in todo}
+    if keep:
+        chart_digests.store(session, made, key)
+    return {**kept, **made}
 
 
 def _merge_transfer(series: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -378,6 +415,24 @@ def _merge_transfer(series: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [lines[v] for v in ("read", "write") if v in lines]
 
 
+def _merge_mixed(series: list[dict[str, Any]], parts: dict[int, str]) -> list[dict[str, Any]]:
+    """The mixed plan has one step per part and write share: one line per part (random,
+    sequential), MB/s against the share of writes."""
+    lines: dict[str, dict[str, Any]] = {}
+    for s in series:
+        part = parts[s["step_id"]]
+        line = lines.setdefault(
+            part,
+            {**s, "step": part_key(part), "label": part_label(part), "points": [],
+             "total_points": 0},
+        )  # fmt: skip
+        line["points"] = line["points"] + s["points"]
+        line["total_points"] += 1
+    for line in lines.values():
+        line["points"].sort()
+    return [lines[p] for p in ("random", "sequential") if p in lines]
+
+
 def compare_series(
     session: Session,
     drive_ids: list[int],
@@ -387,7 +442,10 @@ def compare_series(
     op_percent: int | None = None,
     *,
     hide_embargoed: bool = False,
+    drives_found: dict[int, Any] | None = None,
 ) -> dict[str, Any]:
+    """The chart series of `plan` for these drives (`drives_found`: the drives as compare._drives
+    read them for this request, when the caller already has them)."""
     if not drive_ids:
         raise InvalidParams("choose at least one drive: ?drives=1,2,3", field="drives")
     kind = PLAN_KINDS.get(plan)
@@ -403,24 +461,23 @@ def compare_series(
         )
     if not 4 <= points <= MAX_POINTS:
         raise InvalidParams(f"points is 4 to {MAX_POINTS}: about the chart's width", field="points")
-    drives = _drives(session, drive_ids, hide_embargoed)
+    drives = (
+        drives_found if drives_found is not None else _drives(session, drive_ids, hide_embargoed)
+    )
     runs = _latest_runs(session, list(drives), plan, op_percent)
     steps_by_run: dict[int, list[Step]] = defaultdict(list)
     befores: dict[int, str] = {}
     if runs:
-        # Only what a series and its conditions read: not fio's output, stderr or job file.
-        needed = [Step.id, Step.run_id, Step.kind, Step.name, Step.status, Step.params,
-                  Step.started_at]  # fmt: skip
         every: dict[int, list[Step]] = defaultdict(list)
         for step in session.scalars(
             select(Step)
-            .options(load_only(*needed, raiseload=True))
+            .options(load_only(*SERIES_STEP_COLUMNS, raiseload=True))
             .where(Step.run_id.in_([found[0].id for found in runs.values()]))
             .order_by(Step.run_id, Step.idx)
         ):
             every[step.run_id].append(step)
             role = str(step.params.get("role") or "")
-            if step.status == "done" and _charted(kind, role):
+            if step.status == "done" and charted(kind, role):
                 steps_by_run[step.run_id].append(step)
         for run_steps in every.values():
             states = cond.state_before(
@@ -428,14 +485,15 @@ def compare_series(
             )
             befores.update({s.id: b for s, b in zip(run_steps, states, strict=True)})
     all_steps = [s for steps in steps_by_run.values() for s in steps]
-    timed = _time_series(session, all_steps, metric, points) if kind == "time" else {}
-    drawn = _drawn(session, kind, all_steps)
+    kept = (
+        draw_steps(session, kind, all_steps, metric, points) if kind in chart_digests.KINDS else {}
+    )
     transfer: dict[int, dict[str, float]] = defaultdict(dict)
-    if kind == "transfer" and all_steps:
+    if kind in ("transfer", "mixed") and all_steps:
         for step_id, name, value in session.execute(
             select(Result.step_id, Result.metric, Result.value).where(
                 Result.step_id.in_([s.id for s in all_steps]),
-                Result.metric.in_(("read_mbps", "write_mbps")),
+                Result.metric.in_(("read_mbps", "write_mbps", "mixed_mbps")),
             )
         ):
             if step_id is not None:
@@ -466,12 +524,18 @@ def compare_series(
             else [
                 s
                 for step in steps
-                if (s := _step_series(kind, step, metric, points, timed, transfer, drawn))
+                if (
+                    s := kept[step.id]
+                    if kind in chart_digests.KINDS
+                    else _step_series(kind, step, metric, points, {}, transfer, {})
+                )
                 is not None
             ]
         )
         if kind == "transfer":
             series = _merge_transfer(series)
+        if kind == "mixed":
+            series = _merge_mixed(series, {s.id: str(s.params.get("part")) for s in steps})
         out.append(
             {
                 "drive_id": drive_id,

@@ -77,6 +77,7 @@ _PREPARING_ROLES = {
     "fill": "filled",
     "precondition": "preconditioned",
     "torture": "tortured",
+    "prewrite": "pre-written",
 }
 _PREPARING_NAMES = {"prewrite": "pre-written"}
 

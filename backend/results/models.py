@@ -1,14 +1,21 @@
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Any
+
 from sqlalchemy import (
     BigInteger,
     Float,
     ForeignKey,
+    Integer,
     LargeBinary,
     PrimaryKeyConstraint,
     String,
+    Text,
     UniqueConstraint,
+    func,
 )
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
 from backend.core.db import Base
@@ -46,3 +53,40 @@ class StepLatency(Base):
     bins: Mapped[bytes] = mapped_column(LargeBinary)
 
     __table_args__ = (PrimaryKeyConstraint("step_id", "direction"),)
+
+
+class RunDigest(Base):
+    """What a comparison reads of a finished run, in one row (migration 0021): its steps in
+    order as [id, kind, name, status, job file sha256, {parameter: text}] and its results with
+    a step as parallel arrays (metric id `plan:step:metric`, value, unit, step id), with the
+    run's results_count and results_digest it was made from. Kept by triggers, never written
+    here; a comparison uses it only while those two are the run's (backend.results.digests)."""
+
+    __tablename__ = "run_digests"
+
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
+    results_count: Mapped[int] = mapped_column(Integer)
+    results_digest: Mapped[int] = mapped_column(BigInteger)
+    steps: Mapped[list[Any]] = mapped_column(JSONB)
+    metrics: Mapped[list[str]] = mapped_column(ARRAY(Text))
+    result_values: Mapped[list[float]] = mapped_column(ARRAY(Float))
+    units: Mapped[list[str]] = mapped_column(ARRAY(Text))
+    step_ids: Mapped[list[int]] = mapped_column(ARRAY(Integer))
+    made_at: Mapped[datetime] = mapped_column(server_default=func.now())
+
+
+class StepChart(Base):
+    """What a comparison's chart draws of a finished step (migration 0022): `series` is the
+    step's entry of the chart exactly as compare_series makes it, or NULL where the step draws
+    nothing, for the chart `key` (metric and points). Made when a run finishes and by the first
+    comparison without one; triggers forget a step's rows when what they were drawn from
+    changes (backend.results.chart_digests)."""
+
+    __tablename__ = "step_charts"
+
+    step_id: Mapped[int] = mapped_column(
+        ForeignKey("steps.id", ondelete="CASCADE"), primary_key=True
+    )
+    key: Mapped[str] = mapped_column(Text, primary_key=True)
+    series: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    made_at: Mapped[datetime] = mapped_column(server_default=func.now())

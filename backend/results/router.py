@@ -208,8 +208,9 @@ def compare_series(
     of the plan, the series of its charted steps (consistency: IOPS against time; HD Tach
     and TRIM validation: MB/s against position; write hitching and TRIM performance: MB/s
     against time with the stalls; transfer size: MB/s against transfer size, read and
-    write; thermal: MB/s and °C against time over the whole run) downsampled with min/max
-    per bucket, and the run's conditions and provenance."""
+    write; mixed: MB/s against the share of writes, random and sequential; thermal: MB/s and
+    °C against time over the whole run) downsampled with min/max per bucket, and the run's
+    conditions and provenance."""
     # A plain dict that the response model describes, serialised as it is: validating ten
     # drives' thousands of points took as long as computing them (tests check the model
     # accepts every kind of answer).

@@ -199,7 +199,7 @@ class StepSeries(BaseModel):
     label: str = Field(description="The step's label, e.g. '128K sequential write QD32'.")
     role: str | None
     unit: str
-    x: Literal["t_s", "position_pct", "bs_bytes"]
+    x: Literal["t_s", "position_pct", "bs_bytes", "write_pct"]
     total_points: int
     downsampled: bool
     points: list[tuple[float, float]]
@@ -523,7 +523,10 @@ class ArticleRow(BaseModel):
 
 
 class ArticleFinding(BaseModel):
-    topic: Literal["hdtach", "stalls", "consistency", "steady-state"]
+    topic: Literal[
+        "hdtach", "stalls", "consistency", "steady-state", "slc-cache", "thermal", "bursts",
+        "mixed", "file-copy", "as-ssd", "demand-intensity", "full-drive",
+    ]
     text: str
 
 

@@ -12,6 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from backend.analysis.consistency import dropoff, iops_stats
+from backend.analysis.fio_results import job_runtime_ms
 from backend.analysis.hdtach import step_downs, throughput_vs_position
 from backend.analysis.intervals import fold_short_tail
 from backend.analysis.slc import cache_size, recovered
@@ -22,11 +23,21 @@ from backend.analysis.stalls import (
     stalls_in_window_log,
 )
 from backend.analysis.trace import replay_metrics, size_breakdown
+from backend.plans.as_ssd import SCORE_ROLE as AS_SSD_SCORE_ROLE
+from backend.plans.bursts import SUMMARY_ROLE as BURSTS_SUMMARY_ROLE
 from backend.plans.desktop_preset import SUMMARY_ROLE
+from backend.plans.file_copy import ROLE as FILE_COPY_ROLE
+from backend.plans.full_drive import FULL_ROLE
+from backend.plans.mixed import STEP_ROLE as MIXED_STEP
+from backend.plans.mixed import SUMMARY_ROLE as MIXED_SUMMARY
+from backend.plans.pts_dirth import POINTS_ROLE
 from backend.plans.slc_cache import FILL_ROLE, REFILL_ROLE
-from backend.pts.derive import derive_rounds, derive_xsr
+from backend.pts.derive import derive_points, derive_rounds, derive_xsr
 from backend.pts.service import ROUNDS_ROLES
 from backend.results import heat
+from backend.results.bursts import derive_bursts
+from backend.results.file_copy import derive_file_copy
+from backend.results.fullstate import derive_full
 from backend.results.thermal import ROLES as THERMAL_ROLES
 from backend.runs.models import SAMPLE_ROWS, Step
 from backend.traces.models import Trace
@@ -38,11 +49,22 @@ log = logging.getLogger("drivelab.results")
 STALL_ROLES = ("hitch-seq", "hitch-rand", "trim-followup-write")
 
 
+# While `derive` runs, the samples each step's analysis read, by step id, in session.info: the
+# heat attribution (and any analysis after the first) reads them from there, not again.
+_DERIVING = "drivelab.derive_samples"
+
+
 def step_samples(session: Session, step_id: int) -> list[Any]:
     """A step's samples as rows (attributes named as Sample's columns), oldest first, whether
     they are still rows of `samples` or packed."""
+    held: dict[int, list[Any]] | None = session.info.get(_DERIVING)
+    if held is not None and step_id in held:
+        return held[step_id]
     c = SAMPLE_ROWS.c
-    return list(session.execute(select(*c).where(c.step_id == step_id).order_by(c.t_ms)))
+    rows = list(session.execute(select(*c).where(c.step_id == step_id).order_by(c.t_ms)))
+    if held is not None:
+        held[step_id] = rows
+    return rows
 
 
 def _direction(step: Step) -> str:
@@ -55,12 +77,16 @@ def derive(
 ) -> tuple[list[Metric], dict[str, Any]]:
     """(scalar metrics, structured analysis) for a finished step, by its role; every step-down
     found says whether heat explains it (backend.results.heat)."""
-    metrics, analysis = _derive(session, step, final)
+    session.info[_DERIVING] = {}
     try:
-        heat.attach(session, step, analysis)
-    except Exception as exc:  # noqa: BLE001 - the step-downs are kept whatever happens here
-        log.exception("heat attribution of step %s failed", step.id)
-        analysis["heat_error"] = f"{exc.__class__.__name__}: {exc}"
+        metrics, analysis = _derive(session, step, final)
+        try:
+            heat.attach(session, step, analysis)
+        except Exception as exc:  # noqa: BLE001 - the step-downs are kept whatever happens here
+            log.exception("heat attribution of step %s failed", step.id)
+            analysis["heat_error"] = f"{exc.__class__.__name__}: {exc}"
+    finally:
+        session.info.pop(_DERIVING, None)
     return metrics, analysis
 
 
@@ -74,20 +100,40 @@ def _derive(
         return _hdtach(session, step)
     if role in (FILL_ROLE, REFILL_ROLE):
         return _slc(session, step, final)
+    if role == FULL_ROLE:
+        return derive_full(session, step, final)
     if role in STALL_ROLES:
         return _stalls(session, step)
     if role in ("trace-replay", "trace-profile") and final is not None:
         return _trace(session, step, final)
     if role in ROUNDS_ROLES and step.params.get("track"):
         return derive_rounds(session, step)
+    if role == POINTS_ROLE:
+        return derive_points(session, step)
     if role.startswith("xsr-"):
         return derive_xsr(session, step)
     if role == SUMMARY_ROLE:
         from backend.results.desktop import derive_desktop  # noqa: PLC0415 - as derive_sweep
 
         return derive_desktop(session, step)
+    if role == AS_SSD_SCORE_ROLE:
+        from backend.results.as_ssd import derive_as_ssd  # noqa: PLC0415 - as derive_desktop
+
+        return derive_as_ssd(session, step)
     if role in THERMAL_ROLES:
         return THERMAL_ROLES[role](session, step)
+    if role == BURSTS_SUMMARY_ROLE:
+        return derive_bursts(session, step)
+    if role == MIXED_STEP:
+        from backend.results.mixed import derive_mixed_step  # noqa: PLC0415 - as derive_sweep
+
+        return derive_mixed_step(step, final)
+    if role == MIXED_SUMMARY:
+        from backend.results.mixed import derive_mixed  # noqa: PLC0415 - as derive_sweep
+
+        return derive_mixed(session, step)
+    if role == FILE_COPY_ROLE:
+        return derive_file_copy(session, step)
     if role == "qd-sweep-summary":
         from backend.results.qos import derive_sweep  # noqa: PLC0415 - qos imports this module
 
@@ -158,7 +204,7 @@ def _fio_window_s(final: dict[str, Any] | None) -> tuple[float, float] | None:
     `timestamp_ms`, after the job ran `job_runtime` ms."""
     if not final or "timestamp_ms" not in final or not final.get("jobs"):
         return None
-    runtime = max(int(j.get("job_runtime", 0)) for j in final["jobs"]) / 1000.0
+    runtime = max(job_runtime_ms(j) for j in final["jobs"]) / 1000.0
     end = int(final["timestamp_ms"]) / 1000.0
     return end - runtime, end
 
@@ -224,7 +270,7 @@ def _job_runtime_ms(step: Step) -> float | None:
         final = json.loads(step.output or "")
     except ValueError:
         return None
-    runtimes = [int(j.get("job_runtime", 0)) for j in final.get("jobs", ())]
+    runtimes = [job_runtime_ms(j) for j in final.get("jobs", ())]
     return float(max(runtimes)) if runtimes else None
 
 

@@ -277,15 +277,192 @@ class SlcFindings(BaseModel):
     note: str = Field("", description="The finding in words, with what it cannot see.")
 
 
+class DemandIntensityPoint(BaseModel):
+    name: str = Field(description="The element: tcN-qdM.")
+    tc: int
+    qd: int
+    toc: int = Field(description="Total outstanding I/O, TC x QD.")
+    iops: float
+    art_us: float | None = Field(None, description="Average response time (fio clat), µs.")
+    mrt_us: float | None = Field(None, description="Maximum response time, µs.")
+
+
+class DemandIntensityFindings(BaseModel):
+    """A demand-intensity sweep's result (SNIA PTS DIRTH, ECW; backend.analysis.pts): the
+    maximum IOPS point (highest IOPS within the ART ceiling), the middle and minimum points,
+    and where the curve reaches 95% of its highest IOPS."""
+
+    finding: str = Field(description="The result in words, with what the method cannot see.")
+    art_ceiling_us: float
+    max: DemandIntensityPoint | None = None
+    mid: DemandIntensityPoint | None = None
+    min: DemandIntensityPoint | None = None
+    saturation_toc: int | None = None
+    peak_iops: float | None = None
+
+
+class BurstRow(BaseModel):
+    """One burst of the QD1 burst plan: fio's totals of its own run."""
+
+    step: str
+    burst: int
+    iops: float
+    mbps: float
+    bytes: float | None = None
+    runtime_s: float | None = Field(None, description="The burst's own runtime (fio's), s.")
+    lat_mean_us: float | None = None
+    start_epoch_s: float | None = Field(None, description="When it began, fio's clock.")
+    idle_before_s: float | None = Field(
+        None,
+        description="Seconds from the end of the fio run before it to its start, fio's clock: "
+        "the idle the drive had before the burst.",
+    )
+
+
+class BurstsFindings(BaseModel):
+    """A test of the QD1 burst plan (backend.results.bursts): its bursts, their mean and
+    spread."""
+
+    test: str = Field(description="The test's step name, e.g. rnd4k-q1-read.")
+    label: str
+    direction: str
+    bursts: int
+    iops_mean: float
+    iops_min: float
+    iops_max: float
+    iops_spread_pct: float = Field(description="Standard deviation over the mean, %.")
+    mbps_mean: float
+    mbps_min: float
+    mbps_max: float
+    mbps_spread_pct: float
+    idle_s: int | None = Field(None, description="The idle step after each burst, s.")
+    idle_min_s: float | None = Field(None, description="The shortest idle measured, s.")
+    rows: list[BurstRow]
+    note: str = Field("", description="The finding in words, with what it cannot see.")
+
+
+class MixedPoint(BaseModel):
+    """One share of writes of a mixed part: fio's totals of its step."""
+
+    write_pct: int = Field(description="Share of writes of the step, % (fio rwmixwrite).")
+    step: str | None = None
+    mbps: float = Field(description="Reads and writes together, MB/s (10^6 B/s).")
+    read_mbps: float
+    write_mbps: float
+    iops: float
+    read_iops: float
+    write_iops: float
+
+
+class MixedFindings(BaseModel):
+    """A mixed random or mixed sequential part against the share of writes
+    (backend.analysis.mixed)."""
+
+    part: Literal["random", "sequential"]
+    points: list[MixedPoint]
+    avg_mbps: float = Field(description="Mean MB/s over the shares (AnandTech's bar).")
+    avg_iops: float
+    min_mbps: float
+    min_write_pct: int
+    max_mbps: float
+    max_write_pct: int
+    note: str = Field("", description="The finding in words, with what it cannot see.")
+
+
+class StandstillOut(BaseModel):
+    start_s: float = Field(description="Seconds from the copy's start.")
+    duration_s: float
+
+
+class CopyOut(BaseModel):
+    """One copy of a file copy step (backend.analysis.file_copy)."""
+
+    phase: str = Field(description="copy-1 or copy-2.")
+    t_start_ms: int = Field(description="Where the copy's phase starts on the step's clock, ms.")
+    start_ms: float = Field(description="Its first write, ms after t_start_ms: the copy's 0 s.")
+    bytes: float = Field(description="Bytes the copy wrote.")
+    seconds: float
+    mbps: float = Field(description="Average MB/s (10^6 B/s), standstills included.")
+    median_mbps: float = Field(description="The median pace standstills are judged against.")
+    standstills: list[StandstillOut]
+    count: int
+    total_s: float
+    longest_s: float
+    short_count: int = Field(description="Pauses shorter than min_standstill_s, counted apart.")
+    short_total_s: float
+    min_standstill_s: float
+    rel_threshold: float = Field(description="At most this share of the median pace: stood still.")
+
+
+class FileCopyFindings(BaseModel):
+    """A file copy before and after deletions (PC Perspective's File Copy Test)."""
+
+    first: CopyOut
+    repeated: CopyOut = Field(description="The copy after the deletions.")
+    deleted_bytes: float
+    discarded_bytes: float | None = Field(
+        None, description="Bytes the drive counted as discarded during the deletions."
+    )
+    delete_seconds: float | None = None
+    copy_bytes: float
+    words: list[str] = Field(description="The findings in words, with what the method sees.")
+
+
+class AsSsdTest(BaseModel):
+    """A row of the AS-SSD-style table: one test, read and write."""
+
+    key: str = Field(description="The test's step name without its direction: asssd-4k-64thrd.")
+    label: str = Field(description="As AS SSD's window names it: 4K-64Thrd.")
+    read_mbps: float | None = Field(None, description="fio's MB/s (10^6 bytes/s), its totals.")
+    write_mbps: float | None = None
+    read_iops: float | None = None
+    write_iops: float | None = None
+    read_ms: float | None = Field(None, description="fio's mean completion latency, ms.")
+    write_ms: float | None = None
+
+
+class AsSsdFindings(BaseModel):
+    """The AS-SSD-style preset's table and scores, on its score step (backend.results.as_ssd)."""
+
+    tests: list[AsSsdTest]
+    score_read: float | None = None
+    score_write: float | None = None
+    score_total: float | None = None
+    score_source: str = Field(description="Where the scores' weights come from.")
+    words: str = Field(description="The table and scores in one line.")
+
+
+class FullStateFindings(BaseModel):
+    """A full-state step of plan full-drive against the same test on the empty drive
+    (backend.analysis.fullstate)."""
+
+    test: str = Field(description="The test's step name without its state (randwrite-4k-qd3).")
+    direction: Literal["read", "write"]
+    fill_percent: int = Field(description="The share of the drive filled for the full state.")
+    empty_mbps: float = Field(description="MB/s in the first part of the empty drive.")
+    full_mbps: float = Field(description="MB/s over the filled part.")
+    empty_iops: float
+    full_iops: float
+    drop_pct: float = Field(description="(empty - full) / empty in %; negative: a rise.")
+    said: str = Field(description="The finding in words: '4K random write QD3 falls 35% ...'.")
+    note: str = Field("", description="What the method cannot see.")
+
+
 class StepFindings(BaseModel):
     """What the analysis found in a finished step (backend.analysis), where it applies."""
 
     hdtach: HdTachFindings | None = None
     slc: SlcFindings | None = None
+    bursts: BurstsFindings | None = None
     stalls: StallsFindings | None = None
     dropoff: DropoffFindings | None = None
     cdm: CdmFindings | None = None
+    asssd: AsSsdFindings | None = None
     thermal: ThermalFindings | None = None
+    mixed: MixedFindings | None = None
+    file_copy: FileCopyFindings | None = None
+    demand_intensity: DemandIntensityFindings | None = None
+    fullstate: FullStateFindings | None = None
 
 
 class StepOut(BaseModel):

@@ -30,10 +30,16 @@ from backend.results.names import measure_name
 from backend.runs import queue
 from backend.runs.models import SAMPLE_COLUMNS, SAMPLE_ROWS, PackedSamples, Run, Sample, Step
 from backend.runs.schemas import (
+    AsSsdFindings,
+    BurstsFindings,
     CdmFindings,
+    DemandIntensityFindings,
     DropoffFindings,
+    FileCopyFindings,
+    FullStateFindings,
     HdTachFindings,
     JobOut,
+    MixedFindings,
     ResultOut,
     RunCreate,
     RunOut,
@@ -303,12 +309,28 @@ def findings(analysis: dict[str, Any] | None) -> StepFindings | None:
         out.dropoff = DropoffFindings.model_validate(analysis["dropoff"])
     if analysis.get("cdm"):
         out.cdm = CdmFindings.model_validate(analysis["cdm"])
+    if analysis.get("asssd"):
+        out.asssd = AsSsdFindings.model_validate(analysis["asssd"])
     if analysis.get("thermal"):
         out.thermal = ThermalFindings.model_validate(analysis["thermal"])
     if analysis.get("slc"):
         out.slc = SlcFindings.model_validate(analysis["slc"])
-    found = (out.hdtach, out.stalls, out.dropoff, out.cdm, out.thermal, out.slc)
-    return out if any(found) else None
+    if analysis.get("bursts"):
+        out.bursts = BurstsFindings.model_validate(analysis["bursts"])
+    if analysis.get("mixed"):
+        out.mixed = MixedFindings.model_validate(analysis["mixed"])
+    if analysis.get("file_copy"):
+        out.file_copy = FileCopyFindings.model_validate(analysis["file_copy"])
+    di = (analysis.get("pts") or {}).get("di")
+    if di and di.get("finding"):
+        out.demand_intensity = DemandIntensityFindings.model_validate(di)
+    if analysis.get("fullstate"):
+        out.fullstate = FullStateFindings.model_validate(analysis["fullstate"])
+    found = (
+        out.hdtach, out.stalls, out.dropoff, out.cdm, out.thermal, out.slc, out.bursts, out.mixed,
+        out.file_copy, out.asssd, out.fullstate,
+    )  # fmt: skip
+    return out if any(found) or out.demand_intensity else None
 
 
 def run_out(session: Session, run: Run) -> RunOut:

@@ -13,7 +13,8 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from backend.benches.service import touch
 from backend.core.deps import BenchAuth, SessionDep, StateDep
 from backend.core.jsonbody import FiniteJSONRoute, check_finite
-from backend.pts.schemas import RoundIn
+from backend.pts import worker as pts_worker
+from backend.pts.schemas import PointRunOut, RoundIn
 from backend.runs import worker_service as svc
 from backend.runs.schemas import (
     ClaimIn,
@@ -169,6 +170,15 @@ async def store_round(
     """A round of a SNIA PTS rounds step: fio's final JSON of the round, kept verbatim."""
     data = await read_body(request, RoundIn)
     return await run_in_threadpool(svc.store_round, session, state, bench, run_id, step_id, data)
+
+
+@router.get("/runs/{run_id}/steps/{step_id}/points", response_model=list[PointRunOut])
+def point_runs(
+    run_id: int, step_id: int, session: SessionDep, bench: BenchAuth
+) -> list[dict[str, Any]]:
+    """The TC x QD points a DIRTH or ECW sweep's dedicated runs are made at (its maximum,
+    middle and minimum IOPS points, as the report finds them in the sweep's stored rounds)."""
+    return pts_worker.point_runs(session, bench, run_id, step_id)
 
 
 @router.post("/runs/{run_id}/finish", status_code=204)

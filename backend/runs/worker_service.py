@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from datetime import timedelta
 from itertools import repeat
 from typing import Any
@@ -29,8 +30,10 @@ from backend.core.events import has_listeners, publish, run_channel
 from backend.drives.models import DriveSample
 from backend.plans.base import job_file_target, retarget_job_file
 from backend.plans.catalog import get_plan
+from backend.plans.thermal import COOL_ROLE, HEAT_ROLE
 from backend.pts import service as pts_service
 from backend.pts.schemas import RoundIn
+from backend.results import compare_charts
 from backend.results.models import Result
 from backend.results.qos import store_latency
 from backend.results.service import derive
@@ -81,14 +84,14 @@ def _own_run_steps(session: Session, bench: Bench, run_id: int) -> Run:
     return row.Run
 
 
-def _running(session: Session, bench: Bench, run_id: int, *, steps_only: bool = False) -> Run:
+def running_run(session: Session, bench: Bench, run_id: int, *, steps_only: bool = False) -> Run:
     run = (_own_run_steps if steps_only else _own_run)(session, bench, run_id)
     if run.status != "running":
         raise Conflict(f"run {run_id} is {run.status}, not running: stop working on it")
     return run
 
 
-def _step(run: Run, step_id: int) -> Step:
+def run_step_of(run: Run, step_id: int) -> Step:
     for step in run.steps:
         if step.id == step_id:
             return step
@@ -137,14 +140,33 @@ def claim(session: Session, state: AppState, bench: Bench, run_id: int, worker: 
                 idx=s.idx,
                 kind=s.kind,
                 name=s.name,
-                params=s.params,
+                params=params,
                 job_file=s.job_file,
                 status=s.status,  # type: ignore[arg-type]
                 fingerprint=s.fingerprint,
             )
-            for s in run.steps
+            for s, params in zip(run.steps, worker_params(run.steps), strict=True)
         ],
     )
+
+
+def worker_params(steps: Sequence[Step]) -> list[dict[str, Any]]:
+    """Each step's params as the worker gets them. A thermal plan's cool phase ends once the
+    drive is back near the temperature its heat phase began at, which the worker that ran the
+    heat phase keeps; a run resumed after that heat phase finished (maybe on a worker started
+    since) gets it from the heat phase's log: `phase_start_c` on the cool step."""
+    out: list[dict[str, Any]] = []
+    start_c: float | None = None
+    for s in steps:
+        params = dict(s.params or {})
+        role = params.get("role")
+        if role == HEAT_ROLE:
+            phase = (s.logs or {}).get("thermal_phase") if s.status == "done" else None
+            start_c = phase.get("start_c") if isinstance(phase, dict) else None
+        elif role == COOL_ROLE and start_c is not None and s.status != "done":
+            params["phase_start_c"] = start_c
+        out.append(params)
+    return out
 
 
 def _update_progress(run: Run, step: Step, fraction: float | None) -> None:
@@ -169,18 +191,18 @@ def heartbeat(
     progress: float | None,
     step_id: int | None,
 ) -> Control:
-    run = _running(session, bench, run_id, steps_only=True)
+    run = running_run(session, bench, run_id, steps_only=True)
     run.heartbeat_at = utcnow()
     touch(bench)
     if step_id is not None:
-        step = _step(run, step_id)
+        step = run_step_of(run, step_id)
         _update_progress(run, step, progress)
         publish_progress(session, state, run, step)
     return _control(run)
 
 
 def set_environment(session: Session, bench: Bench, run_id: int, environment: dict) -> None:
-    run = _running(session, bench, run_id)
+    run = running_run(session, bench, run_id)
     # Merged, not replaced: the api's own entries (resumes) and earlier reports stay. The
     # firmware registered for the drive as the run starts is the api's to record: a run whose
     # drive reports none (a file, some USB bridges) keeps the version it ran on after the
@@ -192,8 +214,8 @@ def set_environment(session: Session, bench: Bench, run_id: int, environment: di
 def start_step(
     session: Session, state: AppState, bench: Bench, run_id: int, step_id: int, data: StepStart
 ) -> Control:
-    run = _running(session, bench, run_id)
-    step = _step(run, step_id)
+    run = running_run(session, bench, run_id)
+    step = run_step_of(run, step_id)
     if step.status == "pending":
         if data.job_file is not None:
             step.job_file = _job_file_run(step, data.job_file)
@@ -210,6 +232,8 @@ def _job_file_run(step: Step, job_file: str) -> str:
     """The job file the worker runs must be the step's, retargeted to the path its interlock
     checked: anything else is refused, so the stored job file is always the one that ran."""
     path = job_file_target(job_file)
+    if path is None and step.kind == "file-copy" and job_file == step.job_file:
+        return job_file  # files on the step's own filesystem: no target to retarget
     if step.job_file is None or path is None or retarget_job_file(step.job_file, path) != job_file:
         raise InvalidParams(
             f"the job file reported for step {step.id} ({step.name}) differs from the run's in "
@@ -224,8 +248,8 @@ def store_samples(
 ) -> Control:
     """Write a batch with binary COPY (through a staging table, so a resent batch is stored
     once), update progress and publish the samples to live viewers."""
-    run = _running(session, bench, run_id, steps_only=True)
-    step = _step(run, batch.step_id)
+    run = running_run(session, bench, run_id, steps_only=True)
+    step = run_step_of(run, batch.step_id)
     if step.status != "running":
         raise Conflict(f"step {step.id} of run {run_id} is {step.status}, not running")
     fields = batch.field_lists()
@@ -310,8 +334,8 @@ def store_round(
     session: Session, state: AppState, bench: Bench, run_id: int, step_id: int, data: RoundIn
 ) -> Control:
     """Keep a PTS round's fio output and tell the run's viewers where convergence stands."""
-    run = _running(session, bench, run_id)
-    step = _step(run, step_id)
+    run = running_run(session, bench, run_id)
+    step = run_step_of(run, step_id)
     if step.status != "running":
         raise Conflict(f"step {step.id} of run {run_id} is {step.status}, not running")
     new = pts_service.save_round(
@@ -330,8 +354,8 @@ def store_round(
 def finish_step(
     session: Session, state: AppState, bench: Bench, run_id: int, step_id: int, data: StepFinish
 ) -> Control:
-    run = _running(session, bench, run_id)
-    _step(run, step_id)  # a step of this run, or 404
+    run = running_run(session, bench, run_id)
+    run_step_of(run, step_id)  # a step of this run, or 404
     # The step's row locked, and read again once locked: a report sent again while the first
     # is still being stored (the worker's request timed out on a busy api, and it retried) waits
     # here for the first to commit, then finds the step finished, instead of storing it twice.
@@ -401,9 +425,22 @@ def finish_run(
                 step.finished_at = run.finished_at
     log.info("run %s %s%s", run_id, data.status, f": {data.error}" if data.error else "")
     session.flush()
+    if data.status == "done":
+        _keep_charts(session, run_id)
     series.after_run(session, state, run)
     queue.dispatch_next(session, state, run.drive_id)
     publish_run(session, state, run_id)
+
+
+def _keep_charts(session: Session, run_id: int) -> None:
+    """Draw the finished run's first-open comparison charts now (chart_digests), in the
+    finish's transaction. A failure here never fails the finish: the first comparison that
+    shows the run draws them instead."""
+    try:
+        with session.begin_nested():
+            compare_charts.make_for_run(session, run_id)
+    except Exception:  # noqa: BLE001 - a cache; the run's end must be recorded
+        log.exception("run %s: its charts were not kept; a comparison draws them", run_id)
 
 
 def mark_lost_runs(session: Session, state: AppState, timeout_s: float) -> list[int]:

@@ -188,3 +188,105 @@ def test_the_slc_cache_and_its_recovery_are_said_in_the_findings_words() -> None
         "recovered: 0.0158 GB at 20 MB/s before" in line and "(after 4.4 s idle, measured)" in line
         for line in lines
     ), lines
+
+
+def test_a_burst_tests_figures_are_said_in_the_findings_words() -> None:
+    found = {"note": "4K random read, QD1: 10,000 IOPS over 32 bursts (slowest 9,000, ...)"}
+    run = {
+        "steps": [
+            {"label": "burst 1", "results": [], "findings": None},
+            {"label": "4K random read, QD1", "results": [], "findings": {"bursts": found}},
+        ]
+    }
+    lines = findings_lines(run)
+    assert any("10,000 IOPS over 32 bursts" in line for line in lines), lines
+
+
+def test_a_mixed_part_is_said_by_share_of_writes_then_in_its_own_words() -> None:
+    from backend.analysis.mixed import summarize
+
+    found = summarize(
+        "random",
+        [
+            {"write_pct": 0, "read_mbps": 20.0},
+            {"write_pct": 50, "read_mbps": 10.0, "write_mbps": 10.0},
+            {"write_pct": 100, "write_mbps": 10.0},
+        ],
+    )
+    run = {"steps": [{"label": "4K random", "results": [], "findings": {"mixed": found}}]}
+    (line,) = findings_lines(run)
+    assert "MB/s by share of writes: 0% 20.0, 50% 20.0, 100% 10.0" in line, line
+    assert "lowest 10 MB/s at 100% writes" in line, line
+
+
+def test_a_file_copy_is_said_in_its_words_with_each_standstill_timed() -> None:
+    from backend.analysis.file_copy import copy_summary, findings
+
+    def copy(still: list[tuple[float, float]]) -> dict:
+        # 100 ms snapshots at 20 MB/s for 8 s, nothing moved in the `still` spans.
+        t = [100 * (i + 1) for i in range(80)]
+        moved = [
+            0 if any(a <= i / 10 < a + d for a, d in still) else 2_000_000 for i in range(80)
+        ]
+        return copy_summary(t, [100] * 80, moved)
+
+    first, repeated = copy([]), copy([(1.0, 1.5), (3.5, 1.5)])
+    fc = {"first": first, "repeated": repeated, "words": findings(first, repeated, 32 * 2**20)}
+    run = {"steps": [{"label": "file copy", "results": [], "findings": {"file_copy": fc}}]}
+    lines = findings_lines(run)
+    assert lines[0].startswith("file copy: the first copy did not stand still")
+    assert "the repeated copy stood still twice for 3.0 s in all" in lines[0]
+    assert "after 0.0336 GB were deleted" in lines[0]
+    assert lines[1] == "file copy: repeated copy stood still at 1.0 s for 1.5 s, 3.5 s for 1.5 s"
+
+
+def test_the_as_ssd_table_and_its_score_source_are_said() -> None:
+    asssd = {
+        "words": "Seq 50.00 / 30.00 MB/s · Acc.time 0.081 / 0.112 ms (read / write)",
+        "score_source": "weights as published by Tom's Hardware (2011)",
+    }
+    run = {"steps": [{"label": "AS-SSD score", "results": [], "findings": {"asssd": asssd}}]}
+    lines = findings_lines(run)
+    assert any(
+        "Seq 50.00 / 30.00 MB/s" in line and "score weights as published by Tom's" in line
+        for line in lines
+    ), lines
+
+
+def test_demand_intensity_and_the_composite_workload_are_said() -> None:
+    finding = "maximum 2000 IOPS at TC2/QD1 (TOC 2, ART 1.00 ms, within the 5 ms ceiling)"
+    run = {
+        "steps": [
+            {
+                "label": "DIRTH demand variation",
+                "results": [{"metric": "dirth_max_iops", "value": 2000.0}],
+                "findings": {"demand_intensity": {"finding": finding}},
+            },
+            {
+                "label": "CBW rounds",
+                "results": [
+                    {"metric": "cbw_iops", "value": 1234.4},
+                    {"metric": "cbw_mbps", "value": 9.87},
+                    {"metric": "cbw_lat_mean_us", "value": 2500.0},
+                    {"metric": "cbw_lat_max_us", "value": 31000.0},
+                ],
+                "findings": None,
+            },
+        ]
+    }
+    assert findings_lines(run) == [
+        f"DIRTH demand variation: {finding}",
+        "CBW rounds: composite workload: 1234 IOPS, 9.9 MB/s, ART 2.50 ms, MRT 31.00 ms",
+    ]
+
+
+def test_the_drop_from_empty_to_full_is_said_in_the_findings_words() -> None:
+    said = "4K random write QD3 falls 39% from empty to 80% full: 16.4 MB/s ..."
+    run = {
+        "steps": [
+            {"label": "4K random write QD3, 80% full", "results": [],
+             "findings": {"fullstate": {"said": said, "note": "Measured right after"}}},
+        ]
+    }  # fmt: skip
+    lines = findings_lines(run)
+    assert any("falls 39% from empty to 80% full" in line for line in lines), lines

@@ -44,6 +44,8 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
+from backend.core.db import make_engine, session_factory
+from backend.results.compare_charts import make_for_run
 from tests.bench.bench_reads import REAL_RUNS, Loader, default_lengths, run_real, timed_get
 from tests.bench.common import (
     ONE_STEP,
@@ -54,6 +56,7 @@ from tests.bench.common import (
     add_bench,
     add_drive,
     batch_body,
+    check,
     claim_running,
     conditions,
     finish,
@@ -88,6 +91,7 @@ TARGETS = {
     "series": 30.0,
     "pages": 100.0,
     "ingest": 300_000.0,
+    "complete": 1000.0,
 }
 
 
@@ -164,6 +168,8 @@ class Archive:
         self.bs = bs
         self.real = real_ids
         self.conn = psycopg.connect(bs.database_url)
+        self.engine = make_engine(bs.database_url)
+        self.sessions = session_factory(self.engine)
         self.loader = ArchiveLoader(self.conn, real_ids)
         self.drives: list[dict[str, Any]] = []
         self.rng = random.Random(20261121)
@@ -196,18 +202,32 @@ class Archive:
                 if self.loader.n_samples >= samples:
                     break
                 factor = 0.55 + 0.05 * (k % 20)
+                loaded = []
                 for src in self.real:
                     self.finished += 600
-                    self.loader.clone_run(src, d["id"], self.finished, factor, self.rng)
+                    run_id, _steps = self.loader.clone_run(
+                        src, d["id"], self.finished, factor, self.rng
+                    )
+                    loaded.append(run_id)
                 self.conn.commit()
+                self.keep_charts(loaded)
             self.round += 1
             log(f"  {self.loader.n_samples:,} samples, {self.loader.n_runs:,} runs")
         self.conn.execute("ANALYZE")
         self.conn.commit()
         return time.monotonic() - t0
 
+    def keep_charts(self, run_ids: list[int]) -> None:
+        """What the api does when a run finishes done (worker_service._keep_charts): the
+        loaded runs' first-open comparison charts drawn and kept, as a lab's runs have them."""
+        with self.sessions() as s:
+            for run_id in run_ids:
+                make_for_run(s, run_id)
+            s.commit()
+
     def close(self) -> None:
         self.conn.close()
+        self.engine.dispose()
 
 
 # --- measuring -----------------------------------------------------------------------------
@@ -299,7 +319,9 @@ PAGE_API = re.compile(r"/api/")
 
 def open_pages(bs: BenchStack, drive_ids: list[int]) -> dict[str, Any] | None:
     """Each api call's time (ms) of the Lab page and of the Compare page (10 drives) on first
-    open, PAGE_OPENS times each, every compared drive's data changed before each open."""
+    open, PAGE_OPENS times each, every compared drive's data changed before each open; and the
+    complete Compare page of CHARTED drives (`complete`: ms from navigation to its last
+    change, see `_open`)."""
     from tests.e2e.test_browser import CHROMIUM, CHROMIUM_ARGS
 
     if not Path(CHROMIUM).exists():
@@ -308,8 +330,14 @@ def open_pages(bs: BenchStack, drive_ids: list[int]) -> dict[str, Any] | None:
     from playwright.sync_api import sync_playwright
 
     out: dict[str, Any] = {"lab": [], "compare": [], "by_path": {}, "per_open": {}}
-    calls: dict[str, set[str]] = {"lab": set(), "compare": set()}
-    pages = {"lab": "/", "compare": f"/compare?drives={','.join(map(str, drive_ids))}"}
+    out["complete"] = []
+    calls: dict[str, set[str]] = {"lab": set(), "compare": set(), "compare5": set()}
+    urls: set[str] = set()
+    pages = {
+        "lab": "/",
+        "compare": f"/compare?drives={','.join(map(str, drive_ids))}",
+        "compare5": f"/compare?drives={','.join(map(str, drive_ids[:CHARTED]))}",
+    }
     with (
         psycopg.connect(bs.database_url, autocommit=True) as conn,
         sync_playwright() as pw,
@@ -323,27 +351,66 @@ def open_pages(bs: BenchStack, drive_ids: list[int]) -> dict[str, Any] | None:
                         "UPDATE results SET value = value * 1.000001 WHERE id = ANY(%s)",
                         (latest,),
                     )
-                    timings = _open(browser, bs, path)
-                    if i:
+                    timings, complete_ms = _open(browser, bs, path)
+                    if name == "compare":
+                        urls.update(u for u in (t[3] for t in timings) if "/events" not in u)
+                    if i and name == "compare5":
+                        out["complete"].append(complete_ms)
+                    elif i:
                         out["per_open"].setdefault(name, []).append(
-                            {"calls": len(timings), "bytes": sum(b for _p, _ms, b in timings)}
+                            {"calls": len(timings), "bytes": sum(t[2] for t in timings)}
                         )
-                        timings = [(p, ms) for p, ms, _b in timings]
-                        out[name] += [ms for _p, ms in timings]
-                        calls[name] |= {p for p, _ms in timings}
-                        for p, ms in timings:
+                        took = [(p, ms) for p, ms, _b, _u in timings]
+                        out[name] += [ms for _p, ms in took]
+                        calls[name] |= {p for p, _ms in took}
+                        for p, ms in took:
                             out["by_path"].setdefault(f"{name} {p}", []).append(ms)
+            # The Compare page's calls again, each alone (no browser on the CPUs, no other
+            # call beside it), after the same change: the api's own time for them, against
+            # which their time in the page shows what the page's other work costs them.
+            out["alone"] = {}
+            for url in sorted(urls):
+                path = url.removeprefix(bs.api_url).split("?")[0]
+                with bs.client() as c:
+                    for _ in range(PAGE_OPENS):
+                        conn.execute(
+                            "UPDATE results SET value = value * 1.000001 WHERE id = ANY(%s)",
+                            (latest,),
+                        )
+                        t = time.perf_counter()
+                        check(c.get(url.removeprefix(bs.api_url)))
+                        ms = (time.perf_counter() - t) * 1000.0
+                        out["alone"].setdefault(path, []).append(ms)
         finally:
             browser.close()
+    alone = {k: round(max(v)) for k, v in out.get("alone", {}).items()}
+    log(f"Compare page's api calls alone, slowest of each (ms): {alone}")
     slowest = {k: round(max(v)) for k, v in out["by_path"].items()}
     log(f"pages' api calls, slowest time of each (ms): {slowest}")
     return out
 
 
-def _open(browser: Any, bs: BenchStack, path: str) -> list[tuple[str, float, int]]:
+# Kept in the page from its first script on: the time (performance.now(), ms since the
+# navigation began) of the last change to the page's content (<main>), its charts included
+# (their animations are off, so a drawn chart changes nothing after).
+LAST_CHANGE = """
+window.__lastChange = 0;
+new MutationObserver(() => {
+  const main = document.getElementById("main");
+  if (main) window.__lastChange = performance.now();
+}).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+"""
+
+
+def _open(
+    browser: Any, bs: BenchStack, path: str
+) -> tuple[list[tuple[str, float, int, str]], float]:
     """Sign in (a one-time link), open the page, wait until the network is idle; each finished
-    /api/ request's path, time from sending the request to the response's last byte (ms) and
-    the bytes of its answer."""
+    /api/ request's path, time from sending the request to the response's last byte (ms), the
+    bytes of its answer and its URL; and the page complete: ms from the navigation's start to the
+    last change of its content once every request has ended (the network idle for 500 ms and
+    300 ms more: a change after that would be counted too), the charts' first render with
+    it."""
     from tests.e2e.test_browser import VIEWPORT
 
     context = browser.new_context(viewport=VIEWPORT, base_url=bs.api_url)
@@ -352,7 +419,7 @@ def _open(browser: Any, bs: BenchStack, path: str) -> list[tuple[str, float, int
         page.goto(bs.stack.login_link().removeprefix(bs.api_url))
         page.wait_for_url(re.compile(r"/$"))
         page.wait_for_load_state("networkidle")
-        timings: list[tuple[str, float, int]] = []
+        timings: list[tuple[str, float, int, str]] = []
 
         def done(request: Any) -> None:
             if PAGE_API.search(request.url) and "/events" not in request.url:
@@ -360,13 +427,15 @@ def _open(browser: Any, bs: BenchStack, path: str) -> list[tuple[str, float, int
                 if t["responseEnd"] > 0:
                     path = request.url.removeprefix(bs.api_url).split("?")[0]
                     size = request.sizes()["responseBodySize"]
-                    timings.append((path, t["responseEnd"] - max(0.0, t["requestStart"]), size))
+                    took = t["responseEnd"] - max(0.0, t["requestStart"])
+                    timings.append((path, took, size, request.url))
 
         page.on("requestfinished", done)
+        page.add_init_script(LAST_CHANGE)
         page.goto(path)  # a full load: every query of the page asked again
         page.wait_for_load_state("networkidle", timeout=60_000)
         page.wait_for_timeout(300)
-        return timings
+        return timings, float(page.evaluate("window.__lastChange"))
     finally:
         context.close()
 
@@ -533,6 +602,24 @@ def figures(size: int, m: dict[str, Any], load_s: float) -> list[Figure]:
             Figure(f"{s}: {title} answers' bytes per first open",
                    median([o["bytes"] for o in opens]) if opens else None, "B", headline=True),
         ]  # fmt: skip
+    alone = (pages or {}).get("alone") or {}
+    if alone:
+        every = [ms for v in alone.values() for ms in v]
+        slowest = max(alone, key=lambda k: max(alone[k]))
+        out.append(
+            Figure(f"{s}: Compare page api calls alone (no browser): p95", p95(every, 1.0), "ms",
+                   headline=True,
+                   note=f"each of its {len(alone)} calls {PAGE_OPENS} times, data changed before "
+                   f"each; slowest {slowest} {max(alone[slowest]):.0f} ms")
+        )  # fmt: skip
+    complete = (pages or {}).get("complete")
+    out.append(
+        Figure(f"{s}: Compare page complete, {CHARTED} drives: p95", p95(complete, 1.0), "ms",
+               TARGETS["complete"], "<=",
+               note=f"Chromium, navigation to the last change of the page with its charts, "
+               f"{len(complete)} opens; median {median(complete):.0f} ms" if complete
+               else "Chromium missing: not measured")
+    )  # fmt: skip
     b = m["backup"]
     out += [
         Figure(f"{s}: ingest while the archive is this large", m["ingest"]["rate"], "samples/s",
@@ -558,6 +645,8 @@ GROWTH = (
     ("Compare page api calls on first open: p95", "ms", "pages"),
     ("Compare page api calls per first open", "calls", None),
     ("Compare page answers' bytes per first open", "B", None),
+    ("Compare page api calls alone (no browser): p95", "ms", None),
+    (f"Compare page complete, {CHARTED} drives: p95", "ms", "complete"),
     ("compare answer, 10 drives, every metric", "B", None),
     ("ingest while the archive is this large", "samples/s", "ingest"),
     ("pg_dump", "s", None),

@@ -230,13 +230,22 @@ class Loader:
             f"COPY packed_samples (step_id, run_id, n, {', '.join(fields)}) "
             "FROM STDIN (FORMAT BINARY)"
         ) as copy:
+            # The drive's temperature is a smallint array, NULL for a step without a sensor
+            # (migration 0020).
+            kinds = {"t_ms": "int4[]", "dt_ms": "int4[]", "temp_dc": "int2[]"}
             copy.set_types(
-                ["int4"] * 3 + ["int4[]"] * 2 + ["int8[]"] * 4 + ["float8[]"] * (len(fields) - 6)
-            )
+                ["int4"] * 3
+                + [kinds.get(f, "int8[]" if f.endswith(("_bytes", "_ios")) else "float8[]")
+                   for f in fields]
+            )  # fmt: skip
             for step_id, name, role in self.steps[src]:
                 rows = self._step_rows(step_id, name, role, src, factor, rng)
                 if rows:
-                    columns = [list(c) for c in zip(*rows, strict=True)]
+                    columns: list[Any] = [list(c) for c in zip(*rows, strict=True)]
+                    columns = [
+                        None if f == "temp_dc" and all(v is None for v in c) else c
+                        for f, c in zip(fields, columns, strict=True)
+                    ]
                     copy.write_row((step_ids[name], run_id, len(rows), *columns))
                     self.n_samples += len(rows)
         return run_id, step_ids
@@ -274,7 +283,8 @@ class Loader:
                     int(rio * f),
                     int(wio * f),
                     # latencies: mean, p99 and max per direction, as many as samples have
-                    *(None if v is None else v / factor for v in lat),
+                    *(None if v is None else v / factor for v in lat[:6]),
+                    *lat[6:],  # the drive's temperature (deci-degrees), as it was
                 )
             )
         return rows

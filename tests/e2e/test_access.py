@@ -22,11 +22,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psycopg
 import pytest
 
 from backend.core.settings import Settings
 from backend.openapi import schema
 from backend.up import _api as up_api
+from tests.bench.common import stack_database_url
 from tests.conftest import Stack, User, free_port, wait_run
 from tests.e2e.test_hostile import environ, stack_process
 from tests.e2e.test_run_path import _bench_token, queue
@@ -144,9 +146,7 @@ MATRIX: dict[tuple[str, str], Case] = {
     ("GET", "/api/models"): Case(VIEWER, 200),
     ("POST", "/api/models"): Case(REVIEWER, 422, body={}),
     ("GET", "/api/models/{model_id}"): Case(VIEWER, 200, path={"model_id": "{model_id}"}),
-    ("GET", "/api/models/{model_id}/firmware"): Case(
-        VIEWER, 200, path={"model_id": "{model_id}"}
-    ),
+    ("GET", "/api/models/{model_id}/firmware"): Case(VIEWER, 200, path={"model_id": "{model_id}"}),
     ("PATCH", "/api/models/{model_id}"): Case(
         REVIEWER, 200, body={}, path={"model_id": "{model_id}"}
     ),
@@ -176,9 +176,7 @@ MATRIX: dict[tuple[str, str], Case] = {
     ("GET", "/api/runs/{run_id}/samples"): Case(VIEWER, 200, path=RUN),
     # series of repeats: one that does not exist, past the access check
     ("GET", "/api/series/{series_id}"): Case(VIEWER, 404, path={"series_id": "2147483000"}),
-    ("POST", "/api/series/{series_id}/stop"): Case(
-        REVIEWER, 404, path={"series_id": "2147483000"}
-    ),
+    ("POST", "/api/series/{series_id}/stop"): Case(REVIEWER, 404, path={"series_id": "2147483000"}),
     ("GET", "/api/runs/{run_id}/series"): Case(
         VIEWER, 200, path=RUN, query={"step_id": "{step_id}", "metric": "read_mbps"}
     ),
@@ -276,6 +274,10 @@ MATRIX: dict[tuple[str, str], Case] = {
         409,
         body={"round": 1, "output": "{{}}", "t_start_ms": 0, "t_end_ms": 1},  # "{}" once filled
         path=WORKER_STEP,
+    ),
+    # the run is done: its points are asked for only while it runs
+    ("GET", "/api/worker/runs/{run_id}/steps/{step_id}/points"): Case(
+        OWN_BENCH, 409, path=WORKER_STEP
     ),
     # the run is done already: finishing it again changes nothing
     ("POST", "/api/worker/runs/{run_id}/finish"): Case(
@@ -709,6 +711,25 @@ def embargo_drive(stack: Stack) -> dict:
         run = wait_run(c, queue(c, drive, {"runtime_s": 2}, plan="consistency")["id"])
     assert run["status"] == "done", run
     return {**drive, "run": run}
+
+
+def test_a_run_that_finishes_keeps_its_comparison_charts(stack: Stack, embargo_drive: dict) -> None:
+    """The api draws a finished run's first-open comparison charts at its finish
+    (step_charts): its consistency pass is kept before any comparison asked for it, and only
+    that step (the purge and the fill draw no chart)."""
+    steps = {s["id"]: s["name"] for s in embargo_drive["run"]["steps"]}
+    with psycopg.connect(stack_database_url(stack)) as conn:
+        # made_at is its transaction's start: before the run's finished_at only when it was
+        # made in the finish's own transaction, not by a later comparison.
+        kept = conn.execute(
+            "SELECT c.step_id, c.key, c.series->>'step', c.made_at <= r.finished_at "
+            "FROM step_charts c JOIN steps s ON s.id = c.step_id JOIN runs r ON r.id = s.run_id "
+            "WHERE c.step_id = ANY(%s)",
+            (list(steps),),
+        ).fetchall()
+    assert [(steps[i], key, name, at_finish) for i, key, name, at_finish in kept] == [
+        ("consistency-4k-qd32", "write_iops:2000", "consistency-4k-qd32", True)
+    ]
 
 
 def _embargo(stack: Stack, model_id: int, until: datetime | None) -> None:

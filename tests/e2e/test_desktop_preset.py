@@ -18,9 +18,10 @@ from backend.analysis.fio_results import direction_summary
 from tests.conftest import Stack
 from tests.e2e.test_browser import VIEWPORT, browser, shot, sign_in  # noqa: F401 - the fixture
 from tests.e2e.test_plans import results, run_plan
+from worker.sim import truth
 from worker.sim.controller import SimDrive, requirements
 from worker.sim.profile import Level, Profile
-from worker.sim.selftest import Case, job_window, register
+from worker.sim.selftest import Case, device_burst, job_window, register
 
 MISSING = requirements()
 pytestmark = [
@@ -61,6 +62,32 @@ def done(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dic
                     assert r.status_code == 200, r.text
                     step["output"] = r.text
     yield {"run": run, "steps": steps, "trace": sim.trace()}
+
+
+def job_moved(run_steps: list[dict], step: dict, direction: str, trace: np.ndarray) -> float:
+    """Bytes the drive's own counters moved in `direction` (read or write) while the fio job
+    of `step` ran, from MARGIN_S before its window to MARGIN_S after it.
+
+    The window's start is fio's print less the job's runtime: a print the host held up, or
+    threads started late on a busy host (16 or 64 of them), put it after the job's first I/O.
+    So it begins where the device's own movement that overlaps the window began, if earlier
+    (device_burst), but never before the run's previous fio job printed its end (its I/O had
+    ended by then: consecutive passes may be too close for the device to stand still
+    between them), nor more than the job's runtime before the window."""
+    start, end = job_window(step, step["output"])
+    column = 3 if direction == "read" else 1
+    lower = start - MARGIN_S
+    burst = device_burst(trace, column, start, end)
+    if burst is not None and burst[0] < lower:
+        before = [
+            s
+            for s in run_steps
+            if s["idx"] < step["idx"] and s.get("output") and s["kind"] == "fio"
+        ]
+        floor = job_window(before[-1], before[-1]["output"])[1] if before else burst[0]
+        lower = max(burst[0], floor, start - MARGIN_S - (end - start))
+    t, moved = trace[:, 0], trace[:, column]
+    return float(np.interp(end + MARGIN_S, t, moved) - np.interp(lower, t, moved))
 
 
 def test_reads_then_writes_each_test_its_passes_then_its_figures(done: dict) -> None:
@@ -104,16 +131,16 @@ def test_the_figures_are_what_the_drive_did(done: dict) -> None:
             best = steps[f"{name}-pass{cdm['best_pass']}"]
             final = json.loads(best["output"])
             start, end = job_window(best, best["output"])
-            column = 3 if direction == "read" else 1
-            t, moved = trace[:, 0], trace[:, column]
-            device = float(
-                np.interp(end + MARGIN_S, t, moved) - np.interp(start - MARGIN_S, t, moved)
-            )
+            device = job_moved(done["run"]["steps"], best, direction, trace)
             fio = sum(int(j[direction]["io_bytes"]) for j in final["jobs"])
             assert fio == pytest.approx(device, rel=DEVICE_TOL), (name, fio, device)
             got = results(steps[name])[f"{direction}_mbps"]
             if test in DEEP:
-                assert rate * (1 - RATE_TOL) <= got <= rate * (1 + RATE_TOL), (name, got)
+                # At the drive's limit, less the share of the pass the host held fio up (the
+                # kernel's count: a busy 2-core host cannot always keep 16 threads issuing).
+                held = truth.held_share(trace, start, end)
+                low = rate * (1 - RATE_TOL - held)
+                assert low <= got <= rate * (1 + RATE_TOL), (name, got, f"held {held:.1%}")
             else:
                 assert got <= rate * (1 + RATE_TOL), (name, got)
 
@@ -163,5 +190,27 @@ def test_the_run_page_lays_the_figures_out_as_readers_know_them(
         assert got["read_iops"] >= 10_000
         assert f"RND4K Q32T16,{round(got['read_iops'])}," in text
         shot(page, "cdm-style-run")
+        # Compare and the Report: the drive's table in CrystalDiskMark's layout, the same figures.
+        for where in (f"/compare?drives={run['drive_id']}", f"/report?drives={run['drive_id']}"):
+            page.goto(where)
+            block = page.locator(
+                f'[data-chart="cdm-style-compare"] table[data-drive="{run["drive_id"]}"]'
+            )
+            expect(block.locator("tbody th")).to_have_text(
+                ["SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T16", "RND4K Q1T1"]
+            )
+            for test in ORDER:
+                for direction in ("read", "write"):
+                    got = results(steps[f"{test}-{direction}"])[f"{direction}_mbps"]
+                    cell = block.locator(f'[data-cell="{test}-{direction}"]')
+                    expect(cell).to_have_text(f"{got:,.2f} MB/s")
+        with page.expect_download() as download:
+            page.locator('[data-chart="cdm-style-compare"]').get_by_role(
+                "button", name="Export CSV"
+            ).click()
+        text = Path(download.value.path()).read_text()
+        assert f"run {run['id']}" in text and "# simulated: Simulated drive" in text
+        assert "\nSEQ1M Q8T1,read," in text and "\nRND4K Q1T1,write," in text
+        shot(page, "cdm-style-report")
     finally:
         context.close()

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Stack, wait_run
+from tests.conftest import Stack, run_done
 from tests.e2e.test_browser import VIEWPORT, browser, sign_in  # noqa: F401
 from tests.e2e.test_simulated_drives import busy_cpu  # noqa: F401 - the spinning processes
 from worker.sim import truth
@@ -56,14 +56,7 @@ def _hdtach_run(
     with SimDrive(profile, size, workdir, label=name) as sim, stack.client() as c:
         case.sim = sim
         drive = register(c, "local", case)
-        run = c.post(
-            "/api/runs",
-            json={"plan": "hdtach", "drive_id": drive["id"], "params": {},
-                  "confirm_serial": drive["serial"]},
-        )  # fmt: skip
-        assert run.status_code < 300, run.text
-        done = wait_run(c, run.json()["id"], timeout=240)
-        assert done["status"] == "done", done
+        done = run_done(c, drive, "hdtach", {}, timeout=240)
         step = next(s for s in done["steps"] if s["params"].get("role") == "hdtach-write")
         output = c.get(f"/api/runs/{done['id']}/steps/{step['id']}/output").text
         article = c.get("/api/compare/article", params={"drives": drive["id"]})

@@ -9,6 +9,7 @@ import os
 import secrets
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,9 +17,9 @@ import httpx
 import pytest
 
 from backend.analysis import pts
-from tests.conftest import Stack
+from tests.conftest import Stack, wait_run
 from tests.e2e.test_plans import logs, results, run_plan
-from tests.e2e.test_run_path import _bench_token
+from tests.e2e.test_run_path import _bench_token, queue
 
 pytestmark = pytest.mark.e2e
 
@@ -327,3 +328,52 @@ def test_throughput_and_xsr_report_their_figures(stack: Stack, pts_drive: dict) 
     # No rounds in XSR: the header says steady state does not apply, not that it is pending.
     assert xsr_report["header"]["convergence"].startswith("not applicable")
     assert tp_report["header"]["convergence"].startswith("rounds-1m: ")
+
+
+def test_a_cancel_stops_dirths_point_runs_and_the_report_says_they_did_not_end(
+    stack: Stack, pts_drive: dict
+) -> None:
+    """Cancelled while the dedicated run at the first IOPS point goes on (2 minutes long): fio
+    stops within seconds, the point-runs step and the run end cancelled, no unfinished point
+    run is stored as a round, and the report has no histograms at the points, saying why."""
+    params = {
+        "span": "64m",
+        "block_size": "4k",
+        "thread_counts": [2, 1],
+        "queue_depths": [2, 1],
+        "element_s": 1,
+        "max_rounds": 5,
+        "pc_threads": 1,
+        "pc_iodepth": 4,
+        "pc_max_rounds": 5,
+        "prewrite_s": 0,
+        "point_s": 120,
+    }
+    with stack.client() as c:
+        run_id = queue(c, pts_drive, params, plan="pts-dirth")["id"]
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            run = c.get(f"/api/runs/{run_id}").json()
+            points = step_named(run, "point-runs")
+            # Until the point runs go, or the run ends without them (a run still queued, the
+            # moment it was queued, has not begun: CI found it so and stopped waiting).
+            if points["status"] == "running" or run["status"] not in ("queued", "running"):
+                break
+            time.sleep(0.25)
+        assert points["status"] == "running", (run["status"], run["error"])
+        time.sleep(3)  # fio is writing at the first point
+        assert c.post(f"/api/runs/{run_id}/cancel").status_code == 200
+        asked = time.monotonic()
+        ended = wait_run(c, run_id, timeout=60)
+        took = time.monotonic() - asked
+        assert ended["status"] == "cancelled", ended["error"]
+        assert took < 30, took
+        assert step_named(ended, "point-runs")["status"] == "cancelled"
+        assert step_named(ended, "rounds")["status"] == "done"
+        assert rounds_of(c, ended, step_named(ended, "point-runs")) == []
+        section = next(s for s in report(c, ended)["sections"] if s["name"] == "rounds")
+    assert section["histograms"] is None and section["point_runs"]["status"] == "cancelled"
+    assert section["histograms_source"] == (
+        "from a dedicated 120-second run at each point, as the PTS specifies (those runs: "
+        "cancelled)"
+    )

@@ -323,3 +323,99 @@ def test_hir_throughput_and_wsat_reports_mark_and_tabulate_their_figures(  # typ
         assert not problems, problems
     finally:
         context.close()
+
+
+def test_dirth_ecw_and_cbw_reports_run_page_and_compare(  # type: ignore[no-untyped-def]
+    browser, stack: Stack, sim_drive: dict
+) -> None:
+    """DIRTH's and ECW's reports: the finding in words, the three IOPS points as the api has
+    them, the demand-intensity curve (a line per thread count), IOPS against response time and
+    the histograms at the three points, with where they come from (the dedicated run at each);
+    CBW's table; the Run page's finding; Compare's table."""
+    from playwright.sync_api import expect
+
+    sweep = {
+        "span": "64m",
+        "queue_depths": [2, 1],
+        "element_s": 1,
+        "max_rounds": 5,
+        "pc_threads": 1,
+        "pc_iodepth": 4,
+        "pc_max_rounds": 5,
+        "prewrite_s": 0,
+        "point_s": 1,
+    }
+    plans = (
+        ("pts-dirth", {**sweep, "thread_counts": [2, 1], "block_size": "4k"}),
+        ("pts-ecw", {**sweep, "thread_counts": [1]}),
+        ("pts-cbw", {"span": "64m", "element_s": 1, "max_rounds": 5, "precondition_loops": 1}),
+    )
+    context = browser.new_context(viewport=VIEWPORT, base_url=stack.api_url)
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
+    try:
+        sign_in(page, stack)
+        reports = {}
+        with stack.client() as c:
+            ids = {plan: queue(c, sim_drive, params, plan=plan)["id"] for plan, params in plans}
+            for plan, run_id in ids.items():
+                run = wait_run(c, run_id, timeout=300)
+                assert run["status"] == "done", (plan, run["error"])
+                reports[plan] = c.get(f"/api/runs/{run_id}/pts").json()
+        for plan, lines in (("pts-dirth", 2), ("pts-ecw", 1)):
+            section = next(s for s in reports[plan]["sections"] if s["name"] == "rounds")
+            di = section["di"]
+            page.goto(f"/runs/{ids[plan]}/report")
+            expect(page.get_by_test_id("pts-di-finding")).to_have_text(f"{di['finding']}.")
+            # The header's demand is the sweep's, with the preconditioning's beside it, never
+            # the preconditioning's TC/QD alone as the test's.
+            header = reports[plan]["header"]
+            assert header["threads"] is None and header["iodepth"] is None, header
+            tcs = "TC 2, 1" if plan == "pts-dirth" else "TC 1"
+            assert header["demand"] == (
+                f"{tcs} x QD 2, 1 (TOC 1 to {4 if plan == 'pts-dirth' else 2}); "
+                "preconditioning and pre-writes at TC 1, QD 4"
+            ), header
+            expect(page.get_by_test_id("pts-header")).to_contain_text(header["demand"])
+            for key in ("max", "mid", "min"):
+                row = page.get_by_test_id(f"pts-di-{key}")
+                if di[key] is None:
+                    expect(row).to_contain_text("none within the ceiling")
+                else:
+                    expect(row.locator("td").nth(0)).to_have_text(
+                        f"TC {di[key]['tc']} / QD {di[key]['qd']}"
+                    )
+            curve = page.locator('[data-chart="pts-di-curve"]')
+            expect(curve.locator(".recharts-line")).to_have_count(lines)
+            expect(page.locator('[data-chart="pts-di-hockey"] .recharts-line')).to_have_count(lines)
+            hist = page.locator('[data-chart="pts-di-histograms"] .recharts-line')
+            expect(hist).to_have_count(sum(di[k] is not None for k in ("max", "mid", "min")))
+            # Where the histograms come from: the dedicated run at each point.
+            source = "from a dedicated 1-second run at each point, as the PTS specifies"
+            assert section["histograms_source"] == source, section["histograms_source"]
+            expect(page.get_by_test_id("pts-di-histograms-source")).to_have_text(
+                f"Histograms at the three points: {source}."
+            )
+            shot(page, f"{plan}-report")
+        page.goto(f"/runs/{ids['pts-cbw']}/report")
+        cbw = reports["pts-cbw"]["sections"][0]["table"]["cbw"]
+        # IOPS in the house format (whole numbers from 100 up, en-US grouping).
+        assert cbw["iops"] >= 100, cbw
+        expect(page.get_by_test_id("pts-cbw").locator("td").nth(0)).to_have_text(
+            f"{cbw['iops']:,.0f}"
+        )
+        # The Run page says the finding; Compare lists the three points.
+        page.goto(f"/runs/{ids['pts-dirth']}")
+        dirth = next(s for s in reports["pts-dirth"]["sections"] if s["name"] == "rounds")
+        expect(page.get_by_test_id("run-di-finding")).to_have_text(f"{dirth['di']['finding']}.")
+        page.goto(f"/compare?drives={sim_drive['id']}")
+        table = page.get_by_test_id("pts-compare-pts-dirth")
+        expect(table.locator("tbody tr")).to_have_count(3)
+        expect(
+            page.locator('[data-chart="pts-compare-pts-dirth-curve"] .recharts-line')
+        ).to_have_count(1)
+        expect(page.get_by_test_id("pts-compare-pts-cbw").locator("tbody tr")).to_have_count(1)
+        assert not problems, problems
+    finally:
+        context.close()

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.conftest import Stack, wait_run
+from tests.conftest import Stack, run_done
 from tests.e2e.test_browser import DRAWN_LINE, VIEWPORT, browser, shot, sign_in  # noqa: F401
 from tests.e2e.test_compare_ui import download
 from tests.e2e.test_simulated_drives import busy_cpu  # noqa: F401 - the spinning processes
@@ -65,18 +65,7 @@ def thermal_plan_run(
     with SimDrive(case.profile, case.size, workdir, label=case.name) as sim, stack.client() as c:
         case.sim = sim
         drive = register(c, "local", case)
-        run = c.post(
-            "/api/runs",
-            json={
-                "plan": case.plan,
-                "drive_id": drive["id"],
-                "params": case.params,
-                "confirm_serial": drive["serial"],
-            },  # fmt: skip
-        )
-        assert run.status_code < 300, run.text
-        done = wait_run(c, run.json()["id"], timeout=300)
-        assert done["status"] == "done", done
+        done = run_done(c, drive, case.plan, case.params, timeout=300)
         outputs, samples = {}, {}
         for s in done["steps"]:
             samples[s["name"]] = c.get(
@@ -253,6 +242,20 @@ def test_run_page_and_compare_draw_the_thermal_chart(
         for kind in ("SVG", "PNG", "CSV"):
             name, data = download(page, chart.get_by_role("button", name=kind))
             assert name == f"compare-thermal.{kind.lower()}" and data, name
+        # The Report: each heat phase in words, its first throttle where the findings have it.
+        with stack.client() as c:
+            article = c.get("/api/compare/article", params={"drives": drive}).json()
+        words = [f["text"] for d in article["findings"] for f in d["findings"]
+                 if f["topic"] == "thermal"]  # fmt: skip
+        assert len(words) == 2, words
+        def secs(x: float) -> str:  # the Report's rule: ms under a second
+            return f"{x * 1000:.0f} ms" if x < 1 else f"{x:.1f} s"
+
+        assert words[0].startswith(f"Sustained writes throttle after {secs(first['at_s'])}"), words
+        assert f"in {secs(recover)}." in words[0], words
+        page.goto(f"/report?drives={drive}")
+        expect(page.locator('li[data-topic="thermal"]')).to_have_text(words)
+        shot(page, "thermal-report")
         assert not errors, errors
     finally:
         context.close()
@@ -271,18 +274,7 @@ def test_a_heat_phase_ends_at_until_c(
     with SimDrive(case.profile, case.size, workdir, label=case.name) as sim, stack.client() as c:
         case.sim = sim
         drive = register(c, "local", case)
-        run = c.post(
-            "/api/runs",
-            json={
-                "plan": case.plan,
-                "drive_id": drive["id"],
-                "params": params,
-                "confirm_serial": drive["serial"],
-            },  # fmt: skip
-        )
-        assert run.status_code < 300, run.text
-        done = wait_run(c, run.json()["id"], timeout=180)
-        assert done["status"] == "done", done
+        done = run_done(c, drive, case.plan, params, timeout=180)
         heat = next(s for s in done["steps"] if s["name"] == "heat-1")
         output = c.get(f"/api/runs/{done['id']}/steps/{heat['id']}/output").text
         logs = c.get(f"/api/runs/{done['id']}/steps/{heat['id']}/logs").json()

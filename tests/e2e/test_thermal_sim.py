@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Stack, wait_run
+from tests.conftest import Stack, run_done
 from tests.e2e.test_browser import DRAWN_LINE, VIEWPORT, browser, sign_in  # noqa: F401
 from tests.e2e.test_simulated_drives import busy_cpu  # noqa: F401 - the spinning processes
 from worker.sim.controller import SimDrive, requirements
@@ -53,18 +53,7 @@ def thermal_run(
     with SimDrive(case.profile, case.size, workdir, label=case.name) as sim, stack.client() as c:
         case.sim = sim
         drive = register(c, "local", case)
-        run = c.post(
-            "/api/runs",
-            json={
-                "plan": case.plan,
-                "drive_id": drive["id"],
-                "params": case.params,
-                "confirm_serial": drive["serial"],
-            },  # fmt: skip
-        )
-        assert run.status_code < 300, run.text
-        done = wait_run(c, run.json()["id"], timeout=120)
-        assert done["status"] == "done", done
+        done = run_done(c, drive, case.plan, case.params, timeout=120)
         step = next(s for s in done["steps"] if s["params"].get("role") == "hitch-seq")
         output = c.get(f"/api/runs/{done['id']}/steps/{step['id']}/output").text
         samples = c.get(f"/api/runs/{done['id']}/samples", params={"step_id": step["id"]}).json()

@@ -191,3 +191,41 @@ def test_a_reading_carries_the_time_it_was_taken(tmp_path: Path) -> None:
     assert sampler.reading() == (99.4, 47.25)
     now[0] = 99.4 + temperature.STALE_INTERVALS + 1.1
     assert sampler.reading() is None  # stale, as current_c
+
+
+def test_a_slow_smart_log_does_not_hold_the_temperature_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An NVMe drive's thermal counters come from nvme-cli, which took seconds on an emulated
+    controller of a busy host: the hwmon temperature is still read every interval meanwhile,
+    so no sample of the step goes without it (before, the two shared one thread and the
+    reading went stale while smart-log ran)."""
+    sensor = tmp_path / "temp1_input"
+    sensor.write_text("49850\n")
+    release = threading.Event()
+    calls: list[float] = []
+
+    def slow_run_json(argv: list[str]) -> dict | None:
+        calls.append(time.monotonic())
+        release.wait(10)
+        return {"warning_temp_time": 0}
+
+    monkeypatch.setattr(temperature, "run_json", slow_run_json)
+    source = Source("hwmon", str(sensor), 0.1, counters_device="/dev/nvme0")
+    sampler = Sampler(source).start()
+    try:
+        deadline = time.monotonic() + 5
+        while not calls and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert calls, "the counters were never read"
+        readings = sampler.readings
+        sensor.write_text("51000\n")
+        # smart-log is still running: the temperature moves on regardless.
+        deadline = time.monotonic() + 5
+        while sampler.current_dc() != 510 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert sampler.current_dc() == 510
+        assert sampler.readings > readings
+    finally:
+        release.set()
+        sampler.stop()

@@ -33,6 +33,7 @@ import argparse
 import ctypes
 import functools
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -56,6 +57,13 @@ MS_PRIVATE = 0x40000
 DEV_NODES = ("null", "zero", "full", "random", "urandom")
 DEV_LINKS = {"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1"}
 FILES_DIR = "/dev/drivelab"
+# Where a filesystem made on the held device is mounted (worker.steps.file_copy): a directory of
+# the private /dev, so the mount exists only in the namespace and goes away with it.
+FS_MOUNT_POINT = "/dev/drivelab-fs"
+MS_NODEV = 0x4
+MNT_DETACH = 0x2
+# A filesystem was to be made and mounted and could not be (the keeper's exit status).
+FS_FAILED = 96
 
 
 @dataclass(frozen=True)
@@ -83,6 +91,39 @@ def argv_prefix(pins: list[Pin], *, namespace: bool) -> list[str]:
     # Run as a script of the standard library alone (-I -S: no site, no environment), so the
     # pin costs fio's start as little as a Python can.
     return [sys.executable, "-I", "-S", os.path.abspath(__file__), *binds, "--"]
+
+
+def _script() -> list[str]:
+    return [sys.executable, "-I", "-S", os.path.abspath(__file__)]
+
+
+def keeper_argv(pin: Pin, fstype: str, mkfs_options: list[str], mount_options: str) -> list[str]:
+    """The command of a namespace keeper (worker.steps.file_copy): the held block device pinned
+    at its kernel name as for fio, a filesystem made on exactly that name (`mkfs.FSTYPE`) and
+    mounted at FS_MOUNT_POINT with `mount_options`, all inside a mount namespace of its own. It
+    prints "ready" once mounted, then waits for its stdin to close, unmounts and exits. The
+    mount lives only in that namespace: when the keeper and every process that joined it end
+    (a crashed worker closes the keeper's stdin; a killed keeper ends it anyway), the kernel
+    unmounts it, and the host never had it in its mount table."""
+    return [
+        *_script(),
+        "--bind",
+        f"{pin.fd}={pin.path}",
+        "--keep-fs",
+        fstype,
+        "--mount-options",
+        mount_options,
+        *[f"--mkfs-option={o}" for o in mkfs_options],
+        "--",
+        pin.path,
+    ]
+
+
+def join_prefix(ns_fd: int) -> list[str]:
+    """What goes before a command that must run in a keeper's namespace (`ns_fd`: the worker's
+    descriptor of /proc/KEEPER/ns/mnt, passed to the command): it enters the namespace, goes
+    back to its working directory and becomes the command."""
+    return [*_script(), "--join", str(ns_fd), "--"]
 
 
 @functools.cache
@@ -191,13 +232,71 @@ def pin(pins: list[Pin]) -> None:
         os.close(p.fd)  # the bind mount holds the object now
 
 
-def _parse(argv: list[str]) -> tuple[list[Pin], list[str]]:
+def _setns(fd: int) -> None:
+    _check(_libc().setns(fd, CLONE_NEWNS), "setns(CLONE_NEWNS)")
+
+
+def join(ns_fd: int, command: list[str]) -> None:
+    """Enter the namespace `ns_fd` (a keeper's), keep the working directory, become `command`."""
+    cwd = os.getcwd()
+    try:
+        _setns(ns_fd)
+        os.close(ns_fd)
+        os.chdir(cwd)
+    except OSError as exc:
+        print(f"drivelab: cannot enter the filesystem's namespace: {exc}", file=sys.stderr)
+        sys.exit(PIN_FAILED)
+    try:
+        os.execvp(command[0], command)
+    except OSError as exc:
+        print(f"drivelab: cannot start {command[0]}: {exc.strerror}", file=sys.stderr)
+        sys.exit(PIN_FAILED)
+
+
+def keep_fs(device: str, fstype: str, mkfs_options: list[str], mount_options: str) -> None:
+    """In a namespace made by `pin`: make the filesystem on `device` (the pinned name), mount
+    it at FS_MOUNT_POINT, say "ready", wait for stdin to close, unmount (see keeper_argv)."""
+    if not stat.S_ISBLK(os.stat(device).st_mode):
+        raise RuntimeError(f"{device} is not a block device")
+    path = os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin"])
+    binary = shutil.which(f"mkfs.{fstype}", path=path)
+    if binary is None:
+        raise RuntimeError(f"mkfs.{fstype} is not installed on this bench")
+    mkfs = subprocess.run(
+        [binary, *mkfs_options, device],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+    )
+    if mkfs.returncode != 0:
+        raise RuntimeError(
+            f"mkfs.{fstype} {device} exited with status {mkfs.returncode}: "
+            f"{(mkfs.stderr or mkfs.stdout).strip()[-500:]}"
+        )
+    os.makedirs(FS_MOUNT_POINT, mode=0o755)
+    _mount(device, FS_MOUNT_POINT, fstype, MS_NOSUID | MS_NODEV, mount_options)
+    print("ready", flush=True)
+    while os.read(0, 4096):
+        pass
+    # Anything still open there (it should not be) is detached: it goes with the namespace.
+    if _libc().umount2(FS_MOUNT_POINT.encode(), 0) != 0:
+        err = ctypes.get_errno()
+        _libc().umount2(FS_MOUNT_POINT.encode(), MNT_DETACH)
+        print(f"drivelab: unmounting {device}: {os.strerror(err)}", file=sys.stderr)
+        sys.exit(FS_FAILED)
+
+
+def _parse(argv: list[str]) -> tuple[list[Pin], list[str], argparse.Namespace]:
     parser = argparse.ArgumentParser(
         prog="python worker/fio/pin.py",
         description="Start a command (fio) in a mount namespace of its own where each held "
         "descriptor FD is bound at PATH under a private /dev.",
     )
     parser.add_argument("--bind", action="append", default=[], metavar="FD=PATH")
+    parser.add_argument("--join", type=int, metavar="NSFD")
+    parser.add_argument("--keep-fs", metavar="FSTYPE")
+    parser.add_argument("--mkfs-option", action="append", default=[])
+    parser.add_argument("--mount-options", default="")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -209,16 +308,29 @@ def _parse(argv: list[str]) -> tuple[list[Pin], list[str]]:
         if not sep or not fd.isdigit() or not path:
             parser.error(f"--bind {spec!r}: expected FD=PATH")
         pins.append(Pin(int(fd), path))
-    return pins, command
+    return pins, command, args
 
 
 def main(argv: list[str] | None = None) -> None:
-    pins, command = _parse(sys.argv[1:] if argv is None else argv)
+    pins, command, args = _parse(sys.argv[1:] if argv is None else argv)
+    if args.join is not None:
+        join(args.join, command)
+        return
     try:
         pin(pins)
     except (OSError, RuntimeError) as exc:
         print(f"drivelab: cannot pin fio's target, fio was not started: {exc}", file=sys.stderr)
         sys.exit(PIN_FAILED)
+    if args.keep_fs:
+        if len(command) != 1 or command[0] not in {p.path for p in pins}:
+            print("drivelab: --keep-fs takes one pinned device after --", file=sys.stderr)
+            sys.exit(PIN_FAILED)
+        try:
+            keep_fs(command[0], args.keep_fs, args.mkfs_option, args.mount_options)
+        except (OSError, RuntimeError) as exc:
+            print(f"drivelab: {exc}", file=sys.stderr)
+            sys.exit(FS_FAILED)
+        return
     try:
         os.execvp(command[0], command)
     except OSError as exc:

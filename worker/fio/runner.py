@@ -103,11 +103,16 @@ def run_fio(
     nice: int = 0,
     pins: list[Pin] | None = None,
     namespace: bool = False,
+    enter: list[str] | None = None,
+    enter_fds: tuple[int, ...] = (),
 ) -> FioOutcome:
     """Run fio on `job_file`, call `on_samples` for every status snapshot, stop on request.
     With `cgroup_procs`, fio runs in that cgroup (a simulated drive's). `pins` are the held
     descriptors fio must open under the names the job file gives them (worker.fio.pin): passed
     to fio, and bound at those names in a mount namespace of its own when `namespace`.
+    `enter` is a prefix that puts fio into an existing namespace instead (a file copy's, where
+    the held device's filesystem is mounted: worker.fio.pin.join_prefix), with the
+    descriptors `enter_fds` passed to it.
 
     Parsing never waits for anything but fio: `on_samples` must only queue.
     """
@@ -122,9 +127,10 @@ def run_fio(
             *_in_cgroup(cgroup_procs),
             *_with_priority(nice),
             *argv_prefix(pins, namespace=namespace),
+            *(enter or []),
             *argv,
         ],
-        pass_fds=[pin.fd for pin in pins],
+        pass_fds=[*(pin.fd for pin in pins), *enter_fds],
         cwd=workdir,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -21,6 +21,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from backend.analysis.fio_results import job_runtime_ms
+
 DIRECTIONS = ("read", "write")
 
 
@@ -188,7 +190,7 @@ def trusted_runtimes(doc: Mapping[str, Any]) -> list[int | None]:
     trusted only up to the job's `elapsed` seconds plus one."""
     out: list[int | None] = []
     for j in doc.get("jobs", ()):
-        runtime = int(j.get("job_runtime", 0))
+        runtime = job_runtime_ms(j)
         limit = (int(j.get("elapsed", 0)) + 1) * 1000
         out.append(runtime if 0 < runtime <= limit else None)
     return out
@@ -210,7 +212,7 @@ def progress_of(doc: Mapping[str, Any]) -> float | None:
         if str(options.get("time_based", "")) in ("1", "true") and options.get("runtime"):
             try:
                 asked_ms = float(str(options["runtime"]).rstrip("s")) * 1000
-                fractions.append(min(1.0, int(job.get("job_runtime", 0)) / asked_ms))
+                fractions.append(min(1.0, job_runtime_ms(job) / asked_ms))
                 continue
             except ValueError:
                 pass

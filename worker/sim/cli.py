@@ -134,13 +134,13 @@ def cmd_list(_args: argparse.Namespace) -> int:
 def cmd_selftest(args: argparse.Namespace) -> int:
     from backend.cli import api_client, call
     from worker.sim.controller import requirements
-    from worker.sim.selftest import cases, run_selftest
+    from worker.sim.selftest import bench_cases, run_selftest
 
     missing = requirements()
     if missing:
         print("the self-test needs simulated drives; missing: " + "; ".join(missing))
         return 2
-    chosen = cases()
+    chosen = bench_cases()
     if args.only:
         chosen = [c for c in chosen if c.plan in args.only or c.profile in args.only]
     with contextlib.ExitStack() as stack:
@@ -152,7 +152,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
             tmp = stack.enter_context(tempfile.TemporaryDirectory())
         call(client, "GET", "/api/health")
         print(f"self-test of bench {args.bench}: {len(chosen)} simulated drives, their runs at "
-              "once (about a minute)", flush=True)  # fmt: skip
+              "once (about two minutes)", flush=True)  # fmt: skip
         done = run_selftest(client, args.bench, Path(tmp), selected=chosen,
                             progress=lambda line: print(f"  {line}", flush=True))  # fmt: skip
     failed = 0
@@ -207,11 +207,12 @@ def add_parser(sub: Any) -> None:
     a = actions.add_parser(
         "selftest",
         help="self-test a bench: runs on simulated drives, findings against the known answer",
-        description="Start five simulated drives on this machine, register them on the bench, "
-        "run hdtach, write-hitching, trim-performance and consistency on them at once, and "
-        "compare what drivelab found with what the drives did (their own counters): step-down "
-        "positions within 1% of the span, levels within 5%, every stall found once, stall "
-        "lengths within 0.2 s, the period within 5% and regular, the drop-off within 5%. Run "
+        description="Start six simulated drives on this machine, register them on the bench, "
+        "run hdtach, write-hitching, trim-performance, consistency and slc-cache on them at "
+        "once, and compare what drivelab found with what the drives did (their own counters): "
+        "step-down positions within 1% of the span, levels within 5%, every stall found once, "
+        "stall lengths within 0.2 s, the period within 5% and regular, the drop-off within 5%, "
+        "the SLC cache and what each idle gap gave back of it within 1% of the fill. Run "
         "it on the bench "
         "(as root), with its worker running. Exit status 0 when every check passed.",
     )

@@ -10,6 +10,9 @@ it and of time, the way a real SSD's firmware does:
   collection sets the pace;
 - periodic write stalls (a flush every P seconds for D seconds), on a clock that starts with
   the first write after an idle second; and a stall while a large TRIM is digested;
+- stalls owed to smaller discards (deleted files' TRIMs, DiscardStalls): the writes that
+  follow stand still once per so many bytes discarded, as drives that digest TRIMs while they
+  write (PC Perspective's File Copy Test on the OCZ Vector 180);
 - a temperature and a thermal throttle (worker.sim.thermal): heat from what is written,
   cooling towards an ambient temperature, a speed limit above one temperature until the drive
   cools below another; the temperature in a sensor file the worker reads like hwmon's.
@@ -42,6 +45,9 @@ STALL_BPS = 1
 IDLE_RESET_S = 1.0
 # A discard of at least this share of the device resets it (purge, whole-span TRIM).
 RESET_DISCARD_SHARE = 0.5
+# Stalls owed to discards (DiscardStalls) start their clock once this much has been written:
+# a journal commit's metadata after a deletion is not yet the writes that digest them.
+OWED_START_BYTES = 2**20
 JITTER_EVERY_S = 0.2
 
 
@@ -70,6 +76,19 @@ class Stalls:
 
     period_s: float
     duration_s: float
+
+
+@dataclass(frozen=True)
+class DiscardStalls:
+    """Discards that do not reset the drive (under RESET_DISCARD_SHARE of it in one tick: a
+    deletion's TRIMs) owe one write stall of `duration_s` for every `per_bytes` of them,
+    added up across ticks. The owed stalls come once the drive writes again: the first
+    `gap_s` after OWED_START_BYTES (1 MiB) more were written, each next one `gap_s` after the
+    one before ends (whether or not writes went on meanwhile)."""
+
+    per_bytes: int
+    duration_s: float
+    gap_s: float
 
 
 @dataclass(frozen=True)
@@ -107,6 +126,7 @@ class Profile:
     seed: int = 1
     thermal: Thermal | None = None
     cache: Cache | None = None
+    discard_stalls: DiscardStalls | None = None
 
     def __post_init__(self) -> None:
         if not self.write_levels:
@@ -126,6 +146,9 @@ class Profile:
             raise ValueError(f"profile {self.name}: a cache needs a size and two speeds")
         if sc and sc.refill_bps < 0:
             raise ValueError(f"profile {self.name}: a cache's refill rate cannot be negative")
+        ds = self.discard_stalls
+        if ds and not (ds.per_bytes > 0 and ds.duration_s > 0 and ds.gap_s > 0):
+            raise ValueError(f"profile {self.name}: discard stalls need a size, a length, a gap")
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -142,6 +165,8 @@ class Profile:
             d["thermal"] = Thermal(**d["thermal"])
         if d.get("cache"):
             d["cache"] = Cache(**d["cache"])
+        if d.get("discard_stalls"):
+            d["discard_stalls"] = DiscardStalls(**d["discard_stalls"])
         return cls(**d)
 
     def level_at(self, fraction: float) -> Level:
@@ -172,7 +197,8 @@ class Profile:
                 f"{sc.refill_bps / 2**20:g} MiB of it back per idle second"
             )
         for lv in self.write_levels if not sc else ():
-            end = "the end" if lv.until_pct >= 100 else f"{lv.until_pct:g}%"
+            last = lv is self.write_levels[-1]
+            end = "the end" if last and lv.until_pct >= 100 else f"{lv.until_pct:g}%"
             lines.append(f"writes at {lv.mbps:g} MB/s from {start:g}% to {end} of the device")
             start = lv.until_pct
         if self.bw_jitter:
@@ -198,6 +224,12 @@ class Profile:
             )
         if self.trim_stall_s:
             lines.append(f"writes stall for {self.trim_stall_s:g} s after a whole-span TRIM")
+        if self.discard_stalls:
+            ds = self.discard_stalls
+            lines.append(
+                f"writes stall for {ds.duration_s:g} s per {ds.per_bytes / 2**20:g} MiB of smaller "
+                f"discards (deleted files), one every {ds.gap_s:g} s of writing"
+            )
         if self.thermal:
             lines += self.thermal.describe()
         return lines
@@ -252,6 +284,11 @@ class Simulation:
     cache_bytes: float = 0.0  # what the SLC cache holds free now (profile.cache)
     _burst_written: int = 0
     _cache_at_write: float = 0.0  # what it held at the last write (refills count from there)
+    owed_stalls: int = 0  # profile.discard_stalls: stalls owed to discards, not yet served
+    _discard_carry: int = 0  # discarded bytes short of the next owed stall
+    _owed_at: float | None = None  # when the next owed stall starts (set by a write)
+    _owed_written: int = 0  # bytes written since stalls were owed, until their clock starts
+    _last_d_written: int = 0
 
     def __post_init__(self) -> None:
         self._rng = random.Random(self.profile.seed)
@@ -296,6 +333,9 @@ class Simulation:
             if self.profile.trim_stall_s > 0:
                 self._start_stall(now, self.profile.trim_stall_s, "trim", event)
 
+        elif d_discarded and self.profile.discard_stalls:
+            self._owe(d_discarded, event)
+
         if d_written:
             self.written += d_written
             if d_ios and d_written / d_ios <= SMALL_WRITE_BYTES:
@@ -305,6 +345,9 @@ class Simulation:
             self._cache(now, d_written, event)
 
         self._stall_clock(now, d_written > 0, event)
+        if self.owed_stalls:
+            self._last_d_written = d_written
+            self._serve_owed(now, event)
 
         level = self.profile.level_at(self.written / self.size_bytes)
         if self.profile.cache:
@@ -344,6 +387,8 @@ class Simulation:
             waits.append(self._stall_until - now)
         if self._next_stall is not None:
             waits.append(self._next_stall - now)
+        if self.owed_stalls and self._owed_at is not None:
+            waits.append(self._owed_at - now)
         if self.profile.cache:
             if write_bps > 0 and self.cache_bytes > 0:
                 waits.append(self.cache_bytes / write_bps)
@@ -383,6 +428,34 @@ class Simulation:
                 empty_at=self.written - d_written + had,
                 burst_empty_at=self._burst_written - d_written + had,
             )
+
+    def _owe(self, discarded: int, event: Any) -> None:
+        ds = self.profile.discard_stalls
+        assert ds is not None
+        self._discard_carry += discarded
+        owed, self._discard_carry = divmod(self._discard_carry, ds.per_bytes)
+        if owed:
+            self.owed_stalls += owed
+            event("stalls-owed", owed=owed, discarded=discarded)
+
+    def _serve_owed(self, now: float, event: Any) -> None:
+        """The next owed stall once the drive has written `gap_s` since the last one (or since
+        writes began after the discards)."""
+        ds = self.profile.discard_stalls
+        assert ds is not None
+        if self.stalled(now):
+            return
+        if self._owed_at is None:
+            # A journal commit's few KiB (the deletion's own metadata) are no writes of data.
+            self._owed_written += self._last_d_written
+            if self._owed_written >= OWED_START_BYTES:
+                self._owed_at = now + ds.gap_s
+            return
+        if now >= self._owed_at:
+            self.owed_stalls -= 1
+            self._start_stall(now, ds.duration_s, "discard", event)
+            self._owed_at = now + ds.duration_s + ds.gap_s if self.owed_stalls else None
+            self._owed_written = 0
 
     def _draw(self, jitter: float) -> float:
         return 1.0 + jitter * (2.0 * self._rng.random() - 1.0) if jitter else 1.0
@@ -462,6 +535,30 @@ PROFILES: dict[str, Profile] = {
             read_mbps=80,
             cache=Cache(size_bytes=48 * 2**20, fast_mbps=20, slow_mbps=8, refill_bps=3 * 2**20),
         ),
+        # Short QD1 bursts (plan qd1-bursts): reads at 20 MB/s, writes at 10 MB/s, no cache, no
+        # stalls: every burst's MB/s is the throttle's, or fio's own pace at QD1 where a busy
+        # host cannot keep up (4K random: 4,883 IOPS to read, 2,441 to write).
+        Profile(
+            "qd1-bursts",
+            "reads at 20 MB/s, writes at 10 MB/s, nothing else: the speed of every burst",
+            (Level(100, 10),),
+            read_mbps=20,
+        ),
+        # Fast until its whole capacity has been written once since the purge, then slow: the
+        # free blocks have run out and garbage collection sets the pace, as on a full drive
+        # (plan full-drive). The empty state writes about half the 128 MiB drive (its pre-write
+        # and 1 s tests), all at 40 MB/s; the fill to 80% crosses 100%, so the full state's
+        # writes run at 10 MB/s. 4K random writes are held to 4000 IOPS (16.4 MB/s) on the
+        # empty drive and to the 10 MB/s level on the full one: a fall of 39%, 75% for 128K
+        # sequential writes; reads at 80 MB/s in both states.
+        Profile(
+            "full-drive",
+            "40 MB/s until the capacity has been written once since the purge, then 10 MB/s; "
+            "4K writes at most 4000 IOPS",
+            (Level(100, 40), Level(400, 10)),
+            read_mbps=80,
+            cliff=Cliff(after_bytes=2**62, fob_iops=4000, steady_iops=4000),
+        ),
         # A drive without a heatsink under a sustained write: 40 MB/s heats it towards 63.8 °C,
         # it throttles to 8 MB/s at 50 °C (8.8 s into a write from 35 °C), cools below 46 °C
         # 6.8 s later, and heats up again in 3 s: a saw-tooth, as TechPowerUp's charts show.
@@ -478,6 +575,26 @@ PROFILES: dict[str, Profile] = {
                 release_c=46,
                 throttle_mbps=8,
             ),
+        ),
+        # Flat speeds, reads and writes throttled apart (plan mixed): at a share x of writes
+        # the total is min(R / (1 - x), W / x) with R = 20 and W = 10 MB/s, highest (30 MB/s)
+        # at a third of writes, lowest at 100% writes (10 MB/s).
+        Profile(
+            "mixed",
+            "flat 10 MB/s writes and 20 MB/s reads, throttled apart, no cliff or stalls",
+            (Level(100, 10),),
+            read_mbps=20,
+        ),
+        # Deleted files' TRIMs that the drive digests while it writes (plan file-copy): a copy
+        # after 32 MiB of deletions (ext4's online discard) stands still twice for 1.5 s, 1 s
+        # into it and 1 s after the first standstill ends; 12 MiB per stall, so a deletion's
+        # discards a few MiB short of or past 32 MiB owe the same two.
+        Profile(
+            "discard-stalls",
+            "20 MB/s; writes stand still 1.5 s per 12 MiB of deleted files' TRIMs",
+            (Level(100, 20),),
+            read_mbps=60,
+            discard_stalls=DiscardStalls(per_bytes=12 * 2**20, duration_s=1.5, gap_s=1.0),
         ),
         # Its temperature comes from outside: a test or a reviewer's rig writes millidegrees to
         # the sensor file (`drivelab sim list` shows where), and the drive throttles on it.

@@ -109,6 +109,12 @@ def fio_held(trace: np.ndarray, wall0: float, wall1: float) -> float:
     return float(np.interp(wall1, t, y) - np.interp(wall0, t, y))
 
 
+def held_share(trace: np.ndarray, wall0: float, wall1: float) -> float:
+    """The share of the time between two wall times the host held fio up (fio_held over its
+    length): the room a rate measured over that time has below the drive's."""
+    return fio_held(trace, wall0, wall1) / max(wall1 - wall0, 1e-9)
+
+
 def level_changes(
     events: Sequence[dict[str, Any]], trace: np.ndarray, span_bytes: int
 ) -> list[dict[str, float]]:
@@ -296,3 +302,36 @@ def device_rate(trace: np.ndarray, column: int, wall0: float, wall1: float) -> f
                 unseen += max(0.0, stop - covered)
         rate = moved / max(span - stalled - unseen, 1e-9)
     return rate
+
+
+def active_rate_range(
+    trace: np.ndarray, column: int, wall0: float, wall1: float
+) -> tuple[float, float]:
+    """The device's bytes a second between its first and its last move within two wall
+    times, as the readings bound it: (slowest, fastest). The move began between the last
+    reading before its first rise and the first after it, and ended between the last reading
+    below its final value and the first at it; readings are 5 ms apart, as far apart as the
+    host held the reader up, and a short job's rate is known no better than that. The slowest
+    is active_rate's."""
+    t, y = trace[:, 0], trace[:, column]
+    inside = (t >= wall0) & (t <= wall1)
+    ti, yi = t[inside], y[inside]
+    rises = np.flatnonzero(np.diff(yi) > 0)
+    if rises.size == 0:
+        return 0.0, 0.0
+    first, last = int(rises[0]), int(rises[-1]) + 1
+    moved = float(yi[last] - yi[first])
+    longest = float(ti[last] - ti[first])
+    shortest = float(ti[last - 1] - ti[first + 1])
+    slow = moved / longest if longest > 0 else 0.0
+    fast = moved / shortest if shortest > 0 else slow
+    return slow, max(slow, fast)
+
+
+def active_rate(trace: np.ndarray, column: int, wall0: float, wall1: float) -> float:
+    """Bytes a second the device moved (`column` 1 written, 3 read) between its first and its
+    last move within two wall times: the device's own time for a short job, not a window from
+    fio's clock (fio prints its end tens of ms after the job's, a tenth of a 1 s job). From the
+    last reading before the first rise to the reading that ends the last one: the slowest of
+    active_rate_range."""
+    return active_rate_range(trace, column, wall0, wall1)[0]

@@ -486,8 +486,9 @@ export interface paths {
          *     of the plan, the series of its charted steps (consistency: IOPS against time; HD Tach
          *     and TRIM validation: MB/s against position; write hitching and TRIM performance: MB/s
          *     against time with the stalls; transfer size: MB/s against transfer size, read and
-         *     write; thermal: MB/s and °C against time over the whole run) downsampled with min/max
-         *     per bucket, and the run's conditions and provenance.
+         *     write; mixed: MB/s against the share of writes, random and sequential; thermal: MB/s and
+         *     °C against time over the whole run) downsampled with min/max per bucket, and the run's
+         *     conditions and provenance.
          */
         get: operations["compare_series_api_compare_series_get"];
         put?: never;
@@ -1673,6 +1674,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/worker/runs/{run_id}/steps/{step_id}/points": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Point Runs
+         * @description The TC x QD points a DIRTH or ECW sweep's dedicated runs are made at (its maximum,
+         *     middle and minimum IOPS points, as the report finds them in the sweep's stored rounds).
+         */
+        get: operations["point_runs_api_worker_runs__run_id__steps__step_id__points_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/worker/runs/{run_id}/steps/{step_id}/rounds": {
         parameters: {
             query?: never;
@@ -1847,7 +1869,7 @@ export interface components {
              * Topic
              * @enum {string}
              */
-            topic: "hdtach" | "stalls" | "consistency" | "steady-state";
+            topic: "hdtach" | "stalls" | "consistency" | "steady-state" | "slc-cache" | "thermal" | "bursts" | "mixed" | "file-copy" | "as-ssd" | "demand-intensity" | "full-drive";
         };
         /** ArticleFindings */
         ArticleFindings: {
@@ -1918,6 +1940,64 @@ export interface components {
             values: {
                 [key: string]: number | null;
             };
+        };
+        /**
+         * AsSsdFindings
+         * @description The AS-SSD-style preset's table and scores, on its score step (backend.results.as_ssd).
+         */
+        AsSsdFindings: {
+            /** Score Read */
+            score_read?: number | null;
+            /**
+             * Score Source
+             * @description Where the scores' weights come from.
+             */
+            score_source: string;
+            /** Score Total */
+            score_total?: number | null;
+            /** Score Write */
+            score_write?: number | null;
+            /** Tests */
+            tests: components["schemas"]["AsSsdTest"][];
+            /**
+             * Words
+             * @description The table and scores in one line.
+             */
+            words: string;
+        };
+        /**
+         * AsSsdTest
+         * @description A row of the AS-SSD-style table: one test, read and write.
+         */
+        AsSsdTest: {
+            /**
+             * Key
+             * @description The test's step name without its direction: asssd-4k-64thrd.
+             */
+            key: string;
+            /**
+             * Label
+             * @description As AS SSD's window names it: 4K-64Thrd.
+             */
+            label: string;
+            /** Read Iops */
+            read_iops?: number | null;
+            /**
+             * Read Mbps
+             * @description fio's MB/s (10^6 bytes/s), its totals.
+             */
+            read_mbps?: number | null;
+            /**
+             * Read Ms
+             * @description fio's mean completion latency, ms.
+             */
+            read_ms?: number | null;
+            /** Write Iops */
+            write_iops?: number | null;
+            /** Write Mbps */
+            write_mbps?: number | null;
+            /** Write Ms */
+            write_ms?: number | null;
         };
         /** AuditEventOut */
         AuditEventOut: {
@@ -2008,6 +2088,94 @@ export interface components {
             token: string;
             /** @description The complete worker command for this installation, token included. */
             worker: components["schemas"]["WorkerCommand"];
+        };
+        /**
+         * BurstRow
+         * @description One burst of the QD1 burst plan: fio's totals of its own run.
+         */
+        BurstRow: {
+            /** Burst */
+            burst: number;
+            /** Bytes */
+            bytes?: number | null;
+            /**
+             * Idle Before S
+             * @description Seconds from the end of the fio run before it to its start, fio's clock: the idle the drive had before the burst.
+             */
+            idle_before_s?: number | null;
+            /** Iops */
+            iops: number;
+            /** Lat Mean Us */
+            lat_mean_us?: number | null;
+            /** Mbps */
+            mbps: number;
+            /**
+             * Runtime S
+             * @description The burst's own runtime (fio's), s.
+             */
+            runtime_s?: number | null;
+            /**
+             * Start Epoch S
+             * @description When it began, fio's clock.
+             */
+            start_epoch_s?: number | null;
+            /** Step */
+            step: string;
+        };
+        /**
+         * BurstsFindings
+         * @description A test of the QD1 burst plan (backend.results.bursts): its bursts, their mean and
+         *     spread.
+         */
+        BurstsFindings: {
+            /** Bursts */
+            bursts: number;
+            /** Direction */
+            direction: string;
+            /**
+             * Idle Min S
+             * @description The shortest idle measured, s.
+             */
+            idle_min_s?: number | null;
+            /**
+             * Idle S
+             * @description The idle step after each burst, s.
+             */
+            idle_s?: number | null;
+            /** Iops Max */
+            iops_max: number;
+            /** Iops Mean */
+            iops_mean: number;
+            /** Iops Min */
+            iops_min: number;
+            /**
+             * Iops Spread Pct
+             * @description Standard deviation over the mean, %.
+             */
+            iops_spread_pct: number;
+            /** Label */
+            label: string;
+            /** Mbps Max */
+            mbps_max: number;
+            /** Mbps Mean */
+            mbps_mean: number;
+            /** Mbps Min */
+            mbps_min: number;
+            /** Mbps Spread Pct */
+            mbps_spread_pct: number;
+            /**
+             * Note
+             * @description The finding in words, with what it cannot see.
+             * @default
+             */
+            note: string;
+            /** Rows */
+            rows: components["schemas"]["BurstRow"][];
+            /**
+             * Test
+             * @description The test's step name, e.g. rnd4k-q1-read.
+             */
+            test: string;
         };
         /** CapacityClassOut */
         CapacityClassOut: {
@@ -2380,6 +2548,66 @@ export interface components {
              */
             stored: number;
         };
+        /**
+         * CopyOut
+         * @description One copy of a file copy step (backend.analysis.file_copy).
+         */
+        CopyOut: {
+            /**
+             * Bytes
+             * @description Bytes the copy wrote.
+             */
+            bytes: number;
+            /** Count */
+            count: number;
+            /** Longest S */
+            longest_s: number;
+            /**
+             * Mbps
+             * @description Average MB/s (10^6 B/s), standstills included.
+             */
+            mbps: number;
+            /**
+             * Median Mbps
+             * @description The median pace standstills are judged against.
+             */
+            median_mbps: number;
+            /** Min Standstill S */
+            min_standstill_s: number;
+            /**
+             * Phase
+             * @description copy-1 or copy-2.
+             */
+            phase: string;
+            /**
+             * Rel Threshold
+             * @description At most this share of the median pace: stood still.
+             */
+            rel_threshold: number;
+            /** Seconds */
+            seconds: number;
+            /**
+             * Short Count
+             * @description Pauses shorter than min_standstill_s, counted apart.
+             */
+            short_count: number;
+            /** Short Total S */
+            short_total_s: number;
+            /** Standstills */
+            standstills: components["schemas"]["StandstillOut"][];
+            /**
+             * Start Ms
+             * @description Its first write, ms after t_start_ms: the copy's 0 s.
+             */
+            start_ms: number;
+            /**
+             * T Start Ms
+             * @description Where the copy's phase starts on the step's clock, ms.
+             */
+            t_start_ms: number;
+            /** Total S */
+            total_s: number;
+        };
         /** CounterRiseOut */
         CounterRiseOut: {
             /**
@@ -2413,6 +2641,57 @@ export interface components {
             retailer: string;
             /** Source */
             source: string | null;
+        };
+        /**
+         * DemandIntensityFindings
+         * @description A demand-intensity sweep's result (SNIA PTS DIRTH, ECW; backend.analysis.pts): the
+         *     maximum IOPS point (highest IOPS within the ART ceiling), the middle and minimum points,
+         *     and where the curve reaches 95% of its highest IOPS.
+         */
+        DemandIntensityFindings: {
+            /** Art Ceiling Us */
+            art_ceiling_us: number;
+            /**
+             * Finding
+             * @description The result in words, with what the method cannot see.
+             */
+            finding: string;
+            max?: components["schemas"]["DemandIntensityPoint"] | null;
+            mid?: components["schemas"]["DemandIntensityPoint"] | null;
+            min?: components["schemas"]["DemandIntensityPoint"] | null;
+            /** Peak Iops */
+            peak_iops?: number | null;
+            /** Saturation Toc */
+            saturation_toc?: number | null;
+        };
+        /** DemandIntensityPoint */
+        DemandIntensityPoint: {
+            /**
+             * Art Us
+             * @description Average response time (fio clat), µs.
+             */
+            art_us?: number | null;
+            /** Iops */
+            iops: number;
+            /**
+             * Mrt Us
+             * @description Maximum response time, µs.
+             */
+            mrt_us?: number | null;
+            /**
+             * Name
+             * @description The element: tcN-qdM.
+             */
+            name: string;
+            /** Qd */
+            qd: number;
+            /** Tc */
+            tc: number;
+            /**
+             * Toc
+             * @description Total outstanding I/O, TC x QD.
+             */
+            toc: number;
         };
         /** Distribution */
         Distribution: {
@@ -2697,6 +2976,31 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /**
+         * FileCopyFindings
+         * @description A file copy before and after deletions (PC Perspective's File Copy Test).
+         */
+        FileCopyFindings: {
+            /** Copy Bytes */
+            copy_bytes: number;
+            /** Delete Seconds */
+            delete_seconds?: number | null;
+            /** Deleted Bytes */
+            deleted_bytes: number;
+            /**
+             * Discarded Bytes
+             * @description Bytes the drive counted as discarded during the deletions.
+             */
+            discarded_bytes?: number | null;
+            first: components["schemas"]["CopyOut"];
+            /** @description The copy after the deletions. */
+            repeated: components["schemas"]["CopyOut"];
+            /**
+             * Words
+             * @description The findings in words, with what the method sees.
+             */
+            words: string[];
+        };
         /** FirmwareChange */
         FirmwareChange: {
             /**
@@ -2825,6 +3129,58 @@ export interface components {
             plan: string;
             /** Points */
             points: number;
+        };
+        /**
+         * FullStateFindings
+         * @description A full-state step of plan full-drive against the same test on the empty drive
+         *     (backend.analysis.fullstate).
+         */
+        FullStateFindings: {
+            /**
+             * Direction
+             * @enum {string}
+             */
+            direction: "read" | "write";
+            /**
+             * Drop Pct
+             * @description (empty - full) / empty in %; negative: a rise.
+             */
+            drop_pct: number;
+            /** Empty Iops */
+            empty_iops: number;
+            /**
+             * Empty Mbps
+             * @description MB/s in the first part of the empty drive.
+             */
+            empty_mbps: number;
+            /**
+             * Fill Percent
+             * @description The share of the drive filled for the full state.
+             */
+            fill_percent: number;
+            /** Full Iops */
+            full_iops: number;
+            /**
+             * Full Mbps
+             * @description MB/s over the filled part.
+             */
+            full_mbps: number;
+            /**
+             * Note
+             * @description What the method cannot see.
+             * @default
+             */
+            note: string;
+            /**
+             * Said
+             * @description The finding in words: '4K random write QD3 falls 35% ...'.
+             */
+            said: string;
+            /**
+             * Test
+             * @description The test's step name without its state (randwrite-4k-qd3).
+             */
+            test: string;
         };
         /** HTTPValidationError */
         HTTPValidationError: {
@@ -3080,6 +3436,69 @@ export interface components {
             reason: string;
             /** Short Name */
             short_name: string | null;
+        };
+        /**
+         * MixedFindings
+         * @description A mixed random or mixed sequential part against the share of writes
+         *     (backend.analysis.mixed).
+         */
+        MixedFindings: {
+            /** Avg Iops */
+            avg_iops: number;
+            /**
+             * Avg Mbps
+             * @description Mean MB/s over the shares (AnandTech's bar).
+             */
+            avg_mbps: number;
+            /** Max Mbps */
+            max_mbps: number;
+            /** Max Write Pct */
+            max_write_pct: number;
+            /** Min Mbps */
+            min_mbps: number;
+            /** Min Write Pct */
+            min_write_pct: number;
+            /**
+             * Note
+             * @description The finding in words, with what it cannot see.
+             * @default
+             */
+            note: string;
+            /**
+             * Part
+             * @enum {string}
+             */
+            part: "random" | "sequential";
+            /** Points */
+            points: components["schemas"]["MixedPoint"][];
+        };
+        /**
+         * MixedPoint
+         * @description One share of writes of a mixed part: fio's totals of its step.
+         */
+        MixedPoint: {
+            /** Iops */
+            iops: number;
+            /**
+             * Mbps
+             * @description Reads and writes together, MB/s (10^6 B/s).
+             */
+            mbps: number;
+            /** Read Iops */
+            read_iops: number;
+            /** Read Mbps */
+            read_mbps: number;
+            /** Step */
+            step?: string | null;
+            /** Write Iops */
+            write_iops: number;
+            /** Write Mbps */
+            write_mbps: number;
+            /**
+             * Write Pct
+             * @description Share of writes of the step, % (fio rwmixwrite).
+             */
+            write_pct: number;
         };
         /** ModelCreate */
         ModelCreate: {
@@ -3378,6 +3797,37 @@ export interface components {
             title: string;
         };
         /**
+         * PointRunOut
+         * @description A dedicated run a DIRTH or ECW sweep's IOPS points need, as the api tells the worker.
+         */
+        PointRunOut: {
+            /**
+             * Name
+             * @description The sweep's element at the point (tcN-qdM): the run's job.
+             */
+            name: string;
+            /**
+             * Points
+             * @description The IOPS points this TC x QD is (a small sweep's middle point can be its maximum or its minimum: one run for both).
+             */
+            points: ("max" | "mid" | "min")[];
+            /**
+             * Qd
+             * @description Queue depth per thread (fio iodepth).
+             */
+            qd: number;
+            /**
+             * Tc
+             * @description Thread count (fio numjobs).
+             */
+            tc: number;
+            /**
+             * Toc
+             * @description Total outstanding I/O, TC x QD.
+             */
+            toc: number;
+        };
+        /**
          * PriceCreate
          * @description One observation of a price. History is kept: a new observation never replaces one.
          */
@@ -3517,7 +3967,7 @@ export interface components {
             under_review: boolean;
             /**
              * Values
-             * @description pts-iops: {block size: {mix: IOPS}}; pts-throughput: {block size: {read, write: MB/s}}; pts-latency: {element: {label, mean, max, p99999 in µs, ios, p99999_note: why p99.999 is missing}}; pts-wsat and pts-hir: {steady: {iops}} and HIR's {wait-Ns: {iops}}; pts-xsr: {stimulus: {label, mbps, settled_mbps, recovery_s (after the transition into it), lat_mean_us, lat_max_us}}.
+             * @description pts-iops: {block size: {mix: IOPS}}; pts-throughput: {block size: {read, write: MB/s}}; pts-latency: {element: {label, mean, max, p99999 in µs, ios, p99999_note: why p99.999 is missing}}; pts-wsat and pts-hir: {steady: {iops}} and HIR's {wait-Ns: {iops}}; pts-xsr: {stimulus: {label, mbps, settled_mbps, recovery_s (after the transition into it), lat_mean_us, lat_max_us}}; pts-dirth and pts-ecw: {tcN-qdM and max-iops, mid-iops, min-iops: {label, toc, iops, art_us}}; pts-cbw: {cbw: {label, iops, mbps, lat_mean_us, lat_max_us, p9999}}.
              */
             values: {
                 [key: string]: {
@@ -4480,6 +4930,16 @@ export interface components {
              */
             unconfirmed: number;
         };
+        /** StandstillOut */
+        StandstillOut: {
+            /** Duration S */
+            duration_s: number;
+            /**
+             * Start S
+             * @description Seconds from the copy's start.
+             */
+            start_s: number;
+        };
         /** StepDown */
         StepDown: {
             /** At Gb */
@@ -4544,9 +5004,15 @@ export interface components {
          * @description What the analysis found in a finished step (backend.analysis), where it applies.
          */
         StepFindings: {
+            asssd?: components["schemas"]["AsSsdFindings"] | null;
+            bursts?: components["schemas"]["BurstsFindings"] | null;
             cdm?: components["schemas"]["CdmFindings"] | null;
+            demand_intensity?: components["schemas"]["DemandIntensityFindings"] | null;
             dropoff?: components["schemas"]["DropoffFindings"] | null;
+            file_copy?: components["schemas"]["FileCopyFindings"] | null;
+            fullstate?: components["schemas"]["FullStateFindings"] | null;
             hdtach?: components["schemas"]["HdTachFindings"] | null;
+            mixed?: components["schemas"]["MixedFindings"] | null;
             slc?: components["schemas"]["SlcFindings"] | null;
             stalls?: components["schemas"]["StallsFindings"] | null;
             thermal?: components["schemas"]["ThermalFindings"] | null;
@@ -4728,7 +5194,7 @@ export interface components {
              * X
              * @enum {string}
              */
-            x: "t_s" | "position_pct" | "bs_bytes";
+            x: "t_s" | "position_pct" | "bs_bytes" | "write_pct";
         };
         /** StepStart */
         StepStart: {
@@ -7213,7 +7679,7 @@ export interface operations {
             query: {
                 /** @description drive ids, e.g. 1,2,3 */
                 drives: string;
-                /** @description consistency, hdtach, trim-validation, write-hitching, trim-performance, transfer-size, thermal */
+                /** @description consistency, hdtach, trim-validation, write-hitching, trim-performance, transfer-size, thermal, mixed */
                 plan: string;
                 /** @description consistency: write_iops (default), read_iops, write_mbps, read_mbps */
                 metric?: string | null;
@@ -10966,7 +11432,7 @@ export interface operations {
     read_share_series_api_shares__token__series_get: {
         parameters: {
             query: {
-                /** @description consistency, hdtach, trim-validation, write-hitching, trim-performance, transfer-size, thermal */
+                /** @description consistency, hdtach, trim-validation, write-hitching, trim-performance, transfer-size, thermal, mixed */
                 plan: string;
                 metric?: string | null;
                 points?: number;
@@ -12387,6 +12853,74 @@ export interface operations {
             };
             /** @description The body is larger than this operation accepts (the limit is in `detail`). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description The database or the broker is unavailable: retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    point_runs_api_worker_runs__run_id__steps__step_id__points_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+                step_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PointRunOut"][];
+                };
+            };
+            /** @description Not signed in, or the token is unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Signed in, but not allowed (role, bench, CSRF token). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Something the request names does not exist (or is not visible to you). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

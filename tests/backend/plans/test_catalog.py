@@ -32,10 +32,18 @@ KEYS = [
     "pts-wsat",
     "pts-hir",
     "pts-xsr",
+    "pts-dirth",
+    "pts-ecw",
+    "pts-cbw",
     "qd-sweep",
     "cdm-style",
+    "as-ssd-style",
     "thermal",
     "slc-cache",
+    "qd1-bursts",
+    "mixed",
+    "file-copy",
+    "full-drive",
 ]
 # The least each plan needs: trace-replay has no default workload (a trace or a profile).
 MINIMAL: dict[str, dict[str, Any]] = {"trace-replay": {"profile": "heavy"}}
@@ -43,12 +51,24 @@ MINIMAL: dict[str, dict[str, Any]] = {"trace-replay": {"profile": "heavy"}}
 SHORT: dict[str, dict[str, Any]] = {
     "four-corners": {"span": "64m", "runtime_s": 2, "seq_runtime_s": 2},
     "cdm-style": {"span": "32m", "passes": 2, "measure_s": 1, "interval_s": 1},
+    "as-ssd-style": {"span": "32m", "measure_s": 1, "access_s": 1},
     "thermal": {"span": "64m", "heat_s": 5, "cool_s": 1, "cycles": 2},
     "transfer-size": {"span": "16m", "runtime_s": 2},
     "consistency": {"span": "256m", "runtime_s": 3},
     "torture": {"span": "256m", "runtime_s": 3},
     "hdtach": {"span": "256m", "log_window_ms": 5},
     "slc-cache": {"span": "256m", "recovery_idle_s": [1, 2], "recovery_span": "64m"},
+    "qd1-bursts": {
+        "span": "64m",
+        "random_bursts": 2,
+        "random_burst_size": "4m",
+        "seq_bursts": 1,
+        "seq_burst_size": "8m",
+        "idle_s": 1,
+    },
+    "mixed": {"span": "64m", "write_shares": [0, 50, 100], "step_runtime_s": 1, "idle_s": 1},
+    "file-copy": {"file_size": "8m", "copy_size": "64m", "delete_size": "32m"},
+    "full-drive": {"runtime_s": 2, "seq_runtime_s": 2},
     "performance-over-time": {"span": "128m", "torture_runtime_s": 2, "idle_s": 1},
     "trim-validation": {"span": "128m", "torture_runtime_s": 2},
     "trim-performance": {"span": "256m", "amounts": ["16m", "64m"], "followup_s": 2},
@@ -72,6 +92,27 @@ SHORT: dict[str, dict[str, Any]] = {
         "max_rounds": 5,
     },
     "pts-wsat": {"span": "32m", "round_s": 1, "max_s": 20},
+    "pts-dirth": {
+        "span": "64m",
+        "thread_counts": [2, 1],
+        "queue_depths": [4, 1],
+        "element_s": 1,
+        "max_rounds": 5,
+        "pc_max_rounds": 5,
+        "prewrite_s": 1,
+        "point_s": 1,
+    },
+    "pts-ecw": {
+        "span": "64m",
+        "thread_counts": [1],
+        "queue_depths": [4, 1],
+        "element_s": 1,
+        "max_rounds": 5,
+        "pc_max_rounds": 5,
+        "prewrite_s": 0,
+        "point_s": 1,
+    },
+    "pts-cbw": {"span": "64m", "element_s": 1, "max_rounds": 5, "precondition_loops": 1},
     "pts-hir": {
         "span": "64m",
         "element_s": 1,
@@ -90,7 +131,7 @@ SHORT: dict[str, dict[str, Any]] = {
         "precondition_random_s": 1,
     },
 }
-KINDS = {"fio", "fio-rounds", "purge", "trim", "idle", "write-cache"}
+KINDS = {"fio", "fio-rounds", "fio-points", "purge", "trim", "idle", "write-cache", "file-copy"}
 LOG_OPTS = ("log_avg_msec", "bwavgtime", "iopsavgtime")
 
 
@@ -103,7 +144,7 @@ def check_steps(steps: list[StepSpec], drive: DriveContext, ioengine: str = "lib
         assert s.params["label"], s.name
         assert s.estimate_s > 0, s.name
         json.dumps(s.params)  # stored as JSON
-        if s.kind in ("fio", "fio-rounds"):
+        if s.kind in ("fio", "fio-rounds", "fio-points"):
             g = sections(s.job_file or "")["global"]
             assert g["filename"] == drive.target_path
             assert g["direct"] == "1" and g["ioengine"] == ioengine and g["numjobs"] == "1"
@@ -133,6 +174,16 @@ def check_steps(steps: list[StepSpec], drive: DriveContext, ioengine: str = "lib
                         + parse_size(each["size"])
                     )
                     assert end <= drive.capacity_bytes, s.name
+        elif s.kind == "file-copy":
+            # Files on the filesystem the worker makes: never the device's name.
+            for _name, text in job_files_as_run(s.name, s.kind, s.params, s.job_file or ""):
+                g = sections(text)["global"]
+                assert "filename" not in g and g["directory"] == "/dev/drivelab-fs"
+                assert g["direct"] == "1" and g["ioengine"] == ioengine
+                assert g["randseed"].isdigit()
+                for each in sections(text).values():
+                    if "write" in each.get("rw", ""):
+                        assert each["refill_buffers"] == "1", f"{s.name}: writes without a pattern"
         else:
             assert s.job_file is None
         if s.kind == "trim":
@@ -144,7 +195,8 @@ def check_steps(steps: list[StepSpec], drive: DriveContext, ioengine: str = "lib
         if s.kind == "fio-rounds":
             p = s.params
             assert p["metric"] in (
-                "write_iops", "read_iops", "write_mbps", "read_mbps", "write_lat_mean_us"
+                "write_iops", "read_iops", "write_mbps", "read_mbps", "write_lat_mean_us",
+                "iops",  # both directions: a DIRTH/ECW point and the composite workload
             )  # fmt: skip
             assert (p["window"], p["excursion_pct"], p["slope_pct"]) == (5, 20, 10)
             assert p["max_rounds"] >= p["window"] or p.get("stop_at_steady") is False
@@ -222,7 +274,9 @@ def test_the_largest_randseed_accepted_is_one_fio_takes_in_every_round(key: str)
             for pair in job_files_as_run(s.name, s.kind, s.params, s.job_file)
         ]
         rounds = [s for s in steps if s.kind == "fio-rounds" and s.params.get("randseed_per_round")]
-        assert len(files) == len([s for s in steps if s.job_file]) + len(rounds)
+        # A file copy's step runs three job files: the sources and two copies.
+        copies = [s for s in steps if s.kind == "file-copy"]
+        assert len(files) == len([s for s in steps if s.job_file]) + len(rounds) + 2 * len(copies)
         assert fio_check.rejected(files) is None
     with pytest.raises(InvalidParams) as exc:
         compile_plan(key, {**SHORT[key], "randseed": highest + 1}, SMALL)

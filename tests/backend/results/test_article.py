@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
+from backend.analysis.mixed import summarize
 from backend.benches.models import Bench
 from backend.core.db import session_factory, utcnow
 from backend.core.errors import InvalidParams
@@ -37,6 +38,10 @@ FOUR_CORNERS = {
     "randwrite-4k-qd32-incompressible": [("write_iops", "IOPS", 40_000.0, 50_000.0)],
     "seqread-128k-qd1": [("read_mbps", "MB/s", 1000.0, 2000.0)],
 }
+MIXED = summarize(
+    "random",
+    [{"write_pct": 0, "read_mbps": 400.0}, {"write_pct": 100, "write_mbps": 200.0}],
+)
 STEP_DOWNS = [
     {"at_pct": 25.0, "at_gb": 1.0, "from_mbps": 400.0, "to_mbps": 200.0},
     {"at_pct": 80.0, "at_gb": 3.0, "from_mbps": 200.0, "to_mbps": 75.0},
@@ -103,6 +108,8 @@ def lab(engine: Engine) -> list[int]:
             "hitch-seq-128k-qd32",
             {"stalls": {"count": 3, "longest_s": 1.5, "total_s": 3.2, "period_s": 20.0}},
         )
+        run = add_run(s, drives[0].id, "mixed")
+        add_step(s, run, 0, "mixed-random-4k-qd4", {"mixed": MIXED})
         s.commit()
         return [d.id for d in drives]
 
@@ -168,6 +175,10 @@ def test_findings_in_words_and_what_was_not_measured(session: Session, lab: list
     assert "not measured" in words["steady-state"]
     other = {f["topic"]: f["text"] for f in found[b]}
     assert "not measured" in other["hdtach"] and "not measured" in other["stalls"]
+    # The mixed curve in its own words where the drive ran the plan, nothing where it did not.
+    assert words["mixed"] == MIXED["note"]
+    assert words["mixed"].startswith("4K random QD4: 300 MB/s on average over 2 shares")
+    assert "mixed" not in other
 
 
 def test_appendix_grouped_natural_order_only_performance_bold(
@@ -274,3 +285,114 @@ def test_capacity_one_way(nbytes: int, text: str) -> None:
     from backend.drives.service import capacity_label
 
     assert capacity_label(nbytes) == text
+
+
+def test_slc_cache_and_thermal_runs_in_words(session: Session, engine: Engine) -> None:
+    """A drive that ran the SLC cache and thermal plans gets their findings in words; a drive
+    that did not gets no line about them (optional plans are not "not measured")."""
+    bench = Bench(name="article-slc-thermal", host_info={})
+    session.add(bench)
+    session.flush()
+    drive, other = add_drive(session, bench, 790), add_drive(session, bench, 791)
+    run = add_run(session, drive.id, "slc-cache")
+    heat = {"heat": "not thermal", "words": "41 °C, below WCTEMP 70 °C"}
+    fill = {"kind": "fill", "cache_gb": 12.34, "cache_mbps": 3100.0, "after_mbps": 900.0,
+            "resolution_gb": 0.2}  # fmt: skip
+    down = {"at_pct": 12.0, "at_gb": 12.34, "from_mbps": 3100.0, "to_mbps": 900.0, "heat": heat}
+    add_step(session, run, 0, "slc-fill", {"slc": fill, "step_downs": [down]})
+    refills = [
+        {"kind": "refill", "idle_s": 10, "idle_measured_s": 11.2, "recovered_gb": 0.0,
+         "resolution_gb": 0.05, "at_least": False},
+        {"kind": "refill", "idle_s": 15, "idle_measured_s": 16.1, "recovered_gb": 5.2,
+         "resolution_gb": 0.05, "at_least": False},
+        {"kind": "refill", "idle_s": 25, "idle_measured_s": None, "recovered_gb": 25.0,
+         "resolution_gb": 0.05, "at_least": True},
+    ]  # fmt: skip
+    for i, r in enumerate(refills, start=1):
+        add_step(session, run, i, f"slc-refill-after-{r['idle_s']}s", {"slc": r, "step_downs": []})
+    run = add_run(session, drive.id, "thermal")
+    throttle = {"at_s": 94.2, "from_mbps": 6800.0, "to_mbps": 2100.0, "temp_c": 78.4}
+    add_step(session, run, 0, "thermal-heat-1", {"thermal": {
+        "kind": "heat", "direction": "write", "first_throttle": throttle, "peak_c": 82.1,
+        "mean_mbps": 3000.0, "duration_s": 300.0}})  # fmt: skip
+    add_step(session, run, 1, "thermal-cool-1", {"thermal": {
+        "kind": "cool", "target_c": 45.0, "within_c": 5.0, "recovered": True, "recover_s": 40.0,
+        "duration_s": 120.0}})  # fmt: skip
+    add_step(session, run, 2, "thermal-heat-2", {"thermal": {
+        "kind": "heat", "direction": "write", "first_throttle": None, "peak_c": 66.0,
+        "mean_mbps": 2500.0, "duration_s": 60.0}})  # fmt: skip
+    session.flush()
+    out = art.article(session, [drive.id, other.id], under_review=None)
+    Article.model_validate(out)  # the topics are ones the response model documents
+    found = {f["drive_id"]: f["findings"] for f in out["findings"]}
+    words = [(f["topic"], f["text"]) for f in found[drive.id]]
+    slc = [t for k, t in words if k == "slc-cache"]
+    assert slc == [
+        "SLC cache: 12.3 GB written at 3,100 MB/s before writes fall to 900 MB/s (not heat: 41 °C, "
+        "below WCTEMP 70 °C); recovered after 11.2 s idle: none (under 0.05 GB), "
+        "after 16.1 s idle: 5.2 GB, after 25.0 s idle: at least 25 GB (the whole refill)."
+    ]
+    thermal = [t for k, t in words if k == "thermal"]
+    assert thermal == [
+        "Sustained writes throttle after 94.2 s at 78 °C, from 6,800 to 2,100 MB/s; peak 82 °C; "
+        "back within 5 °C of the start in 40.0 s.",
+        "Sustained writes hold 2,500 MB/s for 60.0 s with no throttle; peak 66 °C.",
+    ]
+    assert not {f["topic"] for f in found[other.id]} & {"slc-cache", "thermal"}
+
+
+def test_a_file_copy_is_said_where_it_was_run(session: Session, lab: list[int]) -> None:
+    a, b = lab
+    words = [
+        "the first copy did not stand still (480 MB/s on average)",
+        "the repeated copy stood still 4 times for 12.0 s in all, the longest 4.0 s (210 MB/s on "
+        "average) after 10.7 GB were deleted",
+        "after the deletions the copy stood still 12.0 s, against 0.0 s before them",
+    ]
+    run = add_run(session, a, "file-copy")
+    add_step(session, run, 0, "file-copy", {"file_copy": {"words": words}})
+    session.flush()
+    out = art.article(session, [a, b], under_review=a)
+    found = {f["drive_id"]: f["findings"] for f in out["findings"]}
+    said = [f["text"] for f in found[a] if f["topic"] == "file-copy"]
+    assert said == [f"File copy: {words[0]}; {words[1]}."]
+    # A drive without one is not told it lacks one: few reviews run it.
+    assert not [f for f in found[b] if f["topic"] == "file-copy"]
+    Article.model_validate(out)
+
+
+def test_the_as_ssd_table_is_a_finding_in_words_where_a_drive_ran_it(session: Session) -> None:
+    """An as-ssd-style run's score step says the table and the score's source; a drive that
+    never ran it has no such line (a preset few reviews run: no "not measured")."""
+    bench = Bench(name="article-asssd-bench", host_info={})
+    session.add(bench)
+    session.flush()
+    ran, other = add_drive(session, bench, 792), add_drive(session, bench, 793)
+    run = add_run(session, ran.id, "as-ssd-style")
+    words = "Seq 50.00 / 30.00 MB/s · Acc.time 0.496 / 0.115 ms · score: read 74 (read / write)"
+    add_step(session, run, 0, "asssd-score", {
+        "asssd": {"tests": [], "words": words, "score_source": "weights as published by X"},
+    })  # fmt: skip
+    session.flush()
+    out = art.article(session, [ran.id, other.id], under_review=ran.id)
+    Article.model_validate(out)
+    found = {f["drive_id"]: {x["topic"]: x["text"] for x in f["findings"]} for f in out["findings"]}
+    assert found[ran.id]["as-ssd"] == (
+        f"AS-SSD-style: {words}; the score's weights as published by X."
+    )
+    assert "as-ssd" not in found[other.id]
+
+
+def test_every_topic_the_findings_say_is_one_the_answer_documents() -> None:
+    """Each plan's words in the Report carry a topic; one missing from the response model
+    would fail every article of a drive that ran the plan (a 500 instead of the Report)."""
+    import re
+    import typing
+    from pathlib import Path
+
+    from backend.results.schemas import ArticleFinding
+
+    source = Path(art.__file__).read_text()
+    said = set(re.findall(r'"topic": "([a-z0-9-]+)"', source))
+    documented = set(typing.get_args(ArticleFinding.model_fields["topic"].annotation))
+    assert said and said <= documented, sorted(said - documented)

@@ -68,10 +68,13 @@ def test_a_repeated_comparison_fetches_no_results(engine: Engine, lab: dict) -> 
         body = cmp.compare_json(s, drives, None, drives[0])
         again = selects(engine, lambda: cmp.compare_json(s, drives, None, drives[0]))
         assert body == cmp._PLAIN.dump_json(cmp.compare(s, drives, None, drives[0]))
-    assert len(first) == 4  # drives, runs with their results' digest, steps, results
-    # the drives and the runs again; not the results (ordered by the runs' finish)
-    assert len(again) == 2 and not any("ORDER BY runs.finished_at" in q for q in again)
-    assert any("ORDER BY runs.finished_at" in q for q in first)
+    # drives, runs with their results' digest, the runs' digests (no steps, no results)
+    assert len(first) == 3
+    assert "run_digests" in first[2]
+    assert not any("ORDER BY runs.finished_at" in q for q in first)
+    # the drives and the runs again; not their digests, nor the results
+    assert len(again) == 2 and not any("run_digests" in q for q in again)
+    assert not any("ORDER BY runs.finished_at" in q for q in again)
     # Another request (here: another drive under review) is another answer.
     with session_factory(engine)() as s:
         other = json.loads(cmp.compare_json(s, drives, None, drives[1]))

@@ -450,20 +450,21 @@ def test_results_that_change_during_a_comparison_are_not_cached(
     """The results are read by a later statement than the runs the keys are made of: when a
     run has other results by then, the parts computed from them are not kept, nor is the
     answer; a run that finished meanwhile is left for the next answer."""
-    rows = cmp._rows
+    # (The first statement after the runs' is the one reading their digests.)
+    read = cmp.digests.read
     run = latest_run(session, lab[1])
     drive = session.get(DriveSample, lab[2])
     assert drive is not None
 
-    def meanwhile(s: Session, run_ids: list[int]) -> Any:
+    def meanwhile(s: Session, runs: list[Any]) -> Any:
         s.execute(delete(Result).where(Result.run_id == run.id, Result.metric == "read_mbps"))
         add_run(s, drive, values(11))
         s.flush()
-        return rows(s, run_ids)
+        return read(s, runs)
 
-    monkeypatch.setattr(cmp, "_rows", meanwhile)
+    monkeypatch.setattr(cmp.digests, "read", meanwhile)
     racing = json.loads(cmp.compare_json(session, lab, None, None))
-    monkeypatch.setattr(cmp, "_rows", rows)
+    monkeypatch.setattr(cmp.digests, "read", read)
     assert len(cmp._parts) == 0 and len(cmp._cache) == 0
     assert read_row(racing, lab[2])["runs"]["count"] == 2  # the new run is not in it
     built.clear()

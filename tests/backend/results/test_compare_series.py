@@ -8,7 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import event, func, insert, select
+from sqlalchemy import delete, event, func, insert, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
@@ -17,10 +17,15 @@ from backend.core.db import session_factory, utcnow
 from backend.core.errors import InvalidParams
 from backend.drives.models import DriveSample
 from backend.pts.compare import compare_pts
-from backend.results.compare_charts import FIRST_SERIES, compare_charts, first_latency_step
+from backend.results.compare_charts import (
+    FIRST_SERIES,
+    compare_charts,
+    first_latency_step,
+    make_for_run,
+)
 from backend.results.compare_parts import json_of
 from backend.results.compare_series import compare_series
-from backend.results.models import Result
+from backend.results.models import Result, StepChart
 from backend.results.qos_compare import compare_sweeps
 from backend.results.schemas import CompareCharts, CompareSeries
 from backend.runs.models import PackedSamples, Run, Sample, Step
@@ -139,6 +144,7 @@ def lab(engine: Engine) -> dict[str, Any]:
 def _series(engine: Engine, drives: list[int], plan: str, **kw: Any) -> dict[str, Any]:
     with session_factory(engine)() as s:
         out = compare_series(s, drives, plan, kw.pop("metric", None), kw.pop("points", 650), **kw)
+        s.commit()  # as the api's request does: what it drew is kept (step_charts)
     # The api serialises the dict as it is: the response model accepts it, and gives the same
     # JSON as the dict does.
     modelled = CompareSeries.model_validate(out).model_dump(mode="json")
@@ -154,8 +160,8 @@ def test_consistency_latest_run_per_drive_downsampled(engine: Engine, lab: dict)
         out = _series(engine, [lab["b"], lab["a"], lab["c"]], "consistency", op_percent=0)
     finally:
         event.remove(engine, "before_cursor_execute", listener)
-    # drives, runs, steps, samples: never a query per drive
-    assert len([q for q in statements if q.lstrip().upper().startswith("SELECT")]) == 4
+    # drives, runs, steps, kept charts, samples: never a query per drive
+    assert len([q for q in statements if q.lstrip().upper().startswith("SELECT")]) == 5
     assert [d["drive_id"] for d in out["drives"]] == [lab["b"], lab["a"]]  # order asked for
     assert out["missing"] == [
         {
@@ -305,7 +311,118 @@ def test_charts_answer_holds_each_charts_own_answer(engine: Engine, lab: dict) -
     assert out["prices"]["currency"] == "USD"
 
 
+def _selects(engine: Engine, call: Any) -> tuple[Any, list[str]]:
+    statements: list[str] = []
+    listener = lambda *args: statements.append(args[2])  # noqa: E731
+    event.listen(engine, "before_cursor_execute", listener)
+    try:
+        out = call()
+    finally:
+        event.remove(engine, "before_cursor_execute", listener)
+    return out, statements
+
+
+def test_a_kept_chart_answers_as_drawn_without_reading_samples(engine: Engine) -> None:
+    """The first comparison draws a step and keeps it (step_charts); the next reads the kept
+    entry, not the samples, and answers the same; a change of what it was drawn from (the
+    step's analysis) forgets it."""
+    with session_factory(engine)() as s:
+        bench = Bench(name="series-kept", host_info={})
+        s.add(bench)
+        s.flush()
+        drive = add_drive(s, bench, 300)
+        consistency(s, drive, 0, 15000)
+        hd = add_run(s, drive, "hdtach", {})
+        curve = {"position_pct": [1.0 * i for i in range(100)], "mbps": [400.0] * 100}
+        hd_step = add_step(s, hd, 0, "hdtach-read", {"role": "hdtach-read", "rw": "read"},
+                           analysis={"hdtach": curve})  # fmt: skip
+        s.commit()
+        hd_id = hd_step.id
+
+    first, drew = _selects(engine, lambda: _series(engine, [drive.id], "consistency"))
+    again, read = _selects(engine, lambda: _series(engine, [drive.id], "consistency"))
+    assert again == first and len(first["drives"][0]["series"][0]["points"]) <= 650
+    assert any("packed_samples" in q for q in drew)
+    assert not any("packed_samples" in q or "sample_rows" in q for q in read)
+    assert any("INSERT INTO step_charts" in q for q in drew)
+    assert not any("INSERT" in q for q in read)
+    # Another number of points is another chart: drawn, not the kept one cut down; one no
+    # page asks for is drawn and not kept.
+    wide, drew_wide = _selects(
+        engine, lambda: _series(engine, [drive.id], "consistency", points=10000)
+    )
+    assert len(wide["drives"][0]["series"][0]["points"]) == SECONDS
+    assert not any("step_charts" in q for q in drew_wide)
+
+    assert _series(engine, [drive.id], "hdtach")["drives"][0]["series"][0]["points"][0] == (
+        0.0, 400.0)  # fmt: skip
+    with session_factory(engine)() as s:
+        step = s.get(Step, hd_id)
+        assert step is not None
+        step.analysis = {"hdtach": {**curve, "mbps": [350.0] * 100}}
+        s.commit()
+        assert s.scalar(select(func.count()).where(StepChart.step_id == hd_id)) == 0
+    redrawn = _series(engine, [drive.id], "hdtach")["drives"][0]["series"][0]
+    assert {v for _x, v in redrawn["points"]} == {350.0}
+
+
+def test_a_finished_run_keeps_its_first_open_charts(engine: Engine) -> None:
+    """make_for_run (called when a run finishes done) keeps what the Compare page's first
+    open draws of it: exactly the entries a comparison draws."""
+    with session_factory(engine)() as s:
+        bench = Bench(name="series-finish", host_info={})
+        s.add(bench)
+        s.flush()
+        drive = add_drive(s, bench, 301)
+        step = consistency(s, drive, 0, 12000)
+        s.commit()
+        assert make_for_run(s, step.run_id) == 1
+        s.commit()
+        kept = s.scalars(select(StepChart.key).where(StepChart.step_id == step.id)).all()
+        assert kept == ["write_iops:2000"]
+        assert make_for_run(s, step.run_id) == 1  # kept: read, not drawn again
+    _out, read = _selects(engine, lambda: _series(engine, [drive.id], "consistency", points=2000))
+    assert not any("packed_samples" in q for q in read)
+    with session_factory(engine)() as s:
+        s.execute(delete(StepChart).where(StepChart.step_id == step.id))
+        s.commit()
+    assert _series(engine, [drive.id], "consistency", points=2000) == _out
+
+
 def test_first_latency_step_skips_passes_that_do_not_measure() -> None:
     assert first_latency_step(["prewrite", "fill-1", "randread-4k-qd1"]) == "randread-4k-qd1"
     assert first_latency_step(["precondition"]) == "precondition"
     assert first_latency_step([]) is None
+
+
+def test_mixed_draws_each_part_against_the_share_of_writes(engine: Engine) -> None:
+    """Plan mixed: one line per part (random, sequential), each step's stored total MB/s
+    (mixed_mbps) at its share of writes, sorted by share; unfinished steps are left out."""
+    with session_factory(engine)() as s:
+        bench = Bench(name="mixed-series-bench", host_info={})
+        s.add(bench)
+        s.flush()
+        drive = add_drive(s, bench, 190)
+        run = add_run(s, drive, "mixed", {})
+        idx = 0
+        for part, key in (("sequential", "mixed-sequential-128k-qd1"),
+                          ("random", "mixed-random-4k-qd4")):  # fmt: skip
+            for pct, status in ((100, "done"), (0, "done"), (50, "done"), (75, "failed")):
+                step = add_step(
+                    s, run, idx, f"{key}-w{pct}",
+                    {"role": "mixed-step", "part": part, "write_pct": pct, "iodepth": 4},
+                    status=status,
+                )  # fmt: skip
+                idx += 1
+                s.add(Result(run_id=run.id, step_id=step.id, metric="mixed_mbps",
+                             value=1000.0 - pct + (part == "random"), unit="MB/s"))  # fmt: skip
+        s.commit()
+        drive_id = drive.id
+    (d,) = _series(engine, [drive_id], "mixed")["drives"]
+    random, sequential = d["series"]
+    assert (random["step"], random["label"]) == ("mixed-random-4k-qd4", "4K random mixed QD4")
+    assert sequential["step"] == "mixed-sequential-128k-qd1"
+    assert random["x"] == "write_pct" and random["unit"] == "MB/s"
+    assert random["points"] == [(0.0, 1001.0), (50.0, 951.0), (100.0, 901.0)]
+    assert sequential["points"] == [(0.0, 1000.0), (50.0, 950.0), (100.0, 900.0)]
+    assert random["total_points"] == 3

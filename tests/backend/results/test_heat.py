@@ -161,3 +161,31 @@ def test_the_lower_level_ends_where_the_next_begins_or_with_the_step() -> None:
     assert heat._level_end(levels, 9.02) == 15.8
     assert heat._level_end(levels, 15.8) is None  # the last level: stayed down to the end
     assert heat._level_end(None, 9.0) is None
+
+
+def test_derive_reads_a_steps_samples_once(session: Session) -> None:
+    """The analysis and the heat attribution share one read of the step's samples, and the
+    samples are read afresh by the next derive (nothing is kept past it)."""
+    from sqlalchemy import event
+
+    span = 1000 * MB
+    step = _run_step(session, {"role": "hdtach-write", "rw": "write", "span_bytes": span}, NVME)
+    rows = [(1000, 20 * MB, 160, 380) for _ in range(20)]
+    rows += [(1000, 5 * MB, 40, 390) for _ in range(60)]
+    _samples(session, step, rows)
+    reads: list[str] = []
+
+    def count(_conn, _cursor, statement: str, *_args: object) -> None:
+        if "sample_rows" in statement:
+            reads.append(statement)
+
+    engine = session.get_bind()
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        _metrics, analysis = derive(session, step, None)
+        assert analysis["step_downs"] and analysis["step_downs"][0]["heat"]["heat"]
+        assert len(reads) == 1, reads
+        derive(session, step, None)
+        assert len(reads) == 2, reads
+    finally:
+        event.remove(engine, "before_cursor_execute", count)

@@ -239,3 +239,22 @@ def test_per_second_max_is_fio_own_maximum_where_it_rose(name: str) -> None:
             if peak is not None:
                 # p99 is a bucket value (within 1/128 of the latencies it holds).
                 assert peak >= p99 * (1 - 1 / 128)
+
+
+def test_a_group_reported_job_runs_on_its_threads_clock_not_their_sum() -> None:
+    """group_reporting (the AS-SSD-style 4K-64Thrd test): fio reports the group's job_runtime
+    as the sum of its threads' (8 threads of 3 s: about 24 s). The samples run on one thread's
+    clock: they cover the job's 3 s, one a second, and add up to fio's group totals."""
+    samples, docs = samples_from_text(load("group-reporting-8-threads.json"))
+    final = docs[-1].data
+    (group,) = final["jobs"]
+    assert int(group["job_runtime"]) > 7 * int(group["read"]["runtime"])
+    assert sum_samples(samples) == totals(final)
+    assert len(samples) == len(docs) >= 3
+    covered = sum(s.dt_ms for s in samples)
+    assert covered == pytest.approx(int(group["read"]["runtime"]), rel=0.05)
+    fio = direction_summary(final, "read")
+    assert fio is not None
+    full = [s for s in samples if s.dt_ms >= 900]
+    mean_mbps = sum(s.rate("read")[0] * s.dt_ms for s in full) / sum(s.dt_ms for s in full)
+    assert mean_mbps == pytest.approx(fio["mbps"], rel=0.1)

@@ -94,3 +94,19 @@ def test_stalls_fio_was_held_up_between_are_one_stall_to_fio() -> None:
     assert one[0]["start_s"] == 1.0 and np.isclose(one[0]["duration_s"], 2.2)
     two = _joined_by_holds(stalls, trace(2.5, 2.6), 100.0)
     assert [d["start_s"] for d in two] == [1.0, 2.9] and "joined" not in two[0]
+
+
+def test_a_late_reading_counts_the_whole_increase(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Readings 20 ms apart count only a hold that filled half the time since the one before
+    (many small waits are not a hold); a reading late by READER_LATE_S or more (the reader
+    held up itself) cannot tell them apart, and counts all of it."""
+    from worker.sim import held as held_module
+
+    delays = iter([0.0, 0.005, 0.3])
+    monkeypatch.setattr(held_module, "run_delay_s", lambda _pid, _tid: next(delays))
+    h = HeldUp(Path("/nonexistent"))
+    monkeypatch.setattr(h, "_list_tasks", lambda: None)
+    h._tasks = [(1, 1)]
+    assert h.tick(10.0) == 0.0  # first reading: counted from the thread's start (0)
+    assert h.tick(10.02) == 0.0  # 5 ms of small waits in 20 ms: not a hold
+    assert np.isclose(h.tick(11.0), 0.295)  # the reader ~1 s late: all of 0.295 s counts

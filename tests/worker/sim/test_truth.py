@@ -65,3 +65,13 @@ def test_a_stop_partly_made_up_in_a_gap_leaves_out_only_the_rest() -> None:
 def test_a_gap_of_readings_inside_a_stop_the_counters_showed_counts_once() -> None:
     rows = trace(40e6, 5.0, stop=(2.0, 3.4), gap=(2.5, 3.0))
     assert truth.device_rate(rows, 3, 0.5, 4.5) == pytest.approx(40e6, rel=0.02)
+
+
+def test_a_short_jobs_rate_is_from_its_first_to_its_last_move() -> None:
+    # A 1 s job at 40 MB/s with idle before and after: a window from fio's clock that ends
+    # 80 ms late would read 8% slow; the device's own first and last move do not.
+    rows = trace(40e6, 3.0, stop=(0.0, 1.0))
+    rows[rows[:, 0] >= 2.0, 3] = rows[rows[:, 0] < 2.0, 3].max()  # idle from 2 s
+    assert truth.active_rate(rows, 3, 0.8, 2.4) == pytest.approx(40e6, rel=0.01)
+    assert truth.device_rate(rows, 3, 1.0, 2.08) < 0.95 * 40e6
+    assert truth.active_rate(rows, 3, 2.2, 2.9) == 0.0

@@ -25,6 +25,9 @@ export const PTS_PLANS = [
   "pts-hir",
   "pts-xsr",
   "pts-steady-state",
+  "pts-dirth",
+  "pts-ecw",
+  "pts-cbw",
 ] as const;
 
 export const hasPtsReport = (plan: string) => (PTS_PLANS as readonly string[]).includes(plan);

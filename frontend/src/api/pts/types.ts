@@ -97,6 +97,48 @@ export interface PtsSection {
   element_rounds?: Record<string, [number, number | null, number | null][]>;
   capacity_bytes?: number;
   stop_write_bytes?: number;
+  /** DIRTH, ECW, CBW: the test stimulus in words. */
+  stimulus?: string;
+  /** DIRTH, ECW: the demand-intensity figures of the sweep (backend.analysis.pts). */
+  di?: PtsDemandIntensity | null;
+  /** DIRTH, ECW: where the histograms at the three IOPS points come from, in words (the
+   * dedicated run at each point, or, for a run made before those existed, the sweep). */
+  histograms_source?: string;
+  /** DIRTH, ECW: the dedicated runs at the three points; absent for a run made before them. */
+  point_runs?: PtsPointRuns;
+}
+
+export interface PtsPointRuns {
+  step_id: number | null;
+  status: string;
+  point_s: number;
+  /** Each run's round and its point's figures in it (as a round's element). */
+  runs: (PtsRow & { round: number; name: string })[];
+}
+
+export interface PtsDiPoint {
+  /** fio job section: "tc4-qd16". */
+  name: string;
+  tc: number;
+  qd: number;
+  /** Total outstanding I/O, TC x QD. */
+  toc: number;
+  iops: number;
+  art_us: number | null;
+  mrt_us: number | null;
+}
+
+export interface PtsDemandIntensity {
+  points: PtsDiPoint[];
+  art_ceiling_us: number;
+  max: PtsDiPoint | null;
+  mid: PtsDiPoint | null;
+  min: PtsDiPoint | null;
+  saturation_toc: number | null;
+  peak_iops: number | null;
+  /** Seconds of the dedicated run at each point; null for a run made before those. */
+  point_s?: number | null;
+  finding?: string;
 }
 
 export interface PtsHeader {
@@ -123,6 +165,8 @@ export interface PtsHeader {
   active_range_pct: number | null;
   threads: number | null;
   iodepth: number | null;
+  /** A demand-intensity sweep's TC x QD and its preconditioning's (DIRTH, ECW); null else. */
+  demand?: string | null;
   convergence: string;
   host: Record<string, string | number | null>;
   fio_version: string | null;

@@ -26,7 +26,8 @@ export type SeriesPlan =
   | "write-hitching"
   | "trim-performance"
   | "transfer-size"
-  | "thermal";
+  | "thermal"
+  | "mixed";
 
 export interface SeriesRequest {
   drives: number[];

@@ -51,6 +51,18 @@ function isBatch(value: unknown): value is SampleBatch {
 }
 
 /**
+ * Whether the page must poll: the run is active as the cache has it, and no stream is open or
+ * opening. "ended" counts: the stream closes on a final `run` event, and a response read
+ * before that (the cancel's answer, a refetch the api served just before the run ended) can
+ * land after it and put the run back to running in the cache, in the same render as the
+ * close. The page then showed a running run with no stream, for good; polling reads the run
+ * as it is now.
+ */
+export function streamDown(enabled: boolean, state: StreamState): boolean {
+  return enabled && (state === "reconnecting" || state === "failed" || state === "ended");
+}
+
+/**
  * One SSE stream per run page: GET /api/runs/{id}/events.
  *
  * - `run` events replace the run in the query cache, so every component reading useRun sees
@@ -61,7 +73,8 @@ function isBatch(value: unknown): value is SampleBatch {
  * The server ends the stream after a final status; the browser would reconnect on its own,
  * so the stream is closed as soon as a final `run` arrives. Each time the stream opens the
  * stored samples are refetched (nothing falls between GET and subscription, or is lost while
- * the connection was down), and while it is down the run and its samples are polled instead.
+ * the connection was down), and while it is down the run and its samples are polled instead
+ * (streamDown).
  */
 export function useRunEvents(runId: number, enabled: boolean): RunEvents {
   const queryClient = useQueryClient();
@@ -126,7 +139,7 @@ export function useRunEvents(runId: number, enabled: boolean): RunEvents {
     return () => source.close();
   }, [runId, enabled, queryClient]);
 
-  const down = enabled && (state === "reconnecting" || state === "failed");
+  const down = streamDown(enabled, state);
   useEffect(() => {
     if (!down) return;
     const timer = window.setInterval(() => {

@@ -1,5 +1,5 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { anyActive } from "../../lib/run-utils";
+import { anyActive, isFinalStatus } from "../../lib/run-utils";
 import { apiGet, apiPost } from "../client";
 import { driveKeys } from "../drives/keys";
 import type { JobFile, RunCreate, RunDetail, RunSummary, Sample, StepSeries } from "../types";
@@ -62,8 +62,13 @@ export const useCancelRun = (id: number) => {
   return useMutation({
     mutationFn: () => apiPost<RunDetail>(`/runs/${id}/cancel`),
     onSuccess: (run) => {
-      // The contract returns the full run; only trust it as the detail if it has its steps.
-      if (Array.isArray(run.steps)) queryClient.setQueryData(runKeys.detail(id), run);
+      // The contract returns the full run; only trust it as the detail if it has its steps,
+      // and not over a final run the stream delivered first (the worker stopped before this
+      // answer arrived): the answer is the run as it was when the cancel was taken.
+      const shown = queryClient.getQueryData<RunDetail>(runKeys.detail(id));
+      if (Array.isArray(run.steps) && !(shown && isFinalStatus(shown.status))) {
+        queryClient.setQueryData(runKeys.detail(id), run);
+      }
       void queryClient.invalidateQueries({ queryKey: runKeys.detail(id), exact: true });
       void queryClient.invalidateQueries({ queryKey: runKeys.lists() });
     },

@@ -1,4 +1,4 @@
-import { NavLink, Outlet } from "react-router";
+import { NavLink, Outlet, useNavigation } from "react-router";
 import { canWrite, useLogout, useMe } from "../../api/auth/queries";
 import { Badge } from "../badge/badge";
 import { HealthIndicator } from "../health-indicator/health-indicator";
@@ -53,6 +53,13 @@ function SharesLink() {
   );
 }
 
+/** While the router loads the next page's code, the page before stays: a bar says so. */
+function NavigationBusy() {
+  const navigation = useNavigation();
+  if (navigation.state === "idle") return null;
+  return <div className="app-busy" role="progressbar" aria-label="Loading the page" />;
+}
+
 export function AppLayout() {
   return (
     <>
@@ -60,6 +67,7 @@ export function AppLayout() {
         Skip to content
       </a>
       <header className="app-header">
+        <NavigationBusy />
         <div className="app-header__inner">
           <NavLink to="/" className="app-brand" end>
             <span className="app-brand__mark" aria-hidden="true" />

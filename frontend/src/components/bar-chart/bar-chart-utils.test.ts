@@ -108,6 +108,18 @@ describe("barGroups", () => {
     ]);
   });
 
+  it("shows a full-drive run's writes in each state first, not its pre-write", () => {
+    const ran = [
+      "full-drive:empty-prewrite:write_iops",
+      "full-drive:empty-prewrite:write_mbps",
+      "full-drive:empty-randwrite-4k-qd3:write_mbps",
+      "full-drive:full80-randwrite-4k-qd3:write_mbps",
+      "full-drive:empty-seqwrite-128k-qd1:write_mbps",
+      "full-drive:full80-seqwrite-128k-qd1:write_mbps",
+    ];
+    expect(headlineMetrics(ran)).toEqual(ran.slice(2));
+  });
+
   it("says on the chart that the drive under review has no result", () => {
     const [g] = barGroups(metrics, ["four-corners:randread-4k-qd3:read_iops"], {
       id: 2,

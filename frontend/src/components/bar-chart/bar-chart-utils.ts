@@ -54,7 +54,7 @@ export interface BarGroup {
 
 /** The metrics shown as bars until the reviewer picks others: the four corners' headline
  * numbers, consistency's steady state, write stalls, the CrystalDiskMark-style SEQ1M Q8T1
- * and RND4K Q1T1 figures. */
+ * and RND4K Q1T1 figures, the AS-SSD-style Seq and 4K figures and total score. */
 export const HEADLINE = [
   /^four-corners:randread-4k-qd3:read_iops$/,
   /^four-corners:randwrite-4k-qd3(-incompressible)?:write_iops$/,
@@ -67,6 +67,21 @@ export const HEADLINE = [
   /^cdm-style:seq1m-q8t1-write:write_mbps$/,
   /^cdm-style:rnd4k-q1t1-read:read_mbps$/,
   /^cdm-style:rnd4k-q1t1-write:write_mbps$/,
+  // AnandTech's bars of the mixed tests: the average over the shares of writes.
+  /^mixed:mixed-random-4k-qd4:mixed_avg_mbps$/,
+  /^mixed:mixed-sequential-128k-qd1:mixed_avg_mbps$/,
+  // AS-SSD-style: Seq and 4K MB/s, the total score (their rows: DESKTOP_ROWS).
+  /^as-ssd-style:asssd-seq-read:read_mbps$/,
+  /^as-ssd-style:asssd-seq-write:write_mbps$/,
+  /^as-ssd-style:asssd-4k-read:read_mbps$/,
+  /^as-ssd-style:asssd-4k-write:write_mbps$/,
+  /^as-ssd-style:asssd-score:asssd_score_total$/,
+  // Empty against full: the writes in each state (their rows: FULL_DRIVE_ROWS), not the
+  // pre-write that sets the states up.
+  /^full-drive:empty-randwrite-4k-qd\d+:write_mbps$/,
+  /^full-drive:full\d+-randwrite-4k-qd\d+:write_mbps$/,
+  /^full-drive:empty-seqwrite-128k-qd1:write_mbps$/,
+  /^full-drive:full\d+-seqwrite-128k-qd1:write_mbps$/,
 ];
 
 export function headlineMetrics(all: string[]): string[] {
@@ -88,6 +103,7 @@ export const HEADLINE_ROWS = [
   "four-corners:seqwrite-128k-qd1*:write_mbps",
   "consistency:*:iops_mean_last400",
   "write-hitching:hitch-seq*:stall_longest_s",
+  "mixed:*:mixed_avg_mbps",
 ];
 
 /** Whether a metric id matches a `rows` pattern as the api matches it (fnmatch, `*` only:

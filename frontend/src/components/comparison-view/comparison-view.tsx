@@ -11,6 +11,11 @@ import { groupByPlan, MetricSelect } from "../metric-select/metric-select";
 import { PriceTableSection } from "../price-table/price-table";
 import { PtsCompare } from "../pts-compare/pts-compare";
 import { SlcCompare } from "../slc-recovery/slc-compare";
+import { BurstsCompare } from "../burst-chart/bursts-compare";
+import { MixedCompare } from "../mixed-curves/mixed-curves";
+import { FileCopyCompare } from "../file-copy/file-copy-compare";
+import { DesktopCompare } from "../desktop-compare/desktop-compare";
+import { FullDriveCompare } from "../full-drive/full-drive-compare";
 import { QosCompare } from "../qos-charts/compare-qos";
 import { testWords } from "../qos-charts/qos-utils";
 import { StallTimeline } from "../stall-timeline/stall-timeline";
@@ -64,6 +69,56 @@ export const CHART_SECTIONS: Section[] = [
     render: (c) => <SlcCompare comparison={c.comparison} drives={c.drives} />,
   },
   {
+    id: "bursts",
+    plans: ["qd1-bursts"],
+    title: "QD1 burst performance",
+    onlyWhenRun: true,
+    render: (c) => <BurstsCompare {...c} />,
+  },
+  {
+    id: "mixed",
+    plans: ["mixed"],
+    onlyWhenRun: true,
+    title: "Mixed random and mixed sequential",
+    render: (c) => (
+      <MixedCompare drives={c.drives} styles={c.styles} fileBase={c.fileBase} comparison={c.comparison} />
+    ),
+  },
+  {
+    id: "file-copy",
+    plans: ["file-copy"],
+    onlyWhenRun: true,
+    title: "File copy after deletions",
+    render: (c) => <FileCopyCompare comparison={c.comparison} drives={c.drives} />,
+  },
+  {
+    id: "cdm",
+    plans: ["cdm-style"],
+    onlyWhenRun: true,
+    title: "CrystalDiskMark-style figures",
+    render: (c) => (
+      <DesktopCompare plan="cdm-style" comparison={c.comparison} drives={c.drives} fileBase={c.fileBase} />
+    ),
+  },
+  {
+    id: "asssd",
+    plans: ["as-ssd-style"],
+    onlyWhenRun: true,
+    title: "AS-SSD-style figures",
+    render: (c) => (
+      <DesktopCompare plan="as-ssd-style" comparison={c.comparison} drives={c.drives} fileBase={c.fileBase} />
+    ),
+  },
+  {
+    id: "full-drive",
+    plans: ["full-drive"],
+    onlyWhenRun: true,
+    title: "Empty against full",
+    render: (c) => (
+      <FullDriveCompare comparison={c.comparison} drives={c.drives} styles={c.styles} fileBase={c.fileBase} />
+    ),
+  },
+  {
     id: "consistency",
     plans: ["consistency"],
     title: "Performance consistency",
@@ -106,7 +161,7 @@ export const CHART_SECTIONS: Section[] = [
   },
   {
     id: "pts",
-    plans: ["pts-steady-state", "pts-iops", "pts-throughput", "pts-latency", "pts-wsat", "pts-hir", "pts-xsr"],
+    plans: ["pts-steady-state", "pts-iops", "pts-throughput", "pts-latency", "pts-wsat", "pts-hir", "pts-xsr", "pts-dirth", "pts-ecw", "pts-cbw"],
     title: "SNIA PTS",
     render: (c) => <PtsCompare driveIds={c.drives} underReview={c.underReview} />,
   },

@@ -70,3 +70,20 @@ export function xsrStimuli(test: PtsTestComparison): { name: string; label: stri
     return { name, label: String(row?.label ?? name).split(",")[0]!, first: name === order[0] };
   });
 }
+
+/** Demand intensity (DIRTH, ECW): each drive's sweep points, IOPS against TOC, the best IOPS
+ * of the thread counts at each TOC (one line a drive, drives overlaid). */
+export function diCurves(test: PtsTestComparison): { key: string; label: string; points: [number, number][] }[] {
+  return test.drives.map((d) => {
+    const best = new Map<number, number>();
+    for (const [name, row] of Object.entries(d.values)) {
+      if (!name.startsWith("tc") || typeof row.toc !== "number" || typeof row.iops !== "number") continue;
+      best.set(row.toc, Math.max(best.get(row.toc) ?? 0, row.iops));
+    }
+    return {
+      key: String(d.drive_id),
+      label: d.label,
+      points: [...best.entries()].sort((a, b) => a[0] - b[0]),
+    };
+  });
+}

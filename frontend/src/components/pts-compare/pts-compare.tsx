@@ -4,9 +4,12 @@ import { usePtsComparison, type PtsDriveResult, type PtsTestComparison } from ".
 import { formatMetric } from "../../lib/format-utils";
 import { shortLabel } from "../../lib/series-utils";
 import { ErrorBox } from "../error-box/error-box";
+import { XYChart } from "../pts-charts/pts-charts";
+import { toCsv } from "../../lib/export-utils";
 import {
   bsLabel,
   cell,
+  diCurves,
   diffText,
   iopsGrid,
   latencyElements,
@@ -250,6 +253,105 @@ function XsrTable({ test }: { test: PtsTestComparison }) {
   );
 }
 
+const CURVE_COLORS = ["#c2410c", "#1d4ed8", "#059669", "#9333ea", "#ca8a04", "#0891b2", "#db2777", "#475569"];
+
+/** DIRTH and ECW: the maximum, middle and minimum IOPS points of each drive, and the drives'
+ * demand-intensity curves overlaid. */
+function DemandIntensity({ test }: { test: PtsTestComparison }) {
+  const ref = reference(test)!;
+  const rows = ["max-iops", "mid-iops", "min-iops"];
+  const curves = diCurves(test).map((c, i) => ({
+    ...c,
+    color: test.drives[i]?.under_review ? "#c2410c" : CURVE_COLORS[(i + 1) % CURVE_COLORS.length]!,
+  }));
+  const tocs = [...new Set(curves.flatMap((c) => c.points.map((p) => p[0])))].sort((a, b) => a - b);
+  return (
+    <>
+      <div className="table-wrap">
+        <table className="table pts-compare__table" data-testid={`pts-compare-${test.plan}`}>
+          <caption>The IOPS points: maximum (highest IOPS within the ART ceiling), middle, minimum (TC1/QD1)</caption>
+          <thead>
+            <tr>
+              <th scope="col">Point</th>
+              <th scope="col">Drive</th>
+              <th scope="col">TC / QD</th>
+              <th scope="col" className="num">IOPS</th>
+              <th scope="col" className="num">ART (<span className="unit">µs</span>)</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.flatMap((r) =>
+              test.drives.map((d, i) => (
+                <tr key={`${r}-${d.drive_id}`}>
+                  {i === 0 && <th scope="rowgroup" rowSpan={test.drives.length}>{r.replace("-iops", "")}</th>}
+                  <td><DriveName d={d} /></td>
+                  <td>{String(d.values[r]?.label ?? "—").replace(/^\w+ IOPS point, /, "")}</td>
+                  <ValueCell d={d} reference={ref} row={r} col="iops" />
+                  <ValueCell d={d} reference={ref} row={r} col="art_us" lower />
+                </tr>
+              )),
+            )}
+          </tbody>
+        </table>
+      </div>
+      <XYChart
+        title="Demand intensity: IOPS against total outstanding I/O"
+        subtitle="the best thread count at each TOC, one line a drive"
+        xLabel="TOC"
+        yLabel="IOPS"
+        chartId={`pts-compare-${test.plan}-curve`}
+        xLog
+        xTicks={tocs}
+        xFormat={(v) => String(Math.round(v))}
+        series={curves}
+        exportAs={{
+          fileName: ["compare", test.plan, "demand-intensity"],
+          title: `${test.title}: IOPS against TOC`,
+          conditions: test.drives.map((d) => `${d.label}: ${d.profile ?? ""} run #${d.run_id}`).join("; "),
+          provenance: test.drives.map((d) => `${d.label}${d.simulated ? " (simulated)" : ""}`).join(" · "),
+          csv: () => toCsv(["drive", "toc", "iops"], curves.flatMap((c) => c.points.map(([x, y]) => [c.label, x, y]))),
+        }}
+      />
+    </>
+  );
+}
+
+/** CBW: each drive's composite-workload figures. */
+function CbwTable({ test }: { test: PtsTestComparison }) {
+  const ref = reference(test)!;
+  const fields = [
+    ["iops", "IOPS", false],
+    ["mbps", "MB/s", false],
+    ["lat_mean_us", "ART (µs)", true],
+    ["lat_max_us", "MRT (µs)", true],
+    ["p9999", "p99.99 (µs)", true],
+  ] as const;
+  return (
+    <div className="table-wrap">
+      <table className="table pts-compare__table" data-testid="pts-compare-pts-cbw">
+        <thead>
+          <tr>
+            <th scope="col">Drive</th>
+            {fields.map(([key, label]) => (
+              <th key={key} scope="col" className="num">{label}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {test.drives.map((d) => (
+            <tr key={d.drive_id}>
+              <th scope="row"><DriveName d={d} /></th>
+              {fields.map(([key, , lower]) => (
+                <ValueCell key={key} d={d} reference={ref} row="cbw" col={key} lower={lower} />
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 /** The Compare page's SNIA PTS section: every PTS test the chosen drives ran. */
 export function PtsCompare({ driveIds, underReview }: { driveIds: number[]; underReview: number | null }) {
   const q = usePtsComparison(driveIds, underReview);
@@ -271,6 +373,8 @@ export function PtsCompare({ driveIds, underReview }: { driveIds: number[]; unde
             {t.plan === "pts-latency" && <LatencyTable test={t} />}
             {(t.plan === "pts-wsat" || t.plan === "pts-hir") && <IopsFigures test={t} />}
             {t.plan === "pts-xsr" && <XsrTable test={t} />}
+            {(t.plan === "pts-dirth" || t.plan === "pts-ecw") && <DemandIntensity test={t} />}
+            {t.plan === "pts-cbw" && <CbwTable test={t} />}
           </div>
         ))}
       </div>

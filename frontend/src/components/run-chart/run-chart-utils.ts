@@ -155,12 +155,19 @@ export function hasTemperature(points: readonly ChartPoint[]): boolean {
 export function temperatureAxis(
   points: readonly ChartPoint[],
 ): { domain: [number, number]; ticks: number[] } | null {
+  return temperatureRange(points.map((p) => p.temp_c));
+}
+
+/** A °C axis around the temperatures seen: at least 10 °C tall, round ticks; null if none. */
+export function temperatureRange(
+  values: Iterable<number | null>,
+): { domain: [number, number]; ticks: number[] } | null {
   let lo = Infinity;
   let hi = -Infinity;
-  for (const p of points) {
-    if (p.temp_c === null) continue;
-    lo = Math.min(lo, p.temp_c);
-    hi = Math.max(hi, p.temp_c);
+  for (const v of values) {
+    if (v === null) continue;
+    lo = Math.min(lo, v);
+    hi = Math.max(hi, v);
   }
   if (!(hi >= lo)) return null;
   const mid = (lo + hi) / 2;

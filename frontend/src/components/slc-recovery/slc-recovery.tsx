@@ -19,13 +19,25 @@ import {
   SERIES_COLORS,
 } from "../chart-frame/chart-theme";
 import { tickFormat, yAxisWidth, zeroAxis } from "../../lib/axis-utils";
+import { toCsv } from "../../lib/export-utils";
+import { ChartFrame } from "../chart-frame/chart-frame";
 import { gb, recoveredText, slcFindings } from "./slc-utils";
 import "../cdm-table/cdm-table.css";
 
 const HEIGHT = 200;
 
 /** An SLC cache run: the cache the fill found, and what each idle gap gave back of it. */
-export function SlcRecovery({ steps }: { steps: Step[] }) {
+export function SlcRecovery({
+  runId,
+  steps,
+  conditions,
+  provenance,
+}: {
+  runId: number;
+  steps: Step[];
+  conditions: string;
+  provenance: string;
+}) {
   const { fill, refills } = slcFindings(steps);
   if (!fill && refills.length === 0) return null;
   const points = refills
@@ -78,7 +90,30 @@ export function SlcRecovery({ steps }: { steps: Step[] }) {
           </table>
         )}
         {points.length > 1 && (
-          <div style={{ height: HEIGHT, marginTop: "0.75rem" }} aria-label="cache recovered against idle">
+          <ChartFrame
+            title="Cache recovered against idle"
+            subtitle={`GB written at the cache's speed in each refill · against the ${measured ? "idle measured on fio's clock" : "idle asked"} (s) · dashed: the cache the fill found`}
+            height={HEIGHT}
+            chartId="slc-recovered"
+            exportAs={{
+              fileName: ["run", String(runId), "slc-recovery"],
+              title: `Run ${runId}: SLC cache recovered against idle`,
+              conditions,
+              provenance,
+              legend: [{ label: "cache recovered (GB)", color: SERIES_COLORS.write }],
+              csv: () =>
+                toCsv(
+                  ["idle_s", "idle_measured_s", "recovered_gb (GB)", "at_least", "fill_cache_gb (GB)"],
+                  refills.map((r) => [
+                    r.idleS,
+                    r.idleMeasuredS,
+                    r.recoveredGb,
+                    r.atLeast ? 1 : 0,
+                    fill?.cacheGb ?? null,
+                  ]),
+                ),
+            }}
+          >
             <ResponsiveContainer width="100%" height="100%" initialDimension={{ width: 500, height: HEIGHT }}>
               <LineChart data={points} margin={{ top: 6, right: 16, bottom: 18, left: 8 }} style={{ fontFamily: CHART_FONT }}>
                 <CartesianGrid stroke={GRID_STROKE} vertical={false} />
@@ -99,8 +134,9 @@ export function SlcRecovery({ steps }: { steps: Step[] }) {
                   domain={yAxis.domain}
                   ticks={yAxis.ticks}
                   tickFormatter={yFormat}
-                  width={yAxisWidth(yAxis.ticks.map(yFormat), false)}
+                  width={yAxisWidth(yAxis.ticks.map(yFormat))}
                   allowDataOverflow
+                  label={{ value: "GB", angle: -90, position: "insideLeft", offset: 8, style: AXIS_LABEL }}
                 />
                 {fill?.cacheGb != null && (
                   <ReferenceLine y={fill.cacheGb} stroke={AXIS_LINE} strokeDasharray="3 3" label="cache" />
@@ -119,7 +155,7 @@ export function SlcRecovery({ steps }: { steps: Step[] }) {
                 />
               </LineChart>
             </ResponsiveContainer>
-          </div>
+          </ChartFrame>
         )}
       </div>
     </section>

@@ -57,6 +57,11 @@ describe("stepChartSpec", () => {
       expect(stepChartSpec({ kind, params: {} })).toBeNull();
     }
   });
+
+  it("leaves a QD1 burst to the bursts' own chart (a second at most: a sample or two)", () => {
+    expect(stepChartSpec({ kind: "fio", params: { role: "burst", rw: "randread" } })).toBeNull();
+    expect(stepChartSpec({ kind: "fio", params: { role: "bursts-prefill", rw: "write" } })).not.toBeNull();
+  });
 });
 
 describe("chartLines, maxX and linesCsv", () => {

@@ -17,7 +17,7 @@ export interface StepChartSpec {
 }
 
 /** Steps that report per-second I/O samples; purge, TRIM and idle steps draw no chart. */
-const SAMPLED_KINDS = new Set(["fio", "fio-rounds", "fill"]);
+const SAMPLED_KINDS = new Set(["fio", "fio-rounds", "fio-points", "fill"]);
 
 const TIME = { x: "time" as const, xLabel: "t (s)" };
 
@@ -30,6 +30,8 @@ export function stepChartSpec(step: Pick<Step, "kind" | "params">): StepChartSpe
   if (!SAMPLED_KINDS.has(step.kind)) return null;
   const role = typeof step.params.role === "string" ? step.params.role : "";
   const span = typeof step.params.span_bytes === "number" ? step.params.span_bytes : 0;
+  // A QD1 burst lasts a second at most (a sample or two): the bursts' own chart draws them.
+  if (role === "burst") return null;
   if ((role === "slc-fill" || role === "slc-refill") && span > 0) {
     return {
       metrics: ["write_mbps"],

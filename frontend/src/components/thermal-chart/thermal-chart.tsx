@@ -7,26 +7,22 @@ import {
   ReferenceArea,
   ResponsiveContainer,
   Tooltip,
-  XAxis,
-  YAxis,
 } from "recharts";
 import { runSamplesQuery } from "../../api/runs/queries";
 import type { RunDetail, Sample } from "../../api/types";
-import { tickFormat, yAxisWidth, zeroAxis } from "../../lib/axis-utils";
+import { zeroAxis } from "../../lib/axis-utils";
 import { toCsv } from "../../lib/export-utils";
 import { formatMetric } from "../../lib/format-utils";
 import { ChartFrame } from "../chart-frame/chart-frame";
 import {
-  AXIS_LABEL,
-  AXIS_LINE,
-  AXIS_TICK,
   CHART_FONT,
   GRID_STROKE,
   LINE_WIDTH,
   SERIES_COLORS,
 } from "../chart-frame/chart-theme";
 import { errorMessage } from "../error-box/error-box";
-import { temperatureAxis, timeAxis } from "../run-chart/run-chart-utils";
+import { temperatureRange, timeAxis } from "../run-chart/run-chart-utils";
+import { thermalAxes } from "./thermal-axes";
 import "./thermal-chart.css";
 import { thermalRows, thermalSteps, thermalTimeline } from "./thermal-utils";
 
@@ -70,15 +66,7 @@ export function ThermalRunSection({ run, conditions, provenance }: Props) {
     return zeroAxis(top, 4);
   }, [points]);
   // The run chart's °C axis rule (at least 10 °C tall, round ticks around what was seen).
-  const tAxis = useMemo(
-    () =>
-      temperatureAxis(
-        points.map((p) => ({ ...p, read_mbps: null, write_mbps: null, read_iops: null, write_iops: null })),
-      ),
-    [points],
-  );
-  const yFormat = tickFormat(yAxis.ticks);
-  const tFormat = tickFormat(tAxis?.ticks ?? [0]);
+  const tAxis = useMemo(() => temperatureRange(points.map((p) => p.temp_c)), [points]);
   const loading = results.some((r) => r.isPending);
   const overlay = failed
     ? `Could not load the samples: ${errorMessage(failed.error)}`
@@ -141,40 +129,7 @@ export function ThermalRunSection({ run, conditions, provenance }: Props) {
                   label={{ value: ph.label, position: "insideTop", fontSize: 11, fill: "#4b5563" }}
                 />
               ))}
-              <XAxis
-                dataKey="t"
-                type="number"
-                domain={[0, xAxis.end]}
-                ticks={xAxis.ticks}
-                allowDataOverflow
-                tick={AXIS_TICK}
-                stroke={AXIS_LINE}
-                label={{ value: "t (s)", position: "insideBottomRight", offset: -8, style: AXIS_LABEL }}
-              />
-              <YAxis
-                width={yAxisWidth(yAxis.ticks.map(yFormat))}
-                tick={AXIS_TICK}
-                stroke={AXIS_LINE}
-                domain={yAxis.domain}
-                ticks={yAxis.ticks}
-                allowDataOverflow
-                tickFormatter={yFormat}
-                label={{ value: "MB/s", angle: -90, position: "insideLeft", offset: 8, style: AXIS_LABEL }}
-              />
-              {tAxis && (
-                <YAxis
-                  yAxisId="temp"
-                  orientation="right"
-                  width={yAxisWidth(tAxis.ticks.map(tFormat))}
-                  tick={AXIS_TICK}
-                  stroke={AXIS_LINE}
-                  domain={tAxis.domain}
-                  ticks={tAxis.ticks}
-                  allowDataOverflow
-                  tickFormatter={tFormat}
-                  label={{ value: "°C", angle: 90, position: "insideRight", offset: 8, style: AXIS_LABEL }}
-                />
-              )}
+              {thermalAxes("t", xAxis, yAxis, tAxis)}
               <Tooltip
                 isAnimationActive={false}
                 labelFormatter={(label) => `t = ${Number(label).toFixed(1)} s`}

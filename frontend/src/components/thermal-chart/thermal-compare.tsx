@@ -4,11 +4,9 @@ import {
   Line as RechartsLine,
   LineChart,
   ResponsiveContainer,
-  XAxis,
-  YAxis,
 } from "recharts";
 import { useCompareSeries } from "../../api/results/queries";
-import { niceAxis, tickFormat, yAxisWidth, zeroAxis } from "../../lib/axis-utils";
+import { zeroAxis } from "../../lib/axis-utils";
 import type { DriveStyle } from "../../lib/house-style";
 import {
   conditionsLine,
@@ -21,8 +19,9 @@ import {
   toLines,
 } from "../../lib/series-utils";
 import { ChartFrame } from "../chart-frame/chart-frame";
-import { AXIS_LABEL, AXIS_LINE, AXIS_TICK, CHART_FONT, GRID_STROKE } from "../chart-frame/chart-theme";
-import { timeAxis } from "../run-chart/run-chart-utils";
+import { CHART_FONT, GRID_STROKE } from "../chart-frame/chart-theme";
+import { temperatureRange, timeAxis } from "../run-chart/run-chart-utils";
+import { thermalAxes } from "./thermal-axes";
 import { overlayText } from "../series-lines/series-lines-utils";
 import { withBreaks } from "./thermal-utils";
 
@@ -66,17 +65,7 @@ export function ThermalCompare({ drives, styles, fileBase }: Props) {
     for (const l of speed) for (const [, y] of l.points) top = Math.max(top, y);
     return zeroAxis(top, 4);
   }, [speed]);
-  const tAxis = useMemo(() => {
-    let lo = Infinity;
-    let hi = -Infinity;
-    for (const l of temp) for (const [, y] of l.points) [lo, hi] = [Math.min(lo, y), Math.max(hi, y)];
-    if (!(hi >= lo)) return null;
-    const mid = (lo + hi) / 2;
-    if (hi - lo < 10) [lo, hi] = [mid - 5, mid + 5];
-    return niceAxis(lo, hi, 4);
-  }, [temp]);
-  const yFormat = tickFormat(yAxis.ticks);
-  const tFormat = tickFormat(tAxis?.ticks ?? [0]);
+  const tAxis = useMemo(() => temperatureRange(temp.flatMap((l) => l.points.map(([, y]) => y))), [temp]);
   const data = query.data?.drives ?? [];
   const about = {
     title: "Throughput and temperature under a sustained load",
@@ -103,40 +92,7 @@ export function ThermalCompare({ drives, styles, fileBase }: Props) {
       <ResponsiveContainer width="100%" height="100%" initialDimension={{ width: 600, height: HEIGHT }}>
         <LineChart margin={MARGIN} style={{ fontFamily: CHART_FONT }}>
           <CartesianGrid stroke={GRID_STROKE} vertical={false} />
-          <XAxis
-            dataKey="x"
-            type="number"
-            domain={[0, x.end]}
-            ticks={x.ticks}
-            allowDataOverflow
-            tick={AXIS_TICK}
-            stroke={AXIS_LINE}
-            label={{ value: "t (s)", position: "insideBottomRight", offset: -8, style: AXIS_LABEL }}
-          />
-          <YAxis
-            width={yAxisWidth(yAxis.ticks.map(yFormat))}
-            tick={AXIS_TICK}
-            stroke={AXIS_LINE}
-            domain={yAxis.domain}
-            ticks={yAxis.ticks}
-            allowDataOverflow
-            tickFormatter={yFormat}
-            label={{ value: "MB/s", angle: -90, position: "insideLeft", offset: 8, style: AXIS_LABEL }}
-          />
-          {tAxis && (
-            <YAxis
-              yAxisId="temp"
-              orientation="right"
-              width={yAxisWidth(tAxis.ticks.map(tFormat))}
-              tick={AXIS_TICK}
-              stroke={AXIS_LINE}
-              domain={tAxis.domain}
-              ticks={tAxis.ticks}
-              allowDataOverflow
-              tickFormatter={tFormat}
-              label={{ value: "°C", angle: 90, position: "insideRight", offset: 8, style: AXIS_LABEL }}
-            />
-          )}
+          {thermalAxes("x", x, yAxis, tAxis)}
           {speed.map((l) => (
             <RechartsLine
               key={l.key}

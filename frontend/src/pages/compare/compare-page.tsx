@@ -9,6 +9,10 @@ import { ExportContext, type ChartExporter } from "../../components/chart-frame/
 import { ArticleTop } from "../../components/article-view/article-view";
 import { HEADLINE_ROWS, matchesRows, shownMetrics } from "../../components/bar-chart/bar-chart-utils";
 import { SLC_ROWS } from "../../components/slc-recovery/slc-utils";
+import { BURST_ROWS } from "../../components/burst-chart/bursts-utils";
+import { FILE_COPY_ROWS } from "../../components/file-copy/file-copy-utils";
+import { DESKTOP_ROWS } from "../../components/desktop-compare/desktop-compare-utils";
+import { FULL_DRIVE_ROWS } from "../../components/full-drive/full-drive-utils";
 import { ComparisonView } from "../../components/comparison-view/comparison-view";
 import { DrivePicker } from "../../components/drive-picker/drive-picker";
 import { ErrorBox } from "../../components/error-box/error-box";
@@ -76,7 +80,19 @@ export function ComparePage() {
   // The rows of the bars drawn only (the headline metrics, the added ones, and the first
   // performance figures when there is no headline one): the other metrics by name.
   const [firstRows, setFirstRows] = useState<string[]>([]);
-  const rows = useMemo(() => [...HEADLINE_ROWS, ...SLC_ROWS, ...extra, ...firstRows], [extra, firstRows]);
+  const rows = useMemo(
+    () => [
+      ...HEADLINE_ROWS,
+      ...SLC_ROWS,
+      ...BURST_ROWS,
+      ...FILE_COPY_ROWS,
+      ...DESKTOP_ROWS,
+      ...FULL_DRIVE_ROWS,
+      ...extra,
+      ...firstRows,
+    ],
+    [extra, firstRows],
+  );
   const comparison = useComparison(drives, review, rows);
   const listed = comparison.data?.metrics;
   useEffect(() => {

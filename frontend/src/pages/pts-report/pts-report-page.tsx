@@ -17,6 +17,7 @@ import { latencyTick } from "../../components/qos-charts/qos-utils";
 import {
   blockSizeLabel,
   hirSeries,
+  diHistogramsSubtitle,
   histogramLine,
   latencyRows,
   linesByMix,
@@ -25,6 +26,8 @@ import {
   pivotCsv,
   wsatSeries,
   formatSeconds,
+  diCsv,
+  diLines,
   latencyRoundLines,
   latencyRoundsCsv,
   xsrCsv,
@@ -168,6 +171,7 @@ function HeaderTable({ report }: { report: PtsReport }) {
               {h.profile ? `${h.profile[0]!.toUpperCase()}${h.profile.slice(1)}` : null}
               {h.active_range_pct ? ` · ActiveRange ${h.active_range_pct}%` : ""}
               {h.threads ? ` · TC ${h.threads}, QD ${h.iodepth}` : ""}
+              {h.demand ? ` · ${h.demand}` : ""}
             </Fact>
             <Fact label="Write cache">{cacheText(h)}</Fact>
             <Fact label="Purge">{h.purge ? `${h.purge.method} (${h.purge.detail})` : "not yet"}</Fact>
@@ -211,6 +215,11 @@ function TestOutput(props: OutputProps) {
       return <LatencyOutput {...props} />;
     case "pts-wsat":
       return <WsatOutput {...props} />;
+    case "pts-dirth":
+    case "pts-ecw":
+      return section.di ? <DemandIntensityOutput {...props} /> : null;
+    case "pts-cbw":
+      return <CbwOutput {...props} />;
     default:
       return null;
   }
@@ -378,6 +387,155 @@ function LatencyOutput({ section, provenance, conditions, fileBase }: OutputProp
           provenance,
           csv: () => toCsv(["element", "upper_edge_us", "share_pct"], series.flatMap((s) => s.points.map(([x, y]) => [s.key, x, y]))),
         }}
+      />
+    </>
+  );
+}
+
+const DI_POINTS = [
+  ["max", "Maximum IOPS point", "#c2410c"],
+  ["mid", "Middle IOPS point", "#1d4ed8"],
+  ["min", "Minimum IOPS point", "#059669"],
+] as const;
+
+/** DIRTH and ECW: the demand-intensity curve, IOPS against response time, the three IOPS
+ * points with their histograms, and the finding in words. */
+function DemandIntensityOutput({ section, provenance, conditions, fileBase }: OutputProps) {
+  const di = section.di!;
+  const lines = diLines(di);
+  const note = windowNote(section);
+  const ceilingMs = di.art_ceiling_us / 1000;
+  const stimulus = section.stimulus ?? "";
+  const hist = DI_POINTS.flatMap(([key, label, color]) => {
+    const p = di[key];
+    if (!p) return [];
+    return [{ key, label: `${label}: TC${p.tc}/QD${p.qd}`, color, points: histogramLine(section, p.name, "all") }];
+  });
+  const tocs = [...new Set(di.points.map((p) => p.toc))].sort((a, b) => a - b);
+  return (
+    <>
+      {di.finding && (
+        <p className="pts-report__wide" data-testid="pts-di-finding">
+          {di.finding}.
+        </p>
+      )}
+      {section.histograms_source && (
+        <p className="pts-report__wide muted" data-testid="pts-di-histograms-source">
+          Histograms at the three points: {section.histograms_source}.
+        </p>
+      )}
+      <div className="table-wrap pts-report__wide">
+        <table className="table" data-testid="pts-di-points">
+          <caption>
+            The IOPS points ({stimulus}; ART ceiling {ceilingMs} ms) · {note}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Point</th>
+              <th scope="col">TC / QD</th>
+              <th scope="col" className="num">TOC</th>
+              <th scope="col" className="num">IOPS</th>
+              <th scope="col" className="num">ART (ms)</th>
+              <th scope="col" className="num">MRT (ms)</th>
+            </tr>
+          </thead>
+          <tbody>
+            {DI_POINTS.map(([key, label]) => {
+              const p = di[key];
+              return (
+                <tr key={key} data-testid={`pts-di-${key}`}>
+                  <th scope="row">{label}</th>
+                  <td>{p ? `TC ${p.tc} / QD ${p.qd}` : "none within the ceiling"}</td>
+                  <td className="num">{p ? p.toc : "—"}</td>
+                  <td className="num">{p ? formatMetric(p.iops) : "—"}</td>
+                  <td className="num">{p?.art_us != null ? (p.art_us / 1000).toFixed(2) : "—"}</td>
+                  <td className="num">{p?.mrt_us != null ? (p.mrt_us / 1000).toFixed(2) : "—"}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      <XYChart
+        title="Demand intensity: IOPS against total outstanding I/O"
+        subtitle={`one line per thread count, TOC = TC x QD · ${stimulus} · ${note}`}
+        xLabel="TOC"
+        yLabel="IOPS"
+        chartId="pts-di-curve"
+        xLog
+        xTicks={tocs}
+        xFormat={(v) => String(Math.round(v))}
+        series={lines.byToc}
+        exportAs={{ fileName: [...fileBase, "demand-intensity"], title: "Demand intensity: IOPS against TOC", conditions, provenance,
+          csv: () => diCsv(di) }}
+      />
+      <XYChart
+        title="IOPS against average response time"
+        subtitle={`ART in ms, one line per thread count from QD 1 up; ceiling for the maximum IOPS point ${ceilingMs} ms · ${note}`}
+        xLabel="IOPS"
+        yLabel="ART (ms)"
+        chartId="pts-di-hockey"
+        series={lines.byIops}
+        exportAs={{ fileName: [...fileBase, "iops-vs-response-time"], title: "IOPS against average response time", conditions, provenance,
+          csv: () => diCsv(di) }}
+      />
+      <XYChart
+        title="Response-time histograms at the maximum, middle and minimum IOPS points"
+        subtitle={diHistogramsSubtitle(section, note)}
+        xLabel="latency"
+        yLabel="% of I/Os"
+        xFormat={latencyTick}
+        chartId="pts-di-histograms"
+        xLog
+        series={hist}
+        exportAs={{ fileName: [...fileBase, "di-histograms"], title: "Response-time histograms at the IOPS points", conditions, provenance,
+          csv: () => toCsv(["point", "upper_edge_us", "share_pct"], hist.flatMap((s) => s.points.map(([x, y]) => [s.key, x, y]))) }}
+      />
+    </>
+  );
+}
+
+/** CBW: the composite workload's figures over the window and its histogram. */
+function CbwOutput({ section, provenance, conditions, fileBase }: OutputProps) {
+  const row = section.table?.["cbw"] ?? {};
+  const pct = section.percentiles?.["cbw"]?.["all"];
+  const hist = histogramLine(section, "cbw", "all");
+  return (
+    <>
+      <div className="table-wrap pts-report__wide">
+        <table className="table" data-testid="pts-cbw">
+          <caption>{section.stimulus ?? "composite workload"} · {windowNote(section)}</caption>
+          <thead>
+            <tr>
+              <th scope="col" className="num">IOPS</th>
+              <th scope="col" className="num">MB/s</th>
+              <th scope="col" className="num">ART (µs)</th>
+              <th scope="col" className="num">MRT (µs)</th>
+              <th scope="col" className="num">p99.99 (µs)</th>
+            </tr>
+          </thead>
+          <tbody>
+            <tr>
+              <td className="num">{formatMetric(row["iops"] ?? null)}</td>
+              <td className="num">{formatMetric(row["mbps"] ?? null)}</td>
+              <td className="num">{formatMetric(row["lat_mean_us"] ?? null)}</td>
+              <td className="num">{formatMetric(row["lat_max_us"] ?? null)}</td>
+              <td className="num" title={pct?.unsupported?.["99.99"]}>{pct?.["99.99"] == null ? "n/a" : formatMetric(pct["99.99"])}</td>
+            </tr>
+          </tbody>
+        </table>
+      </div>
+      <XYChart
+        title="Response-time histogram"
+        subtitle={`all I/Os of the window's rounds · ${windowNote(section)}`}
+        xLabel="latency"
+        yLabel="% of I/Os"
+        xFormat={latencyTick}
+        chartId="pts-cbw-histogram"
+        xLog
+        series={[{ key: "cbw", label: "composite workload", color: "#1d4ed8", points: hist }]}
+        exportAs={{ fileName: [...fileBase, "cbw-histogram"], title: "Composite workload: response-time histogram", conditions, provenance,
+          csv: () => toCsv(["upper_edge_us", "share_pct"], hist) }}
       />
     </>
   );

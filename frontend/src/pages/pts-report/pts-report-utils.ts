@@ -5,7 +5,15 @@
  * recovery series. Pure.
  */
 
-import type { HirSet, PtsConvergence, PtsSection, XsrStimulus, XsrTransition } from "../../api/pts/types";
+import type {
+  HirSet,
+  PtsConvergence,
+  PtsDemandIntensity,
+  PtsDiPoint,
+  PtsSection,
+  XsrStimulus,
+  XsrTransition,
+} from "../../api/pts/types";
 import { toCsv } from "../../lib/export-utils";
 
 export interface RoundPoint {
@@ -176,6 +184,16 @@ export function histogramLine(
   return section.histograms?.[element]?.[direction] ?? [];
 }
 
+/** DIRTH, ECW: the histograms chart's subtitle. The dedicated runs at the points are not the
+ * sweep's window, so its note goes with the sweep's histograms only (a run made before the
+ * dedicated runs existed, which the api's words say). */
+export function diHistogramsSubtitle(section: PtsSection, windowNote: string): string {
+  const what = "share of I/Os per latency bucket, all I/Os of the point";
+  if (section.point_runs) return `${what}, ${section.histograms_source ?? ""}`;
+  const source = section.histograms_source ?? "in the window's rounds";
+  return `${what}, ${source} · ${windowNote}`;
+}
+
 /** Write saturation: IOPS of each round against minutes and against drive fills. */
 export function wsatSeries(section: PtsSection): {
   byTime: [number, number][];
@@ -315,5 +333,44 @@ export function xsrCsv(stimuli: XsrStimulus[]): string {
       s.lat_mean_us ?? "",
       s.lat_max_us ?? "",
     ]),
+  );
+}
+
+/** Demand intensity (DIRTH, ECW): one line per thread count, its points by TOC: IOPS against
+ * TOC (the demand-intensity curve) and ART (ms) against IOPS (the hockey stick). */
+export function diLines(di: PtsDemandIntensity): {
+  byToc: { key: string; label: string; color: string; points: [number, number][] }[];
+  byIops: { key: string; label: string; color: string; points: [number, number][] }[];
+} {
+  const colors = ["#1d4ed8", "#0891b2", "#059669", "#ca8a04", "#ea580c", "#9333ea", "#db2777", "#475569"];
+  const tcs = [...new Set(di.points.map((p) => p.tc))].sort((a, b) => b - a);
+  const byToc = tcs.map((tc, i) => ({
+    key: `tc${tc}`,
+    label: `TC ${tc}`,
+    color: colors[i % colors.length]!,
+    points: di.points
+      .filter((p) => p.tc === tc)
+      .map((p): [number, number] => [p.toc, p.iops])
+      .sort((a, b) => a[0] - b[0]),
+  }));
+  const byIops = tcs.map((tc, i) => ({
+    key: `tc${tc}`,
+    label: `TC ${tc}`,
+    color: colors[i % colors.length]!,
+    points: di.points
+      .filter((p) => p.tc === tc && p.art_us !== null)
+      .sort((a, b) => a.toc - b.toc)
+      .map((p): [number, number] => [p.iops, p.art_us! / 1000]),
+  }));
+  return { byToc, byIops };
+}
+
+/** The sweep's points as CSV: TC, QD, TOC, IOPS, ART and MRT (µs), which point it is. */
+export function diCsv(di: PtsDemandIntensity): string {
+  const role = (p: PtsDiPoint) =>
+    (["max", "mid", "min"] as const).filter((k) => di[k]?.name === p.name).join("+");
+  return toCsv(
+    ["tc", "qd", "toc", "iops", "art_us", "mrt_us", "point"],
+    di.points.map((p) => [p.tc, p.qd, p.toc, p.iops, p.art_us, p.mrt_us, role(p)]),
   );
 }

@@ -9,12 +9,24 @@ import type { RunDetail, Step } from "../../api/types";
 import { Badge, EmbargoBadge, SimulatedBadge } from "../../components/badge/badge";
 import { CdmTable } from "../../components/cdm-table/cdm-table";
 import { CDM_PLAN } from "../../components/cdm-table/cdm-utils";
+import { AsSsdTable } from "../../components/asssd-table/asssd-table";
+import { ASSSD_PLAN } from "../../components/asssd-table/asssd-utils";
 import { SlcRecovery } from "../../components/slc-recovery/slc-recovery";
+import { MixedRun } from "../../components/mixed-curves/mixed-curves";
+import { MIXED_PLAN } from "../../components/mixed-curves/mixed-utils";
 import { SLC_PLAN } from "../../components/slc-recovery/slc-utils";
+import { BurstsRun } from "../../components/burst-chart/bursts-chart";
+import { BURSTS_PLAN } from "../../components/burst-chart/bursts-utils";
+import { FileCopySection } from "../../components/file-copy/file-copy-chart";
+import { FILE_COPY_PLAN } from "../../components/file-copy/file-copy-utils";
+import { FullDriveChart } from "../../components/full-drive/full-drive-chart";
+import { FULL_DRIVE_PLAN } from "../../components/full-drive/full-drive-utils";
 import { EnvInfo } from "../../components/env-info/env-info";
 import { ErrorBox } from "../../components/error-box/error-box";
 import { JobFiles } from "../../components/job-files/job-files";
-import { ConvergenceChart } from "../../components/pts-charts/pts-charts";
+import { ConvergenceChart, XYChart } from "../../components/pts-charts/pts-charts";
+import type { PtsSection } from "../../api/pts/types";
+import { diCsv, diLines } from "../pts-report/pts-report-utils";
 import { ProgressBar } from "../../components/progress-bar/progress-bar";
 import { RunQosSection } from "../../components/qos-charts/run-qos";
 import { ResultsTable } from "../../components/results-table/results-table";
@@ -40,6 +52,7 @@ import {
 } from "../../lib/run-utils";
 import { useNow } from "../../lib/use-now";
 import "./run-page.css";
+import { noSamplesText } from "./run-utils";
 
 export function RunPage() {
   const { id } = useParams();
@@ -111,11 +124,11 @@ function sampleEmptyText(step: Step | undefined): string {
     case "running":
       return step.kind === "fio" || step.kind === "fill"
         ? "Waiting for the first samples…"
-        : `A ${step.kind} step reports no per-second I/O samples.`;
+        : noSamplesText(step.kind);
     default:
       return step.kind === "fio" || step.kind === "fill"
         ? "No samples were recorded for this step."
-        : `A ${step.kind} step reports no per-second I/O samples.`;
+        : noSamplesText(step.kind);
   }
 }
 
@@ -174,6 +187,8 @@ function LoadedRun({ run, refetchError }: { run: RunDetail; refetchError: unknow
   };
 
   const streamBadge = active ? STREAM_BADGES[events.state] : undefined;
+  // The api took the cancel of a running run; the worker ends it within seconds.
+  const stopping = cancel.isSuccess && run.status === "running";
   const stepNumber = selected ? selected.idx + 1 : null;
 
   return (
@@ -201,16 +216,18 @@ function LoadedRun({ run, refetchError }: { run: RunDetail; refetchError: unknow
           type="button"
           className="button button--danger"
           onClick={onCancel}
-          disabled={!mayCancel || !canCancel(run) || cancel.isPending}
+          disabled={!mayCancel || !canCancel(run) || cancel.isPending || stopping}
           title={
             !mayCancel
               ? "Cancelling needs a reviewer: you are signed in as a viewer"
-              : canCancel(run)
-                ? "Stop this run"
-                : `A ${run.status} run cannot be cancelled`
+              : stopping
+                ? "Cancelled: the worker stops fio at its next report and ends the run"
+                : canCancel(run)
+                  ? "Stop this run"
+                  : `A ${run.status} run cannot be cancelled`
           }
         >
-          {cancel.isPending ? "Cancelling…" : "Cancel run"}
+          {cancel.isPending ? "Cancelling…" : stopping ? "Stopping…" : "Cancel run"}
         </button>
       </div>
 
@@ -354,6 +371,16 @@ function LoadedRun({ run, refetchError }: { run: RunDetail; refetchError: unknow
         />
       )}
 
+      {run.plan === ASSSD_PLAN && (
+        <AsSsdTable
+          steps={run.steps}
+          fileParts={["run", String(run.id)]}
+          conditions={`${run.plan} · ${run.drive_label}`}
+          provenance={provenance(run)}
+          simulated={run.simulated ? `Simulated drive: ${run.drive_label}` : undefined}
+        />
+      )}
+
       {run.plan === THERMAL_PLAN && (
         <ThermalRunSection
           run={run}
@@ -361,7 +388,38 @@ function LoadedRun({ run, refetchError }: { run: RunDetail; refetchError: unknow
           provenance={provenance(run)}
         />
       )}
-      {run.plan === SLC_PLAN && <SlcRecovery steps={run.steps} />}
+      {run.plan === SLC_PLAN && (
+        <SlcRecovery
+          runId={run.id}
+          steps={run.steps}
+          conditions={`${run.plan} · ${run.drive_label}`}
+          provenance={provenance(run)}
+        />
+      )}
+      {run.plan === BURSTS_PLAN && (
+        <BurstsRun
+          runId={run.id}
+          steps={run.steps}
+          conditions={`${run.plan} · ${run.drive_label}`}
+          provenance={provenance(run)}
+          simulated={run.simulated ? `Simulated drive: ${run.drive_label}` : undefined}
+        />
+      )}
+      {run.plan === MIXED_PLAN && (
+        <MixedRun run={run} conditions={`${run.plan} · ${run.drive_label}`} provenance={provenance(run)} />
+      )}
+      {run.plan === FILE_COPY_PLAN && (
+        <FileCopySection run={run} conditions={`${run.plan} · ${run.drive_label}`} provenance={provenance(run)} />
+      )}
+      {run.plan === FULL_DRIVE_PLAN && (
+        <FullDriveChart
+          steps={run.steps}
+          fileParts={["run", String(run.id)]}
+          conditions={`${run.plan} · ${run.drive_label}`}
+          provenance={provenance(run)}
+          simulated={run.simulated ? `Simulated drive: ${run.drive_label}` : undefined}
+        />
+      )}
 
       {hasPtsReport(run.plan) && <PtsLive run={run} selectedId={selectedId} />}
 
@@ -448,8 +506,37 @@ function PtsLive({ run, selectedId }: { run: RunDetail; selectedId: number | nul
         ) : (
           <p className="muted">The convergence plot starts with the first round.</p>
         )}
+        {sections.map((s) => (s.di ? <DemandIntensityLive key={s.step_id} run={run} section={s} /> : null))}
       </div>
     </section>
+  );
+}
+
+/** DIRTH, ECW: the finding in words and the demand-intensity curve (the report has the rest). */
+function DemandIntensityLive({ run, section }: { run: RunDetail; section: PtsSection }) {
+  const di = section.di!;
+  return (
+    <>
+      {di.finding && <p data-testid="run-di-finding">{di.finding}.</p>}
+      <XYChart
+        title="Demand intensity: IOPS against total outstanding I/O"
+        subtitle={`one line per thread count · ${section.stimulus ?? ""}`}
+        xLabel="TOC"
+        yLabel="IOPS"
+        chartId="run-di-curve"
+        xLog
+        xTicks={[...new Set(di.points.map((p) => p.toc))].sort((a, b) => a - b)}
+        xFormat={(v) => String(Math.round(v))}
+        series={diLines(di).byToc}
+        exportAs={{
+          fileName: ["run", String(run.id), "demand-intensity"],
+          title: "Demand intensity: IOPS against TOC",
+          conditions: `${run.plan} · ${section.label}`,
+          provenance: provenance(run),
+          csv: () => diCsv(di),
+        }}
+      />
+    </>
   );
 }
 
