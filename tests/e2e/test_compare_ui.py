@@ -288,6 +288,10 @@ def test_compare_page_charts_and_exports(  # type: ignore[no-untyped-def]
         expect(added).to_contain_text("4K random read QD3: 99th percentile latency")
         expect(page).to_have_url(re.compile(rf"&metrics={p99}$"))
         page.get_by_role("link", name="Report").click()
+        # The Report is on screen once the address says so: the router keeps the Compare page
+        # (which has the same chart) until the Report's code is in, and a Back before that
+        # leaves the Compare page, not the Report.
+        expect(page).to_have_url(re.compile(rf"/report\?.*metrics={p99}"))
         expect(
             page.locator('[data-chart="bars-four-corners-randread-4k-qd3-read-lat-p99-us"]')
         ).to_be_visible()
