@@ -8,17 +8,20 @@ other drives compared: compare_series draws the steps it finds no row for and st
 drew, and compare_charts.make_for_run draws a finished run's first-open charts at its finish.
 Triggers forget a step's rows when anything they were drawn from changes. The rows hold the
 entry exactly as drawn (a test compares them with a fresh drawing), so an answer is the same
-with or without them.
+with or without them: the api sends a kept entry's text as it is (RawJson), and it is the
+JSON the api writes for the entry drawn afresh.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from sqlalchemy import ARRAY, Integer, bindparam, text
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy import ARRAY, Integer, Text, bindparam, text
 from sqlalchemy.orm import Session
+
+from backend.results.compare_parts import RawJson, json_of
 
 # The chart kinds (compare_series.PLAN_KINDS) whose entry is drawn from the step alone: a
 # transfer-size or mixed entry is one result (corrections change it), a thermal chart is drawn
@@ -34,23 +37,31 @@ _READ = _READ.bindparams(bindparam("ids", type_=ARRAY(Integer)))
 _STORE = text(
     "INSERT INTO step_charts (step_id, key, series) "
     "SELECT unnest(:ids), :key, unnest(:series) ON CONFLICT DO NOTHING"
-).bindparams(bindparam("ids", type_=ARRAY(Integer)), bindparam("series", type_=ARRAY(JSONB)))
+).bindparams(bindparam("ids", type_=ARRAY(Integer)), bindparam("series", type_=ARRAY(Text)))
 
 
 def chart_key(metric: str, points: int) -> str:
     return f"{metric}:{points}"
 
 
-def read(session: Session, step_ids: Iterable[int], key: str) -> dict[int, Any]:
+def read(
+    session: Session, step_ids: Iterable[int], key: str, *, raw: bool = False
+) -> dict[int, Any]:
     """The kept entries of these steps for the chart `key`: step id -> entry, or None where
-    the step draws nothing; a step without a row is not in the answer."""
+    the step draws nothing; a step without a row is not in the answer. With `raw`, each entry
+    is its JSON text (RawJson) for an answer to send as it is."""
     ids = list(step_ids)
     if not ids:
         return {}
-    kept: dict[int, Any] = dict(session.connection().execute(_READ, {"key": key, "ids": ids}).all())
-    for series in kept.values():
-        if series is not None:  # pairs as drawn (JSON has only lists)
-            series["points"] = [tuple(p) for p in series["points"]]
+    rows = session.connection().execute(_READ, {"key": key, "ids": ids}).all()
+    if raw:
+        return {step_id: None if series is None else RawJson(series) for step_id, series in rows}
+    kept: dict[int, Any] = {}
+    for step_id, series in rows:
+        entry = None if series is None else json.loads(series)
+        if entry is not None:  # pairs as drawn (JSON has only lists)
+            entry["points"] = [tuple(p) for p in entry["points"]]
+        kept[step_id] = entry
     return kept
 
 
@@ -62,5 +73,10 @@ def store(session: Session, drawn: Mapping[int, dict[str, Any] | None], key: str
     """Keep what was drawn (a row another request kept first stays: the same drawing)."""
     if drawn:
         session.connection().execute(
-            _STORE, {"ids": list(drawn), "key": key, "series": list(drawn.values())}
+            _STORE,
+            {
+                "ids": list(drawn),
+                "key": key,
+                "series": [None if e is None else json_of(e).decode() for e in drawn.values()],
+            },
         )

@@ -60,8 +60,10 @@ def compare_charts(
     under_review: int | None,
     *,
     hide_embargoed: bool,
+    raw: bool = False,
 ) -> dict[str, Any]:
-    """The first-open data of every chart for these drives (see the module's docstring)."""
+    """The first-open data of every chart for these drives (see the module's docstring); with
+    `raw`, the kept chart entries as their JSON text (compare_series)."""
     found = _drives(session, drive_ids, hide_embargoed)
     series = [
         {
@@ -78,6 +80,7 @@ def compare_charts(
                 op,
                 hide_embargoed=hide_embargoed,
                 drives_found=found,
+                raw=raw,
             ),
         }
         for plan, metric, points, op in FIRST_SERIES

@@ -22,6 +22,8 @@ split at its commas (none has one), its variations in another, split where one d
 from __future__ import annotations
 
 import itertools
+import re
+import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from functools import lru_cache
@@ -50,8 +52,40 @@ def json_str(text: str) -> bytes:
     return _ANY.dump_json(text)
 
 
+class RawJson:
+    """JSON text that goes into an answer as it is, never decoded: a chart's kept points
+    (chart_digests) are thousands of numbers whose decoding into lists, and the garbage
+    collector's walks over those lists, cost more than the rest of the answer."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"RawJson({self.text[:40]!r}...)"
+
+
 def json_of(value: Any) -> bytes:
-    return _ANY.dump_json(value)
+    """`value` as JSON; a RawJson in it is written as its text."""
+    raws: list[bytes] = []
+    nonce: list[str] = []
+
+    def fallback(obj: Any) -> str:
+        if type(obj) is not RawJson:
+            raise TypeError(f"cannot write {type(obj).__name__} as JSON")
+        if not nonce:
+            nonce.append(secrets.token_hex(16))
+        raws.append(obj.text.encode())
+        return f"{nonce[0]}:{len(raws) - 1}"
+
+    out = _ANY.dump_json(value, fallback=fallback)
+    if not raws:
+        return out
+    # Each RawJson was written as a string of a random token (that no other text of the answer
+    # holds) and its index: its text goes in that string's place.
+    token = re.compile(b'"' + nonce[0].encode() + rb":(\d+)\"")
+    return token.sub(lambda m: raws[int(m[1])], out)
 
 
 @lru_cache(maxsize=4096)

@@ -377,14 +377,14 @@ def _step_series(
 
 
 def draw_steps(
-    session: Session, kind: str, steps: list[Step], metric: str, points: int
-) -> dict[int, dict[str, Any] | None]:
+    session: Session, kind: str, steps: list[Step], metric: str, points: int, *, raw: bool = False
+) -> dict[int, Any]:
     """Each step's entry of a chart of `kind` (one of chart_digests.KINDS), None where it
-    draws nothing: the kept entries (step_charts), the others drawn from the step's samples,
-    analysis or window log, and kept."""
+    draws nothing: the kept entries (step_charts; with `raw` as their JSON text, RawJson), the
+    others drawn from the step's samples, analysis or window log, and kept."""
     key = chart_digests.chart_key(metric, points)
     keep = chart_digests.kept_points(points)
-    kept = chart_digests.read(session, [s.id for s in steps], key) if keep else {}
+    kept = chart_digests.read(session, [s.id for s in steps], key, raw=raw) if keep else {}
     todo = [s for s in steps if s.id not in kept]
     if not todo:
         return kept
@@ -443,9 +443,11 @@ def compare_series(
     *,
     hide_embargoed: bool = False,
     drives_found: dict[int, Any] | None = None,
+    raw: bool = False,
 ) -> dict[str, Any]:
     """The chart series of `plan` for these drives (`drives_found`: the drives as compare._drives
-    read them for this request, when the caller already has them)."""
+    read them for this request, when the caller already has them). With `raw`, a kept step's
+    entry is its JSON text (RawJson), for an answer written by compare_parts.json_of."""
     if not drive_ids:
         raise InvalidParams("choose at least one drive: ?drives=1,2,3", field="drives")
     kind = PLAN_KINDS.get(plan)
@@ -486,7 +488,9 @@ def compare_series(
             befores.update({s.id: b for s, b in zip(run_steps, states, strict=True)})
     all_steps = [s for steps in steps_by_run.values() for s in steps]
     kept = (
-        draw_steps(session, kind, all_steps, metric, points) if kind in chart_digests.KINDS else {}
+        draw_steps(session, kind, all_steps, metric, points, raw=raw)
+        if kind in chart_digests.KINDS
+        else {}
     )
     transfer: dict[int, dict[str, float]] = defaultdict(dict)
     if kind in ("transfer", "mixed") and all_steps:

@@ -77,10 +77,10 @@ class RunDigest(Base):
 
 class StepChart(Base):
     """What a comparison's chart draws of a finished step (migration 0022): `series` is the
-    step's entry of the chart exactly as compare_series makes it, or NULL where the step draws
-    nothing, for the chart `key` (metric and points). Made when a run finishes and by the first
-    comparison without one; triggers forget a step's rows when what they were drawn from
-    changes (backend.results.chart_digests)."""
+    step's entry of the chart exactly as compare_series makes it (the JSON text the api writes
+    for it), or NULL where the step draws nothing, for the chart `key` (metric and points).
+    Made when a run finishes and by the first comparison without one; triggers forget a step's
+    rows when what they were drawn from changes (backend.results.chart_digests)."""
 
     __tablename__ = "step_charts"
 
@@ -88,5 +88,5 @@ class StepChart(Base):
         ForeignKey("steps.id", ondelete="CASCADE"), primary_key=True
     )
     key: Mapped[str] = mapped_column(Text, primary_key=True)
-    series: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    series: Mapped[str | None] = mapped_column(Text)
     made_at: Mapped[datetime] = mapped_column(server_default=func.now())

@@ -123,7 +123,11 @@ def compare_charts(
     one's distributions, the queue-depth sweeps, PTS and the price table. The Compare, Report
     and Shared pages ask this once instead of once per chart."""
     data = charts.compare_charts(
-        session, _ids(drives, "drives"), under_review, hide_embargoed=not sees_embargoed(user)
+        session,
+        _ids(drives, "drives"),
+        under_review,
+        hide_embargoed=not sees_embargoed(user),
+        raw=True,
     )
     return Response(json_of(data), media_type="application/json")
 
@@ -222,6 +226,7 @@ def compare_series(
         points,
         op_percent,
         hide_embargoed=not sees_embargoed(user),
+        raw=True,
     )
     return Response(json_of(data), media_type="application/json")
 

@@ -126,7 +126,7 @@ def read_share_charts(token: str, session: SessionDep) -> Any:
     _share, drives, under_review = service.live_share(session, token)
     if not drives:
         return charts.empty_charts(under_review)
-    data = charts.compare_charts(session, drives, under_review, hide_embargoed=True)
+    data = charts.compare_charts(session, drives, under_review, hide_embargoed=True, raw=True)
     return Response(json_of(data), media_type="application/json")
 
 

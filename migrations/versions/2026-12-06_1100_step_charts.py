@@ -6,9 +6,11 @@ write-hitching pass's 100 ms bandwidth log, tens of thousands of numbers of JSON
 into MB/s or IOPS and downsampled to the chart's points, for 88% of that answer's time. A
 finished step's drawn points never change: this table keeps them, one row per step and chart
 (`key`: the metric and the number of points asked for), with `series` the chart's entry for
-the step exactly as compare_series makes it, or NULL where the step draws nothing for that
-chart. Rows are made when a run finishes (backend.results.chart_digests.make_for_run) and by
-the first comparison that draws a step without one (runs finished before this table).
+the step exactly as compare_series makes it, as the JSON text the api writes for it (text, not
+JSONB: the api sends it as it is, without decoding thousands of numbers into Python lists), or
+NULL where the step draws nothing for that chart. Rows are made when a run finishes
+(backend.results.chart_digests.make_for_run) and by the first comparison that draws a step
+without one (runs finished before this table).
 
 Triggers forget a step's rows when anything they were drawn from changes: the step's status,
 name, parameters, analysis or logs, or its packed samples (only finished steps are drawn, and
@@ -23,7 +25,6 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
-from sqlalchemy.dialects import postgresql
 
 revision: str = "0022_step_charts"
 down_revision: str | None = "0021_run_digests"
@@ -67,7 +68,7 @@ def upgrade() -> None:
             primary_key=True,
         ),
         sa.Column("key", sa.Text(), primary_key=True),
-        sa.Column("series", postgresql.JSONB(), nullable=True),
+        sa.Column("series", sa.Text(), nullable=True),
         sa.Column(
             "made_at", sa.DateTime(timezone=True), server_default=sa.text("now()"), nullable=False
         ),

@@ -722,7 +722,7 @@ def test_a_run_that_finishes_keeps_its_comparison_charts(stack: Stack, embargo_d
         # made_at is its transaction's start: before the run's finished_at only when it was
         # made in the finish's own transaction, not by a later comparison.
         kept = conn.execute(
-            "SELECT c.step_id, c.key, c.series->>'step', c.made_at <= r.finished_at "
+            "SELECT c.step_id, c.key, c.series::jsonb->>'step', c.made_at <= r.finished_at "
             "FROM step_charts c JOIN steps s ON s.id = c.step_id JOIN runs r ON r.id = s.run_id "
             "WHERE c.step_id = ANY(%s)",
             (list(steps),),

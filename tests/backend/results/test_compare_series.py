@@ -23,7 +23,7 @@ from backend.results.compare_charts import (
     first_latency_step,
     make_for_run,
 )
-from backend.results.compare_parts import json_of
+from backend.results.compare_parts import RawJson, json_of
 from backend.results.compare_series import compare_series
 from backend.results.models import Result, StepChart
 from backend.results.qos_compare import compare_sweeps
@@ -364,6 +364,36 @@ def test_a_kept_chart_answers_as_drawn_without_reading_samples(engine: Engine) -
         assert s.scalar(select(func.count()).where(StepChart.step_id == hd_id)) == 0
     redrawn = _series(engine, [drive.id], "hdtach")["drives"][0]["series"][0]
     assert {v for _x, v in redrawn["points"]} == {350.0}
+
+
+def test_the_api_sends_a_kept_chart_as_its_text_and_the_same_bytes(engine: Engine) -> None:
+    """The api's answers (raw) send a kept entry's JSON text as it is, not decoded: the bytes
+    are those of the entry drawn afresh, for every chart kind that is kept, null included."""
+    with session_factory(engine)() as s:
+        bench = Bench(name="series-raw", host_info={})
+        s.add(bench)
+        s.flush()
+        drive = add_drive(s, bench, 302)
+        consistency(s, drive, 0, 9000)
+        hd = add_run(s, drive, "hdtach", {})
+        curve = {"position_pct": [0.5 * i for i in range(200)],
+                 "mbps": [400.0 - i for i in range(200)]}  # fmt: skip
+        add_step(s, hd, 0, "hdtach-read", {"role": "hdtach-read", "rw": "read"},
+                 analysis={"hdtach": curve})  # fmt: skip
+        bare = add_step(s, hd, 1, "hdtach-write", {"role": "hdtach-write", "rw": "write"})
+        s.commit()
+        bare_id = bare.id
+    for plan, points in (("consistency", 2000), ("consistency", 650), ("hdtach", 400)):
+        fresh = _series(engine, [drive.id], plan, points=points)  # drawn, and kept
+        with session_factory(engine)() as s:
+            raw = compare_series(s, [drive.id], plan, None, points, raw=True)
+        entries = raw["drives"][0]["series"]
+        assert entries and all(isinstance(e, RawJson) for e in entries), entries
+        assert json_of(raw) == json_of(fresh)
+        assert json.loads(json_of(raw)) == json.loads(json_of(fresh))
+    with session_factory(engine)() as s:
+        kept = s.scalars(select(StepChart.series).where(StepChart.step_id == bare_id)).all()
+    assert kept == [None]  # the write pass without a curve: kept as drawing nothing
 
 
 def test_a_finished_run_keeps_its_first_open_charts(engine: Engine) -> None:
