@@ -51,7 +51,7 @@ def test_each_recovery_is_a_metric_that_compare_lists(slc: Case, stack: Stack) -
         key=lambda f: f["idle_s"],
     )
     got = [f["recovered_gb"] for f in refills]
-    assert [f["idle_s"] for f in refills] == [3, 6, 9]
+    assert [f["idle_s"] for f in refills] == [3, 6, 12]
     # Each refill found a cache, or "none" where the one it had was written in less time than
     # a level must last (the self-test allows that only then); how much grows with the idle
     # the drive really had, longer than the idle step by the time between steps.
@@ -101,8 +101,8 @@ def test_the_run_page_shows_the_cache_and_its_recovery(
             f"Cache: {gb(fill['cache_gb'])} GB written"
         )
         rows = section.locator("tbody tr")
-        expect(rows.locator("th")).to_have_text(["3", "6", "9"])
-        for k, idle in enumerate((3, 6, 9)):
+        expect(rows.locator("th")).to_have_text(["3", "6", "12"])
+        for k, idle in enumerate((3, 6, 12)):
             found = steps[f"slc-refill-after-{idle}s"]["findings"]["slc"]
             words = (
                 f"none (< {gb(found['resolution_gb'])} GB)"
@@ -119,8 +119,8 @@ def test_the_run_page_shows_the_cache_and_its_recovery(
         table_rows = list(csv.reader(ln for ln in text.splitlines() if not ln.startswith("#")))
         assert table_rows[0][:3] == ["idle_s", "idle_measured_s", "recovered_gb (GB)"], text
         by_idle = {int(r[0]): r for r in table_rows[1:]}
-        assert sorted(by_idle) == [3, 6, 9], text
-        for idle in (3, 6, 9):
+        assert sorted(by_idle) == [3, 6, 12], text
+        for idle in (3, 6, 12):
             got = steps[f"slc-refill-after-{idle}s"]["findings"]["slc"]["recovered_gb"]
             assert float(by_idle[idle][2]) == pytest.approx(got, rel=1e-3), text
         # The fill's chart: MB/s against GB written, its step-down marked in GB.
@@ -134,7 +134,7 @@ def test_the_run_page_shows_the_cache_and_its_recovery(
         table = page.locator('[data-chart="slc-compare"]')
         row = table.locator(f'tr[data-drive="{slc.drive["id"]}"]')
         expect(row.locator("td").first).to_have_text(gb(fill["cache_gb"]))
-        for k, idle in enumerate((3, 6, 9)):
+        for k, idle in enumerate((3, 6, 12)):
             got = steps[f"slc-refill-after-{idle}s"]["findings"]["slc"]["recovered_gb"]
             expect(row.locator("td").nth(2 + k)).to_have_text(gb(got))
         shot(page, "slc-cache-compare")

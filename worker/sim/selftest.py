@@ -519,15 +519,17 @@ def bench_cases() -> list[Case]:
 
 def slc_case(size: int = 192 * MiB) -> Case:
     """The SLC cache and its recovery (plan slc-cache) on the "slc-recovery" drive: a fill of
-    192 MiB, refills of 64 MiB after 3, 6 and 9 s idle (9-27 MiB recovered and more: the time
-    between steps is idle too). Not among cases() (the e2e self-test's): its run lasts about a
-    minute and a half; among bench_cases()."""
+    192 MiB, refills of 64 MiB after 3, 6 and 12 s idle (9-36 MiB recovered and more: the time
+    between steps is idle too). The longest recovers a cache written in ~2 s at the cache's
+    speed, above what the method can see (1.5 s, backend.analysis.slc) with room for a host
+    that holds fio up; the shorter ones are below it or near it. Not among cases() (the e2e
+    self-test's): its run lasts about a minute and a half; among bench_cases()."""
     return Case(
         "slc cache recovery",
         "slc-recovery",
         size,
         "slc-cache",
-        {"recovery_idle_s": [3, 6, 9], "recovery_span": "64m"},
+        {"recovery_idle_s": [3, 6, 12], "recovery_span": "64m"},
     )
 
 
@@ -580,7 +582,8 @@ def check_slc(client: httpx.Client, case: Case) -> list[Check]:
         # A recovered cache written at the cache's speed in less than a level must last is
         # below what the method can see (backend.analysis.slc): "none" is its finding then, or
         # a step-down placed to within one of the blocks a level is made of.
-        unseen = device / (cache.fast_mbps * 1e6) < SLC_MIN_LEVEL_S
+        # fio's snapshots stop while the host holds it up: a level shortened by that much.
+        unseen = device / (cache.fast_mbps * 1e6) < SLC_MIN_LEVEL_S + held
         coarse = tol + SLC_BLOCK_S * cache.fast_mbps * 1e6 / 1e9
         checks.append(
             Check(
@@ -589,7 +592,8 @@ def check_slc(client: httpx.Client, case: Case) -> list[Check]:
                 f"{device / 1e9:.4f} (device; model {model / 1e9:.4f})"
                 + _held_note(held, f"within {tol:.4f}")
                 + (
-                    f"; written in under {SLC_MIN_LEVEL_S:g} s: none, or within {coarse:.4f}"
+                    f"; written in under {SLC_MIN_LEVEL_S + held:.3g} s: none, or within "
+                    f"{coarse:.4f}"
                     if unseen
                     else ""
                 ),
