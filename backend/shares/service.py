@@ -4,9 +4,9 @@ left out until the embargo ends)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from pydantic_core import from_json
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, joinedload
 
@@ -151,7 +151,7 @@ def shared_comparison(session: Session, token: str) -> tuple[Share, int | None, 
     share, drives, under_review = live_share(session, token)
     if not drives:
         return share, None, {"aggregate": "latest", "metrics": [], "missing": share.metrics or []}
-    comparison = json.loads(
+    comparison = from_json(
         compare_json(session, drives, share.metrics, under_review, hide_embargoed=True)
     )
     return share, under_review, comparison
