@@ -132,7 +132,9 @@ def make_for_run(session: Session, run_id: int) -> int:
     ]
     drawn = 0
     for metric, points in sorted(charts, key=str):
-        drawn += len(draw_steps(session, kind, steps, metric or DEFAULT_METRIC[kind], points))
+        drawn += len(
+            draw_steps(session, kind, steps, metric or DEFAULT_METRIC[kind], points, raw=True)
+        )
     return drawn
 
 
