@@ -64,9 +64,11 @@ def done(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dic
     yield {"run": run, "steps": steps, "trace": sim.trace()}
 
 
-def job_moved(run_steps: list[dict], step: dict, direction: str, trace: np.ndarray) -> float:
-    """Bytes the drive's own counters moved in `direction` (read or write) while the fio job
-    of `step` ran, from MARGIN_S before its window to MARGIN_S after it.
+def moved_window(
+    run_steps: list[dict], step: dict, direction: str, trace: np.ndarray
+) -> tuple[float, float]:
+    """The span (s) over which the drive's own counters are read for the fio job of `step`
+    (job_moved_range), from MARGIN_S before its window to MARGIN_S after it.
 
     The window's start is fio's print less the job's runtime: a print the host held up, or
     threads started late on a busy host (16 or 64 of them), put it after the job's first I/O.
@@ -86,8 +88,55 @@ def job_moved(run_steps: list[dict], step: dict, direction: str, trace: np.ndarr
         ]
         floor = job_window(before[-1], before[-1]["output"])[1] if before else burst[0]
         lower = max(burst[0], floor, start - MARGIN_S - (end - start))
-    t, moved = trace[:, 0], trace[:, column]
-    return float(np.interp(end + MARGIN_S, t, moved) - np.interp(lower, t, moved))
+    return lower, end + MARGIN_S
+
+
+def job_moved_range(
+    run_steps: list[dict], step: dict, direction: str, trace: np.ndarray
+) -> tuple[float, float]:
+    """Bytes the drive's own counters moved in `direction` (read or write) over the job's
+    moved_window, as the range their readings allow: the counter at a moment lies between the
+    last reading before it and the first after it (readings are 5 ms apart, more where the
+    host held the reader up, and a straight line across such a gap can put some of a job's
+    writes outside its window: the likeliest reading of a CI run where the device's count of
+    a 64-thread job came out 3% below fio's on a host held up by other work). Exact where
+    readings are dense."""
+    lower, upper = moved_window(run_steps, step, direction, trace)
+    t, y = trace[:, 0], trace[:, 3 if direction == "read" else 1]
+
+    return readings_range(t, y, lower, upper)
+
+
+def readings_range(t: np.ndarray, y: np.ndarray, lower: float, upper: float) -> tuple[float, float]:
+    """How much a counter read at times `t` (values `y`, never falling) moved from `lower` to
+    `upper`: at least from the first reading after `lower` to the last before `upper`, at most
+    from the last reading before `lower` to the first after `upper`."""
+
+    def before(x: float) -> float:
+        return float(y[max(0, int(np.searchsorted(t, x, side="right")) - 1)])
+
+    def after(x: float) -> float:
+        return float(y[min(len(t) - 1, int(np.searchsorted(t, x, side="left")))])
+
+    return before(upper) - after(lower), after(upper) - before(lower)
+
+
+def within_moved(fio: float, moved: tuple[float, float], tol: float, slack: float = 0.0) -> bool:
+    """fio's bytes within `tol` (and `slack` bytes) of the range the device's readings allow."""
+    low, high = moved
+    return low * (1 - tol) - slack <= fio <= high * (1 + tol) + slack
+
+
+def test_the_readings_range_holds_what_a_late_reader_missed() -> None:
+    """A job that wrote 100 at 1 per 10 ms from 0 to 1 s, read every 5 ms but not from 0.9 s
+    to 2 s (the reader held up): a straight line across the gap counts ~91 by 1.2 s; the
+    range the readings allow holds the 100 written."""
+    t = np.concatenate((np.arange(0.0, 0.9, 0.005), [2.0, 2.005]))
+    y = np.minimum(np.floor(t * 100.0), 100.0)
+    line = float(np.interp(1.2, t, y) - np.interp(-0.1, t, y))
+    low, high = readings_range(t, y, -0.1, 1.2)
+    assert line < 95 and low <= 100 <= high
+    assert readings_range(t, y, 0.1, 0.5) == (40.0, 40.0)  # dense readings: exact
 
 
 def test_reads_then_writes_each_test_its_passes_then_its_figures(done: dict) -> None:
@@ -131,9 +180,9 @@ def test_the_figures_are_what_the_drive_did(done: dict) -> None:
             best = steps[f"{name}-pass{cdm['best_pass']}"]
             final = json.loads(best["output"])
             start, end = job_window(best, best["output"])
-            device = job_moved(done["run"]["steps"], best, direction, trace)
+            device = job_moved_range(done["run"]["steps"], best, direction, trace)
             fio = sum(int(j[direction]["io_bytes"]) for j in final["jobs"])
-            assert fio == pytest.approx(device, rel=DEVICE_TOL), (name, fio, device)
+            assert within_moved(fio, device, DEVICE_TOL), (name, fio, device)
             got = results(steps[name])[f"{direction}_mbps"]
             if test in DEEP:
                 # At the drive's limit, less the share of the pass the host held fio up (the
