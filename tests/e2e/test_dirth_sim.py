@@ -248,36 +248,44 @@ def test_the_max_iops_point_is_what_the_device_wrote_and_within_the_ceiling(dirt
         runtimes.append([per_job[n] for n in names])
     sections = device_sections(writes, lo, hi, runtimes)
     k = names.index(top["name"])
-    device, found, lengths, judged = [], [], [], 0
+    device: list[tuple[float, float] | None] = []
+    found, lengths, judged = [], [], 0
     for r, by_section, wanted in zip(rounds, sections, runtimes, strict=True):
-        got = [[round(b - a, 3), w] for (a, b, _n, _u), w in zip(by_section, wanted, strict=True)]
+        got = [[round(b - a, 3), w, u] for (a, b, _n, u), w in zip(by_section, wanted, strict=True)]
         lengths.append(got)
         if not first <= r["round"] <= last:
             continue
         found.append(r["elements"][top["name"]]["iops"])
         # A round is judged where the device's pauses cut it into fio's sections: each as
         # long as fio ran it. (A pause of the throttle's inside a section can be longer than
-        # the one between two sections: seen once in 25; then the round cannot be cut.)
-        if all(abs(x - w) <= 0.12 for x, w in got):
+        # the one between two sections: seen once in 25; then the round cannot be cut.) A
+        # section's [start, end] holds the readings just before its first and at its last
+        # change, so it may be longer than the writing by those readings' gaps (`unsure`: 20
+        # ms when the reader keeps its pace, more when a busy host held it up), as CBW's.
+        if all(x - u - 0.12 <= w <= x + 0.12 for x, w, u in got):
             judged += 1
-            start, end, written, _unsure = by_section[k]
-            device.append(written / 4096 / (end - start))
+            start, end, written, unsure = by_section[k]
+            ios = written / 4096
+            device.append((ios / (end - start), ios / max(end - start - unsure, 1e-3)))
         else:
             device.append(None)
     record(
         "DIRTH max IOPS point against the device's count",
-        {"device": [None if v is None else round(v, 1) for v in device], "s_vs_fio": lengths},
+        {"device": [None if v is None else [round(x, 1) for x in v] for v in device],
+         "s_vs_fio_unsure": lengths},
         {"point": top["name"], "rounds": [round(v, 1) for v in found], "window": top["iops"]},
-    )
+    )  # fmt: skip
     assert len(found) == 5
     assert judged >= 3, lengths
     for d, f in zip(device, found, strict=True):
-        if d is not None:
-            assert f == pytest.approx(d, rel=0.05), (device, found)
+        if d is not None:  # within 5% of the rates the readings allow
+            assert d[0] * 0.95 <= f <= d[1] * 1.05, (device, found)
     # The window's figure is the average of its rounds; the device's agree with it.
     assert top["iops"] == pytest.approx(sum(found) / len(found), rel=1e-6)
     measured = [d for d in device if d is not None]
-    assert top["iops"] == pytest.approx(sum(measured) / len(measured), rel=0.05)
+    low = sum(d[0] for d in measured) / len(measured)
+    high = sum(d[1] for d in measured) / len(measured)
+    assert low * 0.95 <= top["iops"] <= high * 1.05, (device, top)
 
 
 def fio_job(final: dict) -> tuple[str, int, int, float, int]:
