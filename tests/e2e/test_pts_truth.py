@@ -144,6 +144,12 @@ class DeviceWrites:
         before = [n for t, n in self.rows if t <= wall]
         return 512.0 * (before[-1] if before else self.rows[0][1])
 
+    def bytes_after(self, wall: float) -> float:
+        """Bytes written by `wall` at most: the first reading at or after it (the reader,
+        held up by a busy host, can read the counter well after `wall`)."""
+        after = [n for t, n in self.rows if t >= wall]
+        return 512.0 * (after[0] if after else self.rows[-1][1])
+
     def idle(self, lo: float, hi: float) -> float:
         """The middle of the longest stretch between `lo` and `hi` in which the device wrote
         nothing (between two fio runs), else the middle of the two."""
@@ -188,6 +194,29 @@ def device_round_iops(writes: DeviceWrites, windows: list[tuple[float, float]]) 
         (writes.bytes_at(cuts[k + 1]) - writes.bytes_at(cuts[k])) / 4096 / (end - start)
         for k, (start, end) in enumerate(windows[1:])
     ]
+
+
+def device_round_range(
+    writes: DeviceWrites, windows: list[tuple[float, float]]
+) -> list[tuple[float, float]]:
+    """device_round_iops as the range the readings allow: the count at a cut lies between the
+    last reading before it and the first after it (10 ms apart, more where the host held the
+    reader up: once the last round's device count came out 5% below fio's)."""
+    cuts = [writes.idle(a[1] - 0.3, b[0]) for a, b in zip(windows, windows[1:], strict=False)]
+    cuts.append(windows[-1][1] + 0.5)
+    return [
+        (
+            (writes.bytes_at(cuts[k + 1]) - writes.bytes_after(cuts[k])) / 4096 / (end - start),
+            (writes.bytes_after(cuts[k + 1]) - writes.bytes_at(cuts[k])) / 4096 / (end - start),
+        )
+        for k, (start, end) in enumerate(windows[1:])
+    ]
+
+
+def within_range(values: list[float], ranges: list[tuple[float, float]], rel: float) -> bool:
+    return all(
+        lo * (1 - rel) <= v <= hi * (1 + rel) for v, (lo, hi) in zip(values, ranges, strict=True)
+    )
 
 
 def snia_steady(values: list[float]) -> int | None:
@@ -243,10 +272,7 @@ def test_steady_state_round_and_window_iops_match_the_throttle(
     # Each round's IOPS are what the device wrote in it; the throttle holds them to the limit,
     # and a round runs at it unless the host held fio up (seen: 1680 of 2000 once).
     assert len(values) == len(device)
-    assert all(v == pytest.approx(d, rel=0.02) for v, d in zip(values, device, strict=True)), (
-        values,
-        device,
-    )
+    assert within_range(values, device_round_range(writes, windows), 0.02), (values, device)
     assert all(d <= LIMIT_IOPS * 1.05 for d in device), device
     assert max(device) >= LIMIT_IOPS * 0.9, device
     # Steady state where the SNIA rule puts it on the device's own counts: round 5 (window
@@ -343,10 +369,7 @@ def test_steady_state_round_and_window_match_a_drive_that_settles_late(
     assert cliff_round == 2, written
     # Each round's IOPS are what the device wrote in it (a busy host can hold fio up for
     # part of a round: the drive then really writes less in it).
-    assert all(v == pytest.approx(d, rel=0.02) for v, d in zip(values, device, strict=True)), (
-        values,
-        device,
-    )
+    assert within_range(values, device_round_range(writes, windows), 0.02), (values, device)
     assert device[0] <= CLIFF_FOB_IOPS * 1.05 and max(device[2:]) <= CLIFF_STEADY_IOPS * 1.05
     # Steady state where the SNIA rule puts it on the device's counts: round 7 (window 3-7)
     # when the rounds ran at the drive's speeds; the worker stopped there, not at 10 rounds.
