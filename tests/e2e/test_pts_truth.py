@@ -184,12 +184,18 @@ def round_windows(c: httpx.Client, run: dict, step: dict) -> list[tuple[float, f
     return out
 
 
+def round_cuts(writes: DeviceWrites, windows: list[tuple[float, float]]) -> list[float]:
+    """Where the device's count is cut between rounds: the idle gap around each round (each is
+    a fio process of its own), and half a second after the last one's print."""
+    cuts = [writes.idle(a[1] - 0.3, b[0]) for a, b in zip(windows, windows[1:], strict=False)]
+    return [*cuts, windows[-1][1] + 0.5]
+
+
 def device_round_iops(writes: DeviceWrites, windows: list[tuple[float, float]]) -> list[float]:
     """4 KiB writes a second the device completed in each round (`windows`: the step before,
     then the rounds): its count between the idle gaps around the round (each is a fio process
     of its own), over the round's time as fio ran it."""
-    cuts = [writes.idle(a[1] - 0.3, b[0]) for a, b in zip(windows, windows[1:], strict=False)]
-    cuts.append(windows[-1][1] + 0.5)
+    cuts = round_cuts(writes, windows)
     return [
         (writes.bytes_at(cuts[k + 1]) - writes.bytes_at(cuts[k])) / 4096 / (end - start)
         for k, (start, end) in enumerate(windows[1:])
@@ -202,8 +208,7 @@ def device_round_range(
     """device_round_iops as the range the readings allow: the count at a cut lies between the
     last reading before it and the first after it (10 ms apart, more where the host held the
     reader up: once the last round's device count came out 5% below fio's)."""
-    cuts = [writes.idle(a[1] - 0.3, b[0]) for a, b in zip(windows, windows[1:], strict=False)]
-    cuts.append(windows[-1][1] + 0.5)
+    cuts = round_cuts(writes, windows)
     return [
         (
             (writes.bytes_at(cuts[k + 1]) - writes.bytes_after(cuts[k])) / 4096 / (end - start),
