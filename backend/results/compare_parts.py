@@ -67,24 +67,27 @@ class RawJson:
 
 
 def json_of(value: Any) -> bytes:
-    """`value` as JSON; a RawJson in it is written as its text."""
+    return _ANY.dump_json(value)
+
+
+def json_with_raw(value: Any) -> bytes:
+    """`value` as JSON, a RawJson in it written as its text (the answers that hold kept
+    charts: json_of, on the hot paths, has no fallback to call)."""
     raws: list[bytes] = []
-    nonce: list[str] = []
+    nonce = secrets.token_hex(16)
 
     def fallback(obj: Any) -> str:
         if type(obj) is not RawJson:
             raise TypeError(f"cannot write {type(obj).__name__} as JSON")
-        if not nonce:
-            nonce.append(secrets.token_hex(16))
         raws.append(obj.text.encode())
-        return f"{nonce[0]}:{len(raws) - 1}"
+        return f"{nonce}:{len(raws) - 1}"
 
     out = _ANY.dump_json(value, fallback=fallback)
     if not raws:
         return out
     # Each RawJson was written as a string of a random token (that no other text of the answer
     # holds) and its index: its text goes in that string's place.
-    token = re.compile(b'"' + nonce[0].encode() + rb":(\d+)\"")
+    token = re.compile(b'"' + nonce.encode() + rb":(\d+)\"")
     return token.sub(lambda m: raws[int(m[1])], out)
 
 

@@ -15,7 +15,7 @@ from backend.results import compare_charts as charts
 from backend.results import compare_series as cser
 from backend.results import qos, qos_compare
 from backend.results import series as ser
-from backend.results.compare_parts import json_of
+from backend.results.compare_parts import json_with_raw
 from backend.results.schemas import (
     Article,
     CompareCharts,
@@ -129,7 +129,7 @@ def compare_charts(
         hide_embargoed=not sees_embargoed(user),
         raw=True,
     )
-    return Response(json_of(data), media_type="application/json")
+    return Response(json_with_raw(data), media_type="application/json")
 
 
 @router.get("/api/compare/article", response_model=Article)
@@ -228,7 +228,7 @@ def compare_series(
         hide_embargoed=not sees_embargoed(user),
         raw=True,
     )
-    return Response(json_of(data), media_type="application/json")
+    return Response(json_with_raw(data), media_type="application/json")
 
 
 @router.get("/api/runs/{run_id}/qos", response_model=RunQos)

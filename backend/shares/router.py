@@ -15,7 +15,7 @@ from backend.pts.compare import compare_pts
 from backend.pts.schemas import PtsComparison
 from backend.results import compare_charts as charts
 from backend.results import compare_series as cser
-from backend.results.compare_parts import json_of
+from backend.results.compare_parts import json_with_raw
 from backend.results.schemas import (
     CompareCharts,
     CompareLatency,
@@ -127,7 +127,7 @@ def read_share_charts(token: str, session: SessionDep) -> Any:
     if not drives:
         return charts.empty_charts(under_review)
     data = charts.compare_charts(session, drives, under_review, hide_embargoed=True, raw=True)
-    return Response(json_of(data), media_type="application/json")
+    return Response(json_with_raw(data), media_type="application/json")
 
 
 @router.get("/{token}/value", response_model=ValueComparison)
