@@ -45,8 +45,10 @@ def loop_backing_files() -> dict[str, str]:
     for entry in Path("/sys/block").glob("loop*/loop/backing_file"):
         try:
             found[entry.parent.parent.name] = entry.read_text().strip()
-        except FileNotFoundError:
-            continue  # detached meanwhile (other tests attach and detach theirs at any time)
+        except OSError:
+            # Detached meanwhile (other tests attach and detach theirs at any time): the file
+            # is gone, or still listed and its device gone (ENODEV, seen in CI).
+            continue
     return found
 
 
@@ -68,8 +70,9 @@ def _wait_for(path: str, timeout: float = 5.0) -> None:
         time.sleep(0.05)
 
 
-def _retry(action: Callable[[], object], attempts: int = 20) -> None:
-    """Teardown steps can race with the kernel releasing a device; retry briefly."""
+def _retry(action: Callable[[], object], attempts: int = 100) -> None:
+    """Teardown steps can race with the kernel releasing a device; retried for up to 10 s
+    (CI: a partition just unmounted was still busy for partx -d after 2 s)."""
     for attempt in range(attempts):
         try:
             action()

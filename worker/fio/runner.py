@@ -26,6 +26,9 @@ log = logging.getLogger("drivelab.worker.fio")
 
 # After SIGINT fio finishes in-flight I/O and prints its final JSON; past this it is killed.
 STOP_GRACE_S = 1.5
+# fio has exited but its pipe is still open: a job process it forked holds it. Past this the
+# job processes are killed (a job forked as fio died waits for fio's go-ahead for ever).
+ORPHAN_GRACE_S = 2.0
 
 
 @dataclass
@@ -90,6 +93,39 @@ def _with_priority(nice: int) -> list[str]:
     return ["nice", "-n", str(value - own)]
 
 
+def _holds(pid: int | str, link: str) -> bool:
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+        return any(os.readlink(f"/proc/{pid}/fd/{fd}") == link for fd in fds)
+    except OSError:
+        return False  # gone, or not ours to read
+
+
+def _end_fio(proc: subprocess.Popen[bytes], pipe_inode: int) -> None:
+    """SIGKILL fio and every job process it forked: the processes holding fio's output pipe
+    (each job process calls setsid, so no process group or session reaches them all; the pipe
+    they inherited does), each signalled through a pidfd taken before checking it still holds
+    the pipe (a pid can be reused)."""
+    if proc.poll() is None:
+        proc.kill()
+    link = f"pipe:[{pipe_inode}]"
+    own = os.getpid()
+    for pid in [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != own]:
+        if not _holds(pid, link):
+            continue
+        try:
+            pidfd = os.pidfd_open(pid)
+        except OSError:
+            continue
+        try:
+            if _holds(pid, link):  # still the same process
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+        except OSError:
+            pass
+        finally:
+            os.close(pidfd)
+
+
 def run_fio(
     job_file: str,
     workdir: Path,
@@ -149,8 +185,11 @@ def run_fio(
     last_text: str | None = None
     stopped = False
     stop_deadline: float | None = None
+    exited_at: float | None = None
+    eof = False
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
+    pipe_inode = os.fstat(fd).st_ino  # what fio and its job processes write to (_end_fio)
     os.set_blocking(fd, False)
     sel = selectors.DefaultSelector()
     sel.register(fd, selectors.EVENT_READ)
@@ -171,6 +210,15 @@ def run_fio(
                             on_samples([sample], progress_of(doc.data))
             if eof:
                 break
+            if exited_at is None and proc.poll() is not None:
+                exited_at = time.monotonic()
+            if exited_at is not None and time.monotonic() - exited_at > ORPHAN_GRACE_S:
+                log.error(
+                    "fio (%s) exited (status %s) but its job processes still run: killing them",
+                    name,
+                    proc.returncode,
+                )
+                break  # _end_fio below
             if not stopped and should_stop():
                 stopped = True
                 stop_deadline = time.monotonic() + STOP_GRACE_S
@@ -182,10 +230,14 @@ def run_fio(
                 and proc.poll() is None
             ):
                 log.warning("fio (%s) did not stop within %.1f s: killing it", name, STOP_GRACE_S)
-                proc.kill()
+                _end_fio(proc, pipe_inode)
                 stop_deadline = None
     finally:
         sel.close()
+        if not eof:
+            # Left before fio's output ended (its job processes outlived it, or an error
+            # here): not one of them may go on writing to the drive.
+            _end_fio(proc, pipe_inode)
         returncode = proc.wait()
         err_thread.join(timeout=5)
     stderr = b"".join(stderr_chunks).decode("utf-8", errors="replace")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.worker.fio.procs import fio_stats
 from worker.fio.runner import priority, run_fio
 
 pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
@@ -19,16 +20,7 @@ pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not 
 def _fio_nice(workdir: Path, stop: threading.Event, seen: list[int]) -> None:
     """The nice value (field 19 of /proc/PID/stat) of the fio process running in `workdir`."""
     while not stop.is_set():
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                if Path(f"/proc/{pid}/cwd").resolve() != workdir:
-                    continue
-                stat = Path(f"/proc/{pid}/stat").read_text()
-                if "(fio)" not in stat:
-                    continue
-            except OSError:
-                continue
-            seen.append(int(stat.rsplit(")", 1)[1].split()[16]))
+        seen += [int(fields[16]) for fields in fio_stats(workdir).values()]
         time.sleep(0.05)
 
 
