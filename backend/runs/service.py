@@ -25,7 +25,8 @@ from backend.plans.base import (
     job_files_as_run,
 )
 from backend.plans.catalog import compile_plan
-from backend.results.models import Result
+from backend.pts.models import StepRound
+from backend.results.models import Result, StepLatency
 from backend.results.names import measure_name
 from backend.runs import queue
 from backend.runs.models import SAMPLE_COLUMNS, SAMPLE_ROWS, PackedSamples, Run, Sample, Step
@@ -599,8 +600,8 @@ def resume_run(session: Session, state: AppState, run_id: int, user: User | None
 
     The steps already done (purge, preconditioning...) are kept; the worker refuses to resume
     if anything wrote to the drive since the last of them ended. The interrupted step starts
-    over, so its partial samples and results are removed. The resume is recorded in the run's
-    environment.
+    over, so its partial samples, PTS rounds and results are removed. The resume is recorded
+    in the run's environment.
     """
     run = get_run(session, run_id)
     if run.status not in RESUMABLE:
@@ -624,6 +625,10 @@ def resume_run(session: Session, state: AppState, run_id: int, user: User | None
     session.execute(delete(Sample).where(Sample.step_id.in_(redo)))
     session.execute(delete(PackedSamples).where(PackedSamples.step_id.in_(redo)))
     session.execute(delete(Result).where(Result.step_id.in_(redo)))
+    # A PTS step's rounds are stored as each ends: the redone step's start again at round 1
+    # (a round already stored is kept as sent once, so the old ones would stand for the new).
+    session.execute(delete(StepRound).where(StepRound.step_id.in_(redo)))
+    session.execute(delete(StepLatency).where(StepLatency.step_id.in_(redo)))
     for step in todo:
         step.status = "pending"
         step.progress = 0.0

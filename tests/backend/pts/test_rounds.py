@@ -8,20 +8,28 @@ import json
 from pathlib import Path
 
 import pytest
+import redis
 from sqlalchemy import select
+from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from backend.analysis import pts
 from backend.benches.models import Bench
+from backend.core.db import session_factory
+from backend.core.deps import AppState
 from backend.core.errors import InvalidParams
+from backend.core.settings import Settings
 from backend.drives.models import DriveModel, DriveSample
 from backend.pts import service
 from backend.pts.derive import derive_rounds
 from backend.pts.models import StepRound
 from backend.pts.report import report
 from backend.runs.models import Run, Step
+from backend.runs.service import resume_run
+from worker.celery_app import make_celery
 
 ROUND = Path(__file__).resolve().parents[2] / "fixtures" / "fio-3.33" / "pts-round.json"
+REDIS = "redis://127.0.0.1:6379/15"
 TRACK = {"element": "r0w100-64k", "metric": "write_iops", "label": "64K write", "unit": "IOPS"}
 ELEMENTS = [
     {"name": n, "label": n, "bs": bs, "bs_bytes": b, "mix": m, "read_pct": r, "access": "random"}
@@ -128,3 +136,32 @@ def test_the_window_table_and_metrics_come_from_the_stored_rounds(
     assert [r["round"] for r in section["rounds"]] == [1, 2, 3, 4, 5]
     stored = session.scalars(select(StepRound.round).where(StepRound.step_id == step.id)).all()
     assert sorted(stored) == [1, 2, 3, 4, 5]
+
+
+def test_a_resumed_run_stores_its_redone_rounds_not_the_earlier_ones(
+    session: Session, step: Step, engine: Engine
+) -> None:
+    """A run stopped in its rounds step after two rounds, then resumed: the step starts again
+    at round 1, and that round is stored, not the one from before the stop taken for it."""
+    run = session.get(Run, step.run_id)
+    step.idx = 1
+    session.add(Step(run_id=run.id, idx=0, kind="fio", name="precondition", status="done"))
+    text = ROUND.read_text()
+    for k in (1, 2):
+        assert service.save_round(session, run, step, k, text, (k - 1) * 3000, k * 3000)
+    run.status, step.status = "cancelled", "cancelled"
+    session.flush()
+    session.expire_all()
+    state = AppState(
+        settings=Settings(database_url=str(engine.url), redis_url=REDIS),
+        engine=engine,
+        sessions=session_factory(engine),
+        redis=redis.Redis.from_url(REDIS),
+        celery=make_celery(REDIS, {}),
+    )
+    resumed = resume_run(session, state, run.id)  # rolled back: nothing is sent
+    assert resumed.status == "queued"
+    assert service.round_rows(session, step.id) == []
+    # The redone round 1 (a different output, at the resumed step's times) is the one kept.
+    assert service.save_round(session, resumed, step, 1, text.replace(" ", "  ", 1), 0, 2900)
+    assert [(r.round, r.t_end_ms) for r in service.round_rows(session, step.id)] == [(1, 2900)]
