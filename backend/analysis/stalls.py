@@ -73,8 +73,10 @@ def window_log_intervals(
 
     With `end_ms` (the job's runtime): a last row within 2.5 windows of the end is left out,
     because fio closes that window while the job winds down (seen: 3% of the median in the
-    last 100 ms of a steady 20 s write whose status snapshots show no slowdown); time after
-    the last row longer than 5 windows is an interval at 0: the job ended stalled.
+    last 100 ms of a steady 20 s write whose status snapshots show no slowdown), unless it
+    comes after a gap: then it is all that shows a stall ended before the job did (CI: left
+    out, a 1.0 s stall 1.4 s before the end ran on to the end); time after the last row longer
+    than 5 windows is an interval at 0: the job ended stalled.
     """
     if window_ms <= 0:
         raise ValueError("window_ms must be positive")
@@ -85,7 +87,12 @@ def window_log_intervals(
     v = np.where(np.isfinite(v), v, 0.0)
     order = np.argsort(t, kind="stable")
     t, v = t[order], v[order]
-    if end_ms is not None and t.size > 1 and end_ms - t[-1] <= GAP_WINDOWS * window_ms:
+    if (
+        end_ms is not None
+        and t.size > 1
+        and end_ms - t[-1] <= GAP_WINDOWS * window_ms
+        and t[-1] - t[-2] <= GAP_WINDOWS * window_ms
+    ):
         t, v = t[:-1], v[:-1]
     moving = v[v > 0]
     median = float(np.median(moving)) if moving.size else 0.0

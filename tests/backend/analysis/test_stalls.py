@@ -121,6 +121,14 @@ def test_edges_few_stalls_and_a_dead_series() -> None:
     t, v = rows_with_pauses(10, [])
     ended = stalls_in_window_log(t, v, WINDOW_MS, end_ms=12000)
     assert ended["count"] == 1 and ended["stalls"][0]["duration_s"] == pytest.approx(2.0, abs=0.1)
+    # A stall that ends 0.2 s before the job does: the one row after it, close to the end, is
+    # what shows that it ended; it is kept, and the stall ends there, not at the job's end.
+    t, v = rows_with_pauses(19.7, [(18.6, 1.0)])
+    assert t[-1] == 19700 and t[-2] == 18600
+    late = stalls_in_window_log(t, v, WINDOW_MS, end_ms=19900)
+    assert late["count"] == 1, late
+    assert late["stalls"][0]["start_s"] == pytest.approx(18.6, abs=0.11)
+    assert late["stalls"][0]["duration_s"] == pytest.approx(1.0, abs=0.11)
     with pytest.raises(ValueError):
         window_log_intervals([1], [1.0], 0)
 
@@ -235,7 +243,12 @@ def _intervals_row_by_row(t_ms, values, window_ms, end_ms=None):  # type: ignore
     v = np.where(np.isfinite(v), v, 0.0)
     order = np.argsort(t, kind="stable")
     t, v = t[order], v[order]
-    if end_ms is not None and t.size > 1 and end_ms - t[-1] <= 2.5 * window_ms:
+    if (
+        end_ms is not None
+        and t.size > 1
+        and end_ms - t[-1] <= 2.5 * window_ms
+        and t[-1] - t[-2] <= 2.5 * window_ms
+    ):
         t, v = t[:-1], v[:-1]
     moving = v[v > 0]
     median = float(np.median(moving)) if moving.size else 0.0
