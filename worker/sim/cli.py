@@ -211,7 +211,8 @@ def add_parser(sub: Any) -> None:
         "run hdtach, write-hitching, trim-performance, consistency and slc-cache on them at "
         "once, and compare what drivelab found with what the drives did (their own counters): "
         "step-down positions within 1% of the span, levels within 5%, every stall found once, "
-        "stall lengths within 0.2 s, the period within 5% and regular, the drop-off within 5%, "
+        "stall lengths within 0.2 s, the period within 5% of the drive's and regular where its "
+        "stalls were, the drop-off within 5%, "
         "the SLC cache and what each idle gap gave back of it within 1% of the fill. Run "
         "it on the bench "
         "(as root), with its worker running. Exit status 0 when every check passed.",

@@ -64,3 +64,46 @@ def test_a_burst_held_up_by_the_host_may_read_below_the_drives_speed_by_that_sha
     assert selftest._between(21.52 * 0.96, 21.52, 24.0)
     assert not selftest._between(21.52 * 0.94, 21.52, 24.0)
     assert not selftest._between(24.0 * 1.06, 21.52, 24.0)
+
+
+def _stalls(*starts: float) -> list[dict]:
+    return [{"start_s": s, "duration_s": 1.5, "kind": "periodic"} for s in starts]
+
+
+def test_the_period_is_judged_against_the_devices_own_stalls() -> None:
+    quiet = trace_with_hold(at=19.0, hold_s=0.0)
+    device = _stalls(5.96, 11.88, 17.88)  # gaps 5.92 and 6.00: median 5.96, not the profile's 6
+    got = _stalls(6.04, 11.97, 17.94)
+
+    def check(value: float, regular: bool = True, trace: np.ndarray = quiet) -> selftest.Check:
+        found = {"period_s": value, "period_regular": regular}
+        return selftest._period_check("case", "step", 6.0, device, got, found, trace, 0.0)
+
+    assert check(5.96).ok and "5.96 s (the profile's 6 s), regular" in check(5.96).truth
+    assert check(5.96 * 1.049).ok and not check(5.96 * 1.051).ok
+    assert not check(5.96, regular=False).ok  # the device's gaps were regular
+    # The host held fio up 1.2 s just before the second stall: fio saw it begin up to that much
+    # earlier, and both gaps it ends and begins move by as much.
+    held = trace_with_hold(at=10.9, hold_s=1.2)
+    found_early = _stalls(6.04, 10.75, 17.94)
+    c = selftest._period_check(
+        "case", "step", 6.0, device, found_early,
+        {"period_s": 5.95, "period_regular": False}, held, 0.0,
+    )  # fmt: skip
+    assert c.ok, c
+    assert "held fio up 1.20 s" in c.truth and "regularity not judged" in c.truth
+    # Without that hold the same finding is wrong by 0.9 s.
+    assert not check(5.06).ok
+
+
+def test_irregular_device_stalls_must_be_found_irregular() -> None:
+    quiet = trace_with_hold(at=19.0, hold_s=0.0)
+    device = _stalls(2.0, 5.0, 11.0)  # gaps 3 and 6: spread 3 s, far past 20% of 4.5 s
+    got = _stalls(2.0, 5.0, 11.0)
+
+    def check(regular: bool) -> selftest.Check:
+        found = {"period_s": 4.5, "period_regular": regular}
+        return selftest._period_check("case", "step", 6.0, device, got, found, quiet, 0.0)
+
+    assert check(False).ok and "irregular" in check(False).truth
+    assert not check(True).ok
