@@ -206,16 +206,23 @@ def wait_reported(client: httpx.Client, bench: str, target: str, serial: str) ->
     deadline = time.monotonic() + REPORT_WAIT_S
     seen = "no report"
     while True:
-        resp = client.get(f"/api/benches/{bench}/devices")
-        if resp.status_code == 200:
-            entry = next(
-                (d for d in resp.json() if target in [d["path"], *d.get("links", [])]), None
-            )
-            if entry is not None and entry["serial"] == serial:
-                return
-            seen = f"serial {entry['serial']}" if entry else "not listed"
+        try:
+            resp = client.get(f"/api/benches/{bench}/devices")
+        except httpx.TransportError as exc:
+            # An api process that went away mid-answer (its supervisor starts another): asked
+            # again until the deadline, like a report that does not list the drive yet.
+            seen = f"no answer from the api: {exc}"
         else:
-            seen = resp.text[:200]
+            if resp.status_code != 200:
+                seen = resp.text[:200]
+            else:
+                entry = next(
+                    (d for d in resp.json() if target in [d["path"], *d.get("links", [])]),
+                    None,
+                )
+                if entry is not None and entry["serial"] == serial:
+                    return
+                seen = f"serial {entry['serial']}" if entry else "not listed"
         if time.monotonic() >= deadline:
             raise CliError(
                 f"bench {bench} did not report {target} (serial {serial}) within "

@@ -268,6 +268,13 @@ def _api(settings: Settings, env: dict[str, str], verbose: bool) -> Child:
         # Open live streams end at a stop, so the processes exit before `up` gives up on them.
         "--timeout-graceful-shutdown",
         str(GRACEFUL_SHUTDOWN_S),
+        # An idle keep-alive connection is closed after this long. uvicorn's 5 s is httpx's
+        # own idle expiry (the CLI, workers): a client reusing a connection at ~5 s met the
+        # api closing it and got "Server disconnected without sending a response" (seen on a
+        # busy machine, the api process late to its timer). Longer than httpx's and than a
+        # proxy's idle upstream connections (nginx: 60 s), so the client gives up first.
+        "--timeout-keep-alive",
+        str(KEEP_ALIVE_S),
         "--log-level",
         # uvicorn's own start and stop lines only with -v; drivelab's loggers keep their level
         settings.log_level.lower() if verbose else "warning",
@@ -280,6 +287,7 @@ def _api(settings: Settings, env: dict[str, str], verbose: bool) -> Child:
 
 
 WORKER_HEALTHCHECK_S = 60
+KEEP_ALIVE_S = 75
 GRACEFUL_SHUTDOWN_S = 10
 
 

@@ -361,7 +361,7 @@ def test_up_refuses_a_number_of_api_processes_it_cannot_run(
 
 def test_api_processes_default_to_the_usable_cores_and_reach_uvicorn() -> None:
     from backend.core.settings import Settings
-    from backend.up import GRACEFUL_SHUTDOWN_S, WORKER_HEALTHCHECK_S, _api
+    from backend.up import GRACEFUL_SHUTDOWN_S, KEEP_ALIVE_S, WORKER_HEALTHCHECK_S, _api
 
     cores = len(os.sched_getaffinity(0))
     assert Settings(api_workers=None).api_processes == cores
@@ -371,6 +371,7 @@ def test_api_processes_default_to_the_usable_cores_and_reach_uvicorn() -> None:
     assert argv[argv.index("--workers") + 1] == "3"
     assert argv[argv.index("--timeout-worker-healthcheck") + 1] == str(WORKER_HEALTHCHECK_S)
     assert argv[argv.index("--timeout-graceful-shutdown") + 1] == str(GRACEFUL_SHUTDOWN_S)
+    assert argv[argv.index("--timeout-keep-alive") + 1] == str(KEEP_ALIVE_S)
     assert "--no-proxy-headers" in argv  # X-Forwarded-For only from DRIVELAB_TRUSTED_PROXIES
     assert child.own_group  # stopped and restarted as a whole
 

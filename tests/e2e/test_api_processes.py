@@ -194,6 +194,45 @@ def test_failed_sign_ins_count_across_processes(stack: Stack, two_apis: tuple[st
     assert _sign_in(b, other, other.password).status_code == 200
 
 
+def test_an_idle_connection_outlives_the_clients_own_idle_expiry(stack: Stack) -> None:
+    """The api keeps an idle keep-alive connection open well past httpx's 5 s idle expiry (the
+    CLI's and the workers' client), so a client never reuses one the api is closing: one
+    socket, a request, 8 s idle, still open on the api's side, a second request answered."""
+    import socket
+
+    host, port = stack.api_url.removeprefix("http://").rsplit(":", 1)
+    request = f"GET /api/health HTTP/1.1\r\nHost: {host}\r\n\r\n".encode()
+
+    def answer(sock: socket.socket) -> bytes:
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = sock.recv(65536)
+            assert chunk, f"the api closed the connection: {data!r}"
+            data += chunk
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = int(next(
+            line.split(b":", 1)[1] for line in head.split(b"\r\n")
+            if line.lower().startswith(b"content-length:")
+        ))  # fmt: skip
+        while len(body) < length:
+            body += sock.recv(65536)
+        return head
+
+    with socket.create_connection((host, int(port)), timeout=30) as sock:
+        sock.sendall(request)
+        assert answer(sock).startswith(b"HTTP/1.1 200")
+        time.sleep(8)
+        sock.setblocking(False)
+        try:
+            closed = sock.recv(1, socket.MSG_PEEK) == b""
+        except BlockingIOError:
+            closed = False  # nothing to read: open
+        sock.setblocking(True)
+        assert not closed, "the api closed an idle connection within 8 s"
+        sock.sendall(request)
+        assert answer(sock).startswith(b"HTTP/1.1 200")
+
+
 def test_up_runs_one_api_process_per_core(stack: Stack) -> None:
     """The stack's `drivelab up` runs uvicorn's supervisor with one worker process per core
     (DRIVELAB_API_WORKERS unset), and says so to its processes."""
