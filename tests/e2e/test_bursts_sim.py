@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Stack
-from tests.e2e.test_browser import VIEWPORT, browser, shot, sign_in  # noqa: F401 - the fixture
+from tests.e2e.test_browser import VIEWPORT, browser, read_down, shot, sign_in  # noqa: F401 - the fixture
 from tests.e2e.test_simulated_drives import MISSING, busy_cpu  # noqa: F401 - the fixture
 from worker.sim.selftest import Case, bursts_case, run_selftest
 
@@ -66,11 +66,16 @@ def test_the_summary_is_the_mean_of_the_bursts(bursts: Case, stack: Stack) -> No
         assert found["idle_min_s"] >= 1.0
         assert "bursts" in found["note"]
     # The sequential writes (16 MiB at 10 MB/s) ended on time, at most 1 s each; the random
-    # reads (8 MiB) on size.
+    # reads (8 MiB at 20 MB/s, ~0.4 s) on size, unless the host held fio up past the burst's
+    # 1 s (CI: one did, 0.66 s held): then on time, having moved less. Whichever came first.
     seq_w = steps["seq128k-q1-write"]["findings"]["bursts"]["rows"]
     assert all(r["runtime_s"] <= 1.1 and r["bytes"] < 16 * 2**20 for r in seq_w), seq_w
     rnd_r = steps["rnd4k-q1-read"]["findings"]["bursts"]["rows"]
-    assert all(r["bytes"] == 8 * 2**20 for r in rnd_r), rnd_r
+    assert all(
+        r["bytes"] == 8 * 2**20 or (r["bytes"] < 8 * 2**20 and 0.99 <= r["runtime_s"] <= 1.1)
+        for r in rnd_r
+    ), rnd_r
+    assert any(r["bytes"] == 8 * 2**20 for r in rnd_r), rnd_r
     # Compare lists each test's mean, named in words.
     with stack.client() as c:
         body = c.get("/api/compare", params={"drives": str(bursts.drive["id"])}).json()
@@ -118,6 +123,7 @@ def test_the_run_page_and_compare_show_the_bursts(
         expect(section.get_by_test_id("bursts-notes")).to_contain_text("bursts")
         shot(page, "qd1-bursts-run")
         page.goto(f"/compare?drives={bursts.drive['id']}")
+        read_down(page)
         compare = page.locator('[data-chart="bursts-compare"]')
         expect(compare).to_contain_text("4K random read QD1 bursts")
         expect(compare).to_contain_text("128K sequential write QD1 bursts")

@@ -19,6 +19,7 @@ Needs what the simulated drives need; skipped, saying which is missing, without.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -97,12 +98,15 @@ EARLY_S = 0.05
 
 
 def device_sections(
-    writes: DeviceWrites, lo: float, hi: float, runtimes: list[list[float]]
+    writes: DeviceWrites, lo: float, hi: float, runtimes: list[list[float]], printed: list[float]
 ) -> list[list[list[float]]]:
     """The device's writing between `lo` and `hi`, one [start, end, bytes, unsure] per fio
     section of
-    each round (`runtimes`: each round's sections' runtimes, in order). Rounds are separate fio
-    runs: cut at the device's longest pauses. Within a round, a stonewalled section's threads
+    each round (`runtimes`: each round's sections' runtimes, in order; `printed`: the time fio
+    printed each round's output). Rounds are separate fio runs, and fio prints a round's output
+    after its last write and before the next round's fio starts: each round ends at the
+    device's pause nearest that time (the longest of those as near: a busy host can make the
+    reader see the last write late). Within a round, a stonewalled section's threads
     end before the next one's start, so the device pauses between sections: each section ends
     at the device's longest pause around its start plus its runtime that lasts past it (the
     throttle lets writes through in bursts, so there are short pauses everywhere; each
@@ -118,37 +122,58 @@ def device_sections(
     def pause(k: int) -> float:
         return changes[k + 1][0] - changes[k][1]
 
-    longest = sorted(range(len(changes) - 1), key=pause, reverse=True)
-    ends = [*sorted(longest[: len(runtimes) - 1]), len(changes) - 1]
+    def off(k: int, t: float) -> float:  # how far `t` is outside the pause after change k
+        return max(changes[k][1] - t, t - changes[k + 1][0], 0.0)
+
+    pauses = range(len(changes) - 1)
+    ends = [
+        *(min(pauses, key=lambda k: (off(k, t), -pause(k))) for t in printed[:-1]),
+        len(changes) - 1,
+    ]
     out, i = [], 0
     for last, seconds in zip(ends, runtimes, strict=True):
-        sections = []
-        for j, runtime in enumerate(seconds):
-            start = changes[i][0]
-            if j == len(seconds) - 1:
-                end = last
-            else:
-                due = start + runtime
-                # The pause the section ends with: the section's last write not long after
-                # its runtime, the next write not before it (a pause inside the section ends
-                # before it).
-                near = [
-                    k
-                    for k in range(i, last)
-                    if due - NEAR_S <= changes[k][1] <= due + LATE_S
-                    and changes[k + 1][0] >= due - EARLY_S
-                ] or [min(range(i, last), key=lambda k: abs(changes[k][1] - due))]
-                end = max(near, key=pause)
-            # The readings around the first and the last change: how long the section may be
-            # shorter than [start, end] (the reader, held up by a busy host, reads late).
-            unsure = (changes[i][1] - changes[i][0]) + (changes[end][1] - changes[end][0])
-            sections.append(
-                [start, changes[end][1], 512.0 * (changes[end][3] - changes[i][2]), unsure]
-            )
-            i = end + 1
-        out.append(sections)
-        i = last + 1
+        sections = cut_round(changes, i, last, seconds, pause)
+        # A round with too few changes for its sections (a pause taken for the one between
+        # two rounds was not) cannot be cut: it shows as sections of no length.
+        out.append(sections or [[changes[min(i, last)][0]] * 2 + [0.0, 0.0] for _ in seconds])
+        i = max(i, last + 1)
     return out
+
+
+def cut_round(
+    changes: list[tuple[float, float, int, int]],
+    i: int,
+    last: int,
+    seconds: list[float],
+    pause: Callable[[int], float],
+) -> list[list[float]] | None:
+    """One round's sections ([start, end, bytes, unsure] each) from its changes i..last (see
+    device_sections), or None where there are too few changes to cut it into them."""
+    sections = []
+    for j, runtime in enumerate(seconds):
+        if i > last or (j < len(seconds) - 1 and i >= last):
+            return None
+        start = changes[i][0]
+        if j == len(seconds) - 1:
+            end = last
+        else:
+            due = start + runtime
+            # The pause the section ends with: the section's last write not long after its
+            # runtime, the next write not before it (a pause inside the section ends before
+            # it).
+            near = [
+                k
+                for k in range(i, last)
+                if due - NEAR_S <= changes[k][1] <= due + LATE_S
+                and changes[k + 1][0] >= due - EARLY_S
+            ] or [min(range(i, last), key=lambda k: abs(changes[k][1] - due))]
+            end = max(near, key=pause)
+        # The readings around the first and the last change: how long the section may be
+        # shorter than [start, end] (the reader, held up by a busy host, reads late).
+        unsure = (changes[i][1] - changes[i][0]) + (changes[end][1] - changes[end][0])
+        sections.append([start, changes[end][1], 512.0 * (changes[end][3] - changes[i][2]), unsure])
+        i = end + 1
+    return sections
 
 
 def stored_rounds(c: httpx.Client, run: dict, step: dict) -> tuple[list[dict], dict[int, dict]]:
@@ -246,7 +271,8 @@ def test_the_max_iops_point_is_what_the_device_wrote_and_within_the_ceiling(dirt
             name = j["jobname"]
             per_job[name] = max(per_job.get(name, 0.0), int(j["job_runtime"]) / 1000.0)
         runtimes.append([per_job[n] for n in names])
-    sections = device_sections(writes, lo, hi, runtimes)
+    printed = [int(dirth["finals"][r["round"]]["timestamp_ms"]) / 1000.0 for r in rounds]
+    sections = device_sections(writes, lo, hi, runtimes, printed)
     k = names.index(top["name"])
     device: list[tuple[float, float] | None] = []
     found, lengths, judged = [], [], 0

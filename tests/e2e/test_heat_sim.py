@@ -60,11 +60,12 @@ def _hdtach_run(
         step = next(s for s in done["steps"] if s["params"].get("role") == "hdtach-write")
         output = c.get(f"/api/runs/{done['id']}/steps/{step['id']}/output").text
         article = c.get("/api/compare/article", params={"drives": drive["id"]})
+        samples = c.get(f"/api/runs/{done['id']}/samples", params={"step_id": step["id"]}).json()
         events = sim.events()
         trace = sim.trace()
     start, end = job_window(step, output)
     return {"run": done, "step": step, "events": events, "trace": trace, "start": start,
-            "end": end, "article": article}  # fmt: skip
+            "end": end, "article": article, "samples": samples}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +109,15 @@ def test_a_thermal_step_down_is_thermal_at_the_drives_throttle(runs: dict) -> No
         f"held fio up {held:.2f} s); step-downs at {[round(sd['at_s'], 2) for sd in found]}"
     )
     heat = near[0]["heat"]
-    assert heat["heat"] == "thermal", heat
+    # What the attribution had to go on, said when it fails (the run is gone afterwards): the
+    # throttle's spans and the step's samples (s, MB/s, °C) around the step-down.
+    seen = [
+        (round(x["t"], 2), round(x["write_mbps"], 1), x["temp_c"])
+        for x in r["samples"]
+        if heat["at_s"] - 8 <= x["t"] <= heat["at_s"] + 14
+    ]
+    spans_s = [(round(a - start, 2), b and round(b - start, 2)) for a, b in spans]
+    assert heat["heat"] == "thermal", (heat, near[0], spans_s, seen)
     assert heat["basis"] == "peak" and heat["threshold"] is None and heat["counters"] == []
     # The peak is the temperature the drive throttled at (50 °C), as its engage event says.
     first = next(e for e in r["events"] if e["kind"] == "thermal-throttle")

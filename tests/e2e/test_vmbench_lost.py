@@ -64,13 +64,15 @@ def test_a_killed_worker_puts_the_write_cache_back_when_it_starts_again(
         vm.kill_worker()  # SIGKILL: nothing runs in the worker after this; the guest restarts it
         run = wait_run(c, run["id"], until=("lost", "failed", "done", "cancelled"), timeout=600)
         assert run["status"] == "lost", run
-    # The restarted worker put the setting back before taking anything else.
+    # The restarted worker put the setting back before taking anything else, and said so (it
+    # logs what it put back once every recorded setting is done: the drive can show the cache
+    # on a moment before the line is written).
+    said = f"run {run['id']}: write cache of /dev/nvme0n1 ({nvme['serial']}) put back"
     deadline = time.monotonic() + 300
-    while cache_on(vm) is not True:
+    while cache_on(vm) is not True or said not in (vm.ctl / "worker.log").read_text():
         assert time.monotonic() < deadline, vm.exec(f"tail -n 30 {vm.ctl}/worker.log")
         time.sleep(2)
-    log = (vm.ctl / "worker.log").read_text()
-    assert f"run {run['id']}: write cache of /dev/nvme0n1 ({nvme['serial']}) put back" in log
+    assert cache_on(vm) is True
     # The killed worker's fio lives on in the guest until its time is up: end it, so that the
     # next test's run can hold the namespace.
     vm.exec("for p in $(pidof fio); do kill -9 $p; done", check=False)
