@@ -1,9 +1,12 @@
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
+from pydantic_core import to_json
+from sqlalchemy.orm import Session
 
 from backend.audit import service as audit
-from backend.benches.service import get_bench_by_name, is_online
+from backend.benches.service import ONLINE_WITHIN, get_bench_by_name, is_online
+from backend.core.db import utcnow
 from backend.core.deps import CurrentUser, Reviewer, SessionDep, StateDep, after_commit
 from backend.core.errors import Conflict, InvalidParams, NotFound
 from backend.core.events import visibility_changed
@@ -48,15 +51,56 @@ def drive_out(
     )
 
 
-@router.get("", response_model=list[DriveOut])
-def list_drives(session: SessionDep, user: CurrentUser) -> list[DriveOut]:
-    """Drive samples with their model, capacity, bench and the run using them now (for a
-    viewer, without drives whose model is under embargo)."""
+def drive_list_json(session: Session, *, hide: bool) -> bytes:
+    """The JSON of GET /api/drives: what `drive_out` makes of each drive, from plain rows (one
+    query), written as DriveOut's JSON (its fields in order) without making models of them:
+    loading 500 drives as ORM objects and then as models was most of the answer's time."""
     active = queue.active_runs(session)
     waiting = runs_service.waiting_by_drive(session)
-    hide = not service.sees_embargoed(user)
-    drives = service.list_drives(session, hide_embargoed=hide)
-    return [drive_out(d, active.get(d.id), waiting.get(d.id)) for d in drives]
+    now = utcnow()
+    out = []
+    for r in service.drive_rows(session, hide_embargoed=hide):
+        embargo = r.embargo_until
+        out.append(
+            {
+                "id": r.id,
+                "serial": r.serial,
+                "firmware": r.firmware,
+                "target_path": r.target_path,
+                "simulated": r.simulated,
+                "emulated": r.emulated,
+                "label": service.label_of(r.vendor, r.model, r.capacity_bytes, r.serial),
+                "short_name": r.short_name,
+                "bench": {
+                    "id": r.bench_id,
+                    "name": r.bench_name,
+                    "online": r.last_seen_at is not None and now - r.last_seen_at < ONLINE_WITHIN,
+                },
+                "model": {
+                    "id": r.model_id,
+                    "vendor": r.vendor,
+                    "model": r.model,
+                    "capacity_bytes": r.capacity_bytes,
+                    "interface": r.interface,
+                    "controller": r.controller,
+                    "nand": r.nand,
+                    "dram": r.dram,
+                    "embargo_until": embargo,
+                },
+                "active_run_id": active.get(r.id),
+                "waiting_run_ids": waiting.get(r.id) or [],
+                "embargoed": embargo is not None and embargo > now,
+            }
+        )
+    return to_json(out)
+
+
+@router.get("", response_model=list[DriveOut])
+def list_drives(session: SessionDep, user: CurrentUser) -> Response:
+    """Drive samples with their model, capacity, bench and the run using them now (for a
+    viewer, without drives whose model is under embargo)."""
+    body = drive_list_json(session, hide=not service.sees_embargoed(user))
+    return Response(body, media_type="application/json")
 
 
 @router.get("/{drive_id}", response_model=DriveOut)

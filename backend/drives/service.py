@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import ColumnElement, or_, select
+from sqlalchemy import ColumnElement, Row, or_, select
 from sqlalchemy.orm import Session, selectinload
 
 from backend.benches.models import Bench
@@ -38,7 +38,11 @@ def drive_label(drive: DriveSample, serial: str | None = None) -> str:
     """The drive as `Vendor Model 1 TB (S/N ...)`, with its serial, or `serial` (what a run
     was measured on: the serial typed to confirm it, when the drive's has changed since)."""
     m = drive.model
-    return f"{m.vendor} {m.model} {capacity_label(m.capacity_bytes)} (S/N {serial or drive.serial})"
+    return label_of(m.vendor, m.model, m.capacity_bytes, serial or drive.serial)
+
+
+def label_of(vendor: str, model: str, capacity_bytes: int, serial: str) -> str:
+    return f"{vendor} {model} {capacity_label(capacity_bytes)} (S/N {serial})"
 
 
 # --- embargo: until a model's embargo_until, viewers and shared links do not see it ---------
@@ -82,11 +86,39 @@ def get_drive(session: Session, drive_id: int, *, hide_embargoed: bool = False) 
     return drive
 
 
-def list_drives(session: Session, *, hide_embargoed: bool = False) -> list[DriveSample]:
-    query = _drive_query().order_by(DriveSample.id)
+def drive_rows(session: Session, *, hide_embargoed: bool = False) -> list[Row[Any]]:
+    """Every drive with its model's and bench's columns, in one query of plain rows (the list
+    of a lab's drives: loading 500 drives, models and benches as ORM objects took most of
+    GET /api/drives)."""
+    query = (
+        select(
+            DriveSample.id,
+            DriveSample.serial,
+            DriveSample.firmware,
+            DriveSample.target_path,
+            DriveSample.short_name,
+            DriveModel.id.label("model_id"),
+            DriveModel.vendor,
+            DriveModel.model,
+            DriveModel.capacity_bytes,
+            DriveModel.interface,
+            DriveModel.controller,
+            DriveModel.nand,
+            DriveModel.dram,
+            DriveModel.embargo_until,
+            DriveModel.simulated,
+            DriveModel.emulated,
+            Bench.id.label("bench_id"),
+            Bench.name.label("bench_name"),
+            Bench.last_seen_at,
+        )
+        .join(DriveModel, DriveModel.id == DriveSample.model_id)
+        .join(Bench, Bench.id == DriveSample.bench_id)
+        .order_by(DriveSample.id)
+    )
     if hide_embargoed:
-        query = query.join(DriveModel, DriveModel.id == DriveSample.model_id).where(not_embargoed())
-    return list(session.scalars(query))
+        query = query.where(not_embargoed())
+    return list(session.execute(query))
 
 
 def get_or_create_model(

@@ -27,6 +27,7 @@ from backend.results.compare_series import (
     charted,
     compare_series,
     draw_steps,
+    latest_runs_once,
 )
 from backend.results.qos_compare import compare_latency, compare_sweeps, step_names
 from backend.runs.models import Run, Step
@@ -64,6 +65,18 @@ def compare_charts(
 ) -> dict[str, Any]:
     """The first-open data of every chart for these drives (see the module's docstring); with
     `raw`, the kept chart entries as their JSON text (compare_series)."""
+    with latest_runs_once(session):
+        return _charts(session, drive_ids, under_review, hide_embargoed=hide_embargoed, raw=raw)
+
+
+def _charts(
+    session: Session,
+    drive_ids: list[int],
+    under_review: int | None,
+    *,
+    hide_embargoed: bool,
+    raw: bool,
+) -> dict[str, Any]:
     found = _drives(session, drive_ids, hide_embargoed)
     series = [
         {

@@ -8,7 +8,8 @@ steps (one query) and, for time series, their samples (one query, plain rows).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -72,14 +73,14 @@ def charted(kind: str, role: str) -> bool:
     return role in ("transfer-read", "transfer-write")
 
 
-def _latest_runs(
-    session: Session, drive_ids: list[int], plan: str, op_percent: int | None
-) -> dict[int, tuple[Run, str | None, str | None, str | None, bool]]:
-    """Each drive's latest finished run of the plan (with that OP, when given), with the
-    firmware, fio version and host its environment names: picked out by PostgreSQL, not
-    loaded with the rest of the environment (tens of KB of JSON a run)."""
+LatestRun = tuple[Run, str | None, str | None, str | None, bool]
+# session.info key of the latest runs read once for every plan (see `latest_runs_once`).
+_EVERY_PLAN = "drivelab.latest_runs_of_every_plan"
+
+
+def _latest_query(drive_ids: list[int]) -> Any:
     env = Run.environment
-    query = (
+    return (
         select(
             Run,
             env["drive"]["firmware"].as_string(),
@@ -90,17 +91,80 @@ def _latest_runs(
         .options(
             load_only(Run.id, Run.drive_id, Run.plan, Run.params, Run.finished_at, raiseload=True)
         )
-        .where(Run.drive_id.in_(drive_ids), Run.plan == plan, Run.status == "done")
+        .where(Run.drive_id.in_(drive_ids), Run.status == "done")
+    )
+
+
+def _op_of(run: Run) -> int:
+    """A run's over-provisioning percent as PostgreSQL reads it below (absent: 0)."""
+    value = (run.params or {}).get("op_percent")
+    return int(value) if value not in (None, "") else 0
+
+
+def _newest_first(run: Run) -> tuple[float, int]:
+    """PostgreSQL's ORDER BY finished_at DESC, id DESC as a key (NULL sorts first there)."""
+    at = run.finished_at
+    return (at.timestamp() if at is not None else float("inf"), run.id)
+
+
+def _found(row: Any) -> LatestRun:
+    run, firmware, fio, host, resumes = row
+    return run, firmware, fio, host, resumes not in (None, "0", "[]", "null", "false")
+
+
+@contextmanager
+def latest_runs_once(session: Session) -> Iterator[None]:
+    """Within the block, `_latest_runs` reads each drive set's latest finished run of every
+    plan and over-provisioning in one query and answers every plan from it: the answer of all
+    charts (compare_charts) asks for ten plans of the same drives."""
+    session.info[_EVERY_PLAN] = {}
+    try:
+        yield
+    finally:
+        session.info.pop(_EVERY_PLAN, None)
+
+
+def _latest_of_every_plan(session: Session, drive_ids: list[int]) -> list[LatestRun]:
+    op = func.coalesce(Run.params["op_percent"].astext.cast(Integer), 0)
+    query = (
+        _latest_query(drive_ids)
+        .order_by(Run.drive_id, Run.plan, op, Run.finished_at.desc(), Run.id.desc())
+        .ext(distinct_on(Run.drive_id, Run.plan, op))
+    )
+    return [_found(row) for row in session.execute(query)]
+
+
+def _latest_runs(
+    session: Session, drive_ids: list[int], plan: str, op_percent: int | None
+) -> dict[int, LatestRun]:
+    """Each drive's latest finished run of the plan (with that OP, when given), with the
+    firmware, fio version and host its environment names: picked out by PostgreSQL, not
+    loaded with the rest of the environment (tens of KB of JSON a run)."""
+    memo = session.info.get(_EVERY_PLAN)
+    if memo is not None:
+        key = tuple(sorted(set(drive_ids)))
+        every = memo.get(key)
+        if every is None:
+            every = memo[key] = _latest_of_every_plan(session, list(key))
+        out: dict[int, LatestRun] = {}
+        for found in every:  # per drive: each OP's latest; the latest of those when OP is free
+            run = found[0]
+            if run.plan != plan or (op_percent is not None and _op_of(run) != op_percent):
+                continue
+            had = out.get(run.drive_id)
+            if had is None or _newest_first(run) > _newest_first(had[0]):
+                out[run.drive_id] = found
+        return out
+    query = (
+        _latest_query(drive_ids)
+        .where(Run.plan == plan)
         .order_by(Run.drive_id, Run.finished_at.desc(), Run.id.desc())
         .ext(distinct_on(Run.drive_id))
     )
     if op_percent is not None:
         op = func.coalesce(Run.params["op_percent"].astext.cast(Integer), 0)
         query = query.where(op == op_percent)
-    return {
-        run.drive_id: (run, firmware, fio, host, resumes not in (None, "0", "[]", "null", "false"))
-        for run, firmware, fio, host, resumes in session.execute(query)
-    }
+    return {found[0].drive_id: found for found in map(_found, session.execute(query))}
 
 
 def _pattern(run: Run, step_params: dict[str, Any]) -> str | None:

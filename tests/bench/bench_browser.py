@@ -136,8 +136,11 @@ def render_once(browser: Any, api_url: str, link: str, ids: list[int], shot: boo
             page.wait_for_timeout(50)
         if len(held) != 1:
             raise AssertionError(f"the page asked for its charts {len(held)} times, not once")
-        # Everything else on the page renders meanwhile; then the browser is left idle.
+        # Everything else on the page renders meanwhile; the scatter is scrolled to (the page
+        # draws a chart when it comes near the screen); then the browser is left idle.
         page.wait_for_timeout(1500)
+        page.locator(CHART).scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
         page.evaluate(TWO_FRAMES_JS)
         if PROFILE:
             cdp.send("Profiler.enable")

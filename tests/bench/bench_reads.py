@@ -220,6 +220,15 @@ class Loader:
                     f = factor * rng.uniform(0.98, 1.02)
                     scaled = value / f if lower_is_better(metric, unit) else value * f
                     copy.write_row((run_id, step_ids[name], metric, scaled, unit))
+        # The latency histograms a finished fio step keeps (results.qos.store_latency), as
+        # the finish stores them: without them every latency chart reads the fio outputs.
+        for step_id, name, _role in self.steps[src]:
+            self.conn.execute(
+                "INSERT INTO step_latency (step_id, direction, run_id, ios, mean_us, min_us, "
+                "max_us, bins) SELECT %(step)s, direction, %(run)s, ios, mean_us, min_us, "
+                "max_us, bins FROM step_latency WHERE step_id = %(src)s",
+                {"step": step_ids[name], "run": run_id, "src": step_id},
+            )
         self.n_runs += 1
         if not samples:
             return run_id, step_ids

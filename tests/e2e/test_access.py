@@ -411,6 +411,39 @@ def test_access_matrix(stack: Stack, ids: dict[str, str], callers: dict[str, htt
     assert not wrong, f"{len(wrong)} unexpected answers:\n" + "\n".join(wrong)
 
 
+def test_the_drive_list_is_the_json_its_response_model_gives(
+    stack: Stack, ids: dict[str, str], callers: dict[str, httpx.Client]
+) -> None:
+    """GET /api/drives writes its JSON from plain rows in one step (not through FastAPI's
+    response_model path): the same document that path gives, each drive exactly DriveOut's JSON
+    of itself, keys and order included, what GET /api/drives/{id} says of it, and valid UTF-8
+    whatever the names hold."""
+    from fastapi.encoders import jsonable_encoder
+
+    from backend.drives.schemas import DriveOut
+
+    for who in ("viewer", "admin"):
+        r = callers[who].get("/api/drives")
+        assert r.status_code == 200, r.text
+        assert r.headers["content-type"] == "application/json"
+        listed = r.json()
+        assert listed and any(str(d["id"]) == ids["idle_drive"] for d in listed)
+        models = [DriveOut.model_validate(d) for d in listed]
+        assert listed == jsonable_encoder(models)
+        assert [list(d) for d in listed] == [list(m.model_dump(mode="json")) for m in models]
+        # The list is made from plain rows; each drive is what the drive's own answer (made
+        # from the ORM objects) says of it. (A run of an earlier test may end between the
+        # calls and change a drive's active run: then the two are asked again.)
+        for _ in range(3):
+            ones = [callers[who].get(f"/api/drives/{d['id']}") for d in listed]
+            assert all(one.status_code == 200 for one in ones), [o.text for o in ones]
+            if [one.json() for one in ones] == listed:
+                break
+            time.sleep(1)
+            listed = callers[who].get("/api/drives").json()
+        assert [one.json() for one in ones] == listed
+
+
 def test_denials_say_why(stack: Stack, users: dict[str, User], sim_drive: dict) -> None:
     body = {"plan": "four-corners", "drive_id": sim_drive["id"], "params": QUICK}
     with stack.client(token="") as anon:
@@ -774,6 +807,11 @@ def test_embargoed_drives_are_hidden_from_viewers_and_shared_links(
     assert drive["id"] in {d["drive_id"] for d in consistency[0]["drives"]}, charts["series"]
     _embargo(stack, model_id, datetime.now(UTC) + timedelta(days=7))
     try:
+        with stack.client() as admin:  # an admin sees it, marked, as its own answer says
+            listed = {d["id"]: d for d in admin.get("/api/drives").json()}
+            assert listed[drive["id"]]["embargoed"] is True
+            assert listed[drive["id"]]["model"]["embargo_until"] is not None
+            assert admin.get(f"/api/drives/{drive['id']}").json() == listed[drive["id"]]
         with stack.client(token=users["viewer"].token) as viewer:
             assert drive["id"] not in {d["id"] for d in viewer.get("/api/drives").json()}
             assert model_id not in {m["id"] for m in viewer.get("/api/models").json()}

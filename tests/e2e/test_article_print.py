@@ -22,7 +22,7 @@ import pytest
 
 from tests.conftest import Stack
 from tests.e2e.conftest import Demo
-from tests.e2e.test_browser import SCREENSHOTS, VIEWPORT, browser, sign_in
+from tests.e2e.test_browser import SCREENSHOTS, VIEWPORT, browser, read_down, sign_in
 
 __all__ = ["browser"]
 
@@ -211,6 +211,7 @@ def test_add_a_metric_is_searched_and_grouped(  # type: ignore[no-untyped-def]
     try:
         sign_in(page, stack)
         page.goto(f"/compare?drives={ids}&review={drives[0]['id']}")
+        read_down(page)
         add = page.get_by_label("Add a metric")
         expect(add).to_be_enabled()
         every = add.locator("option").count()

@@ -17,7 +17,7 @@ import pytest
 from backend.analysis.as_ssd import WEIGHTS
 from backend.analysis.fio_results import direction_summary
 from tests.conftest import Stack
-from tests.e2e.test_browser import VIEWPORT, browser, shot, sign_in  # noqa: F401 - the fixture
+from tests.e2e.test_browser import VIEWPORT, browser, read_down, shot, sign_in  # noqa: F401 - the fixture
 from tests.e2e.test_desktop_preset import job_moved_range, within_moved
 from tests.e2e.test_plans import results, run_plan
 from tests.e2e.test_simulated_drives import MISSING, busy_cpu  # noqa: F401 - the fixture
@@ -204,6 +204,7 @@ def test_the_run_page_compare_and_report_lay_out_the_window(
         expect(table.locator('[data-cell="score-total"]')).to_have_text(str(round(total)))
         shot(page, "as-ssd-style-run")
         page.goto(f"/compare?drives={drive['id']}")
+        read_down(page)
         block = page.locator('[data-chart="as-ssd-style-compare"]')
         cell = block.locator(f'table[data-drive="{drive["id"]}"] [data-cell="asssd-seq-read"]')
         expect(cell).to_have_text(f"{seq:,.2f} MB/s")

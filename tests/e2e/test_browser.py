@@ -64,7 +64,47 @@ def browser() -> Iterator[object]:
             b.close()
 
 
+# Nothing on the page still loading: no chart or section saying so, nothing marked busy.
+LOADED_JS = """() => ![
+    ...document.querySelectorAll('.chart-frame__overlay, p.muted, [aria-busy=true]')
+].some(e => e.getAttribute('aria-busy') === 'true' || /^Loading/.test(e.textContent.trim()))"""
+
+
+def draw_later(page) -> None:  # type: ignore[no-untyped-def]
+    """Scroll to each chart plot the page has not drawn yet, in page order, until every one is
+    drawn, then back to the top: as a reader reading down the Compare page, which draws a
+    chart only when it comes near the screen (ChartFrame's drawWhenNear)."""
+    later = page.locator("[data-drawn=later]")
+    looked_again = False
+    for _ in range(200):
+        # A chart whose answer is still coming is one to draw once it is in.
+        page.wait_for_function(LOADED_JS)
+        waiting = later.element_handles()  # now: one drawn meanwhile is not waited for
+        if not waiting:
+            if looked_again:
+                break
+            # The page can put charts in a moment after its answers are in (CI: a renderer
+            # held up past the network's idle; a query asked on the first answer): it is
+            # looked at once more before every chart is taken as drawn.
+            page.wait_for_timeout(500)
+            looked_again = True
+            continue
+        looked_again = False
+        plot = waiting[0]
+        plot.scroll_into_view_if_needed()
+        page.wait_for_function("el => !el.isConnected || !el.hasAttribute('data-drawn')", arg=plot)
+    assert later.count() == 0
+    page.evaluate("window.scrollTo(0, 0)")
+
+
+def read_down(page, timeout: float = 30_000) -> None:  # type: ignore[no-untyped-def]
+    """The page's answers in (the network idle), every chart of it drawn (draw_later)."""
+    page.wait_for_load_state("networkidle", timeout=timeout)
+    draw_later(page)
+
+
 def shot(page, name: str) -> Path:  # type: ignore[no-untyped-def]
+    draw_later(page)  # a full-page picture: every chart drawn in it
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)

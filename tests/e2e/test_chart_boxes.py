@@ -30,7 +30,7 @@ import pytest
 
 from tests.conftest import ROOT, Stack
 from tests.e2e.conftest import Demo
-from tests.e2e.test_browser import VIEWPORT, browser, shot, sign_in
+from tests.e2e.test_browser import VIEWPORT, browser, read_down, shot, sign_in
 
 __all__ = ["browser"]  # the module's Chromium fixture, shared
 
@@ -156,6 +156,7 @@ def open_compare(page, stack: Stack, ids: list[int], review: int) -> None:  # ty
 
     sign_in(page, stack)
     page.goto(f"/compare?drives={','.join(map(str, ids))}&review={review}")
+    read_down(page, timeout=60_000)
     expect(page.locator("[data-chart=hdtach] .recharts-line-curve").first).to_be_attached(
         timeout=60_000
     )
@@ -260,6 +261,7 @@ def test_three_drives_drawn_clean(browser, stack: Stack, quick_demo: Demo) -> No
 
         before = colours()
         page.goto(f"/compare?drives={','.join(map(str, reversed(ids)))}&review={ids[2]}")
+        read_down(page)
         expect(page.locator("[data-chart=hdtach] .recharts-line-curve").first).to_be_attached()
         after = colours()
         assert before and before == after

@@ -31,6 +31,7 @@ from tests.e2e.test_browser import (
     VIEWPORT,
     browser,
     docs_copy,
+    read_down,
     shot,
     sign_in,
 )
@@ -185,17 +186,28 @@ def test_series_match_fio_totals(stack: Stack, demo: list[dict[str, Any]]) -> No
     assert checked == 3 * 2 * 6
 
 
-def test_compare_page_charts_and_exports(  # type: ignore[no-untyped-def]
-    browser, stack: Stack, demo: list[dict[str, Any]]
-) -> None:
-    from playwright.sync_api import expect
-
+def signed_in(browser, stack: Stack) -> tuple[Any, Any, list[str]]:  # type: ignore[no-untyped-def]
+    """A new browser context (downloads accepted) with a page signed in as the admin, and the
+    list its page errors go to."""
     context = browser.new_context(base_url=stack.api_url, viewport=VIEWPORT, accept_downloads=True)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
         sign_in(page, stack)
+    except BaseException:
+        context.close()
+        raise
+    return context, page, errors
+
+
+def test_compare_page_charts_and_exports(  # type: ignore[no-untyped-def]
+    browser, stack: Stack, demo: list[dict[str, Any]]
+) -> None:
+    from playwright.sync_api import expect
+
+    context, page, errors = signed_in(browser, stack)
+    try:
         page.goto("/compare")
         for d in demo:
             page.locator(f'.drive-picker input[type=checkbox][value="{d["id"]}"]').check()
@@ -203,6 +215,7 @@ def test_compare_page_charts_and_exports(  # type: ignore[no-untyped-def]
         page.locator(f'.drive-picker input[type=radio][value="{review["id"]}"]').check()
         ids = ",".join(str(d["id"]) for d in demo)
         expect(page).to_have_url(re.compile(rf"/compare\?drives={ids}&review={review['id']}$"))
+        read_down(page)  # each chart is drawn as it comes near the screen
 
         # Every chart draws.
         bars = page.locator('[data-chart^="bars-"]')
@@ -297,6 +310,7 @@ def test_compare_page_charts_and_exports(  # type: ignore[no-untyped-def]
         ).to_be_visible()
         page.go_back()
         expect(added).to_be_visible()
+        read_down(page)  # the page is opened again: its charts drawn as the reader comes to them
 
         # Linear scale, zoomed, top 40K.
         scatter.get_by_label("Scale", exact=True).select_option("linear")
@@ -371,6 +385,57 @@ def test_compare_page_charts_and_exports(  # type: ignore[no-untyped-def]
         context.close()
 
 
+def test_compare_page_draws_the_charts_a_reader_comes_to(  # type: ignore[no-untyped-def]
+    browser, stack: Stack, demo: list[dict[str, Any]]
+) -> None:
+    """Opened, the Compare page draws the charts near the screen only: the ones further down
+    wait, drawn as the reader scrolls to them; the chart pack holds every chart all the same,
+    and printing draws every one at once."""
+    from playwright.sync_api import expect
+
+    context, page, errors = signed_in(browser, stack)
+    try:
+        ids = ",".join(str(d["id"]) for d in demo)
+        page.goto(f"/compare?drives={ids}&review={demo[1]['id']}")
+        page.wait_for_load_state("networkidle")
+        later = page.locator("[data-drawn=later]")
+        expect(later.first).to_be_attached()
+        waiting = later.count()
+        frames = page.locator("figure.chart-frame").count()
+        assert 5 <= waiting <= frames, (waiting, frames)
+        # A plot left undrawn is more than a screen below the window.
+        tops = later.evaluate_all("els => els.map(e => e.getBoundingClientRect().top)")
+        assert min(tops) > VIEWPORT["height"], tops
+        hdtach = page.locator("[data-chart=hdtach]")
+        expect(hdtach.locator(".recharts-line-curve")).to_have_count(0)
+
+        # Without a scroll, the pack has every chart.
+        name, data = download(page, page.get_by_role("button", name="Download chart pack"))
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            names = z.namelist()
+        for chart in ("hdtach-all", "transfer-size", "stalls-seq"):
+            assert f"compare-{chart}.svg" in names, names
+        assert [n for n in names if re.fullmatch(r"compare-consistency-\w+\.svg", n)], names
+        assert len([n for n in names if "-bars-" in n and n.endswith(".svg")]) >= 5, names
+        assert later.count() == waiting  # the pack drew off screen, not on the page
+
+        # Scrolled to, a chart is drawn, and stays drawn.
+        hdtach.scroll_into_view_if_needed()
+        expect(hdtach.locator(".recharts-line-curve").first).to_be_attached()
+        page.evaluate("window.scrollTo(0, 0)")
+        page.wait_for_timeout(300)
+        expect(hdtach.locator(".recharts-line-curve").first).to_be_attached()
+        assert 0 < later.count() < waiting
+
+        # Printing: every chart drawn before the print is laid out.
+        page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+        expect(later).to_have_count(0)
+        expect(page.locator("[data-chart=consistency] svg path").first).to_be_attached()
+        assert errors == []
+    finally:
+        context.close()
+
+
 # The per-chart endpoints a page no longer asks on first open: their answers come in one
 # GET /api/compare/charts (or a shared link's /charts).
 PER_CHART = re.compile(r"/(compare|shares/[^/]+)/(series|latency|latency/steps|qd-sweep|pts)$|"
@@ -407,6 +472,7 @@ def test_compare_and_shared_pages_ask_a_handful_of_calls(  # type: ignore[no-unt
         ids = ",".join(str(d["id"]) for d in demo)
         calls = api_calls(page, stack)
         page.goto(f"/compare?drives={ids}&review={demo[1]['id']}")  # a full load
+        read_down(page)
         for chart in ("hdtach", "transfer", "stalls"):
             expect(
                 page.locator(f"[data-chart={chart}] .recharts-line-curve").first
@@ -457,6 +523,7 @@ def test_publish_share_and_side_by_side(  # type: ignore[no-untyped-def]
         p99 = "four-corners:randread-4k-qd3:read_lat_p99_us"
         added = '[data-chart="bars-four-corners-randread-4k-qd3-read-lat-p99-us"]'
         page.goto(f"/compare?drives={a['id']},{b['id']}&review={a['id']}&metrics={p99}")
+        read_down(page)
         expect(page.locator(added)).to_be_visible()
         page.get_by_role("button", name="Publish read-only link").click()
         link = page.get_by_label("Shared link")
@@ -548,6 +615,7 @@ def test_conditions_that_differ_are_flagged_everywhere(  # type: ignore[no-untyp
     try:
         sign_in(page, stack)
         page.goto(f"/compare?drives={','.join(map(str, ids))}&review={reviewed['id']}")
+        read_down(page)
         chart = page.locator('[data-chart="bars-four-corners-randread-4k-qd3-read-iops"]')
         warnings = chart.get_by_role("list", name=re.compile("^Warnings for"))
         expect(warnings).to_contain_text("measured with different span: ")

@@ -66,7 +66,8 @@ def test_cbw_writes_meet_the_drives_limit_and_the_device_counts_them(
     # From the preconditioning's end (fio printed it after its last write) to the last round's.
     lo = int(pre_out["timestamp_ms"]) / 1000.0
     hi = int(finals[-1]["timestamp_ms"]) / 1000.0 + 0.5
-    device = [sec[0] for sec in device_sections(writes, lo, hi, runtimes)]
+    printed = [int(f["timestamp_ms"]) / 1000.0 for f in finals]
+    device = [sec[0] for sec in device_sections(writes, lo, hi, runtimes, printed)]
     elements = [r["elements"]["cbw"] for r in rounds]
     record(
         "CBW on a drive limited to 1000 small-write IOPS",

@@ -16,7 +16,7 @@ import pytest
 
 from backend.analysis.fio_results import direction_summary
 from tests.conftest import Stack
-from tests.e2e.test_browser import VIEWPORT, browser, shot, sign_in  # noqa: F401 - the fixture
+from tests.e2e.test_browser import VIEWPORT, browser, read_down, shot, sign_in  # noqa: F401 - the fixture
 from tests.e2e.test_plans import results, run_plan
 from worker.sim import truth
 from worker.sim.controller import SimDrive, requirements
@@ -242,6 +242,7 @@ def test_the_run_page_lays_the_figures_out_as_readers_know_them(
         # Compare and the Report: the drive's table in CrystalDiskMark's layout, the same figures.
         for where in (f"/compare?drives={run['drive_id']}", f"/report?drives={run['drive_id']}"):
             page.goto(where)
+            read_down(page)
             block = page.locator(
                 f'[data-chart="cdm-style-compare"] table[data-drive="{run["drive_id"]}"]'
             )

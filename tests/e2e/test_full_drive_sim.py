@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Stack
-from tests.e2e.test_browser import VIEWPORT, browser, shot, sign_in  # noqa: F401 - the fixture
+from tests.e2e.test_browser import VIEWPORT, browser, read_down, shot, sign_in  # noqa: F401 - the fixture
 from tests.e2e.test_simulated_drives import MISSING, busy_cpu  # noqa: F401 - the fixture
 from worker.sim.controller import SimDrive
 from worker.sim.selftest import (
@@ -196,6 +196,7 @@ def test_the_run_page_and_compare_show_empty_and_full_side_by_side(
         shot(page, "full-drive-run")
         assert case.drive is not None
         page.goto(f"/compare?drives={case.drive['id']}")
+        read_down(page)
         with stack.client() as c:
             body = c.get("/api/compare", params={"drives": str(case.drive["id"])}).json()
         by_id = {m["metric"]: m["rows"][0]["value"] for m in body["metrics"]}

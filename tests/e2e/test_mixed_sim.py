@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Stack
-from tests.e2e.test_browser import VIEWPORT, browser, shot, sign_in  # noqa: F401 - the fixture
+from tests.e2e.test_browser import VIEWPORT, browser, read_down, shot, sign_in  # noqa: F401 - the fixture
 from tests.e2e.test_simulated_drives import MISSING, busy_cpu  # noqa: F401 - the fixture
 from worker.sim.selftest import Case, mixed_case, run_selftest
 
@@ -131,6 +131,7 @@ def test_the_run_page_and_compare_draw_the_curves(
             expect(rows.nth(k).locator("td").first).to_have_text(str(float(want)).removesuffix(".0"))
         shot(page, "mixed-run")
         page.goto(f"/compare?drives={mixed.drive['id']}")
+        read_down(page)
         compare = page.locator('[data-chart="mixed-compare"]')
         expect(compare.locator("path.recharts-line-curve")).to_have_count(2)
         bars = compare.get_by_test_id("mixed-averages")

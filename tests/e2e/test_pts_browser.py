@@ -11,7 +11,7 @@ import time
 import pytest
 
 from tests.conftest import Stack, wait_run
-from tests.e2e.test_browser import DOCS_SCREENSHOTS, VIEWPORT, browser, shot, sign_in
+from tests.e2e.test_browser import DOCS_SCREENSHOTS, VIEWPORT, browser, read_down, shot, sign_in
 from tests.e2e.test_run_path import queue
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
@@ -181,6 +181,7 @@ def test_xsr_report_shows_recovery_levels_and_response_times(  # type: ignore[no
 
         # Compare: the drive's latest XSR run, a row per stimulus, the first without recovery.
         page.goto(f"/compare?drives={sim_drive['id']}")
+        read_down(page)
         compare = page.get_by_test_id("pts-compare-xsr")
         expect(compare.locator("tbody tr")).to_have_count(3)
         expect(compare.locator("thead th").nth(5)).to_contain_text("(µs)", use_inner_text=True)
@@ -410,6 +411,7 @@ def test_dirth_ecw_and_cbw_reports_run_page_and_compare(  # type: ignore[no-unty
         dirth = next(s for s in reports["pts-dirth"]["sections"] if s["name"] == "rounds")
         expect(page.get_by_test_id("run-di-finding")).to_have_text(f"{dirth['di']['finding']}.")
         page.goto(f"/compare?drives={sim_drive['id']}")
+        read_down(page)
         table = page.get_by_test_id("pts-compare-pts-dirth")
         expect(table.locator("tbody tr")).to_have_count(3)
         expect(

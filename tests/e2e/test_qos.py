@@ -34,7 +34,7 @@ import pytest
 from backend.analysis import latency
 from tests.backend.analysis.test_latency import fio_difference
 from tests.conftest import Stack, register_drive, wait_run
-from tests.e2e.test_browser import DOCS_SCREENSHOTS, VIEWPORT, browser, shot, sign_in
+from tests.e2e.test_browser import DOCS_SCREENSHOTS, VIEWPORT, browser, read_down, shot, sign_in
 from worker.sim.controller import SimDrive, requirements
 from worker.sim.profile import Cliff, Level, Profile
 
@@ -406,6 +406,7 @@ def test_run_and_compare_pages_draw_the_qos_charts(browser, sweep: dict[str, Any
             section.screenshot(path=str(DOCS_SCREENSHOTS / "qos-run.png"))
 
         page.goto(f"/compare?drives={drive['id']},{other['id']}&review={drive['id']}")
+        read_down(page)
         qos = page.locator("section[data-section=qos]")
         qos.scroll_into_view_if_needed()
         qos.get_by_label("QoS test").select_option("randread-4k-qd1")

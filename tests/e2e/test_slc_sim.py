@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Stack
-from tests.e2e.test_browser import VIEWPORT, browser, shot, sign_in  # noqa: F401 - the fixture
+from tests.e2e.test_browser import VIEWPORT, browser, read_down, shot, sign_in  # noqa: F401 - the fixture
 from tests.e2e.test_simulated_drives import MISSING, busy_cpu  # noqa: F401 - the fixture
 from worker.sim.selftest import Case, run_selftest, slc_case
 
@@ -131,6 +131,7 @@ def test_the_run_page_shows_the_cache_and_its_recovery(
         # Compare: the drive's cache and each recovery in the SLC cache table.
         assert slc.drive is not None
         page.goto(f"/compare?drives={slc.drive['id']}")
+        read_down(page)
         table = page.locator('[data-chart="slc-compare"]')
         row = table.locator(f'tr[data-drive="{slc.drive["id"]}"]')
         expect(row.locator("td").first).to_have_text(gb(fill["cache_gb"]))

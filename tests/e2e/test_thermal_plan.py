@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import Stack, run_done
-from tests.e2e.test_browser import DRAWN_LINE, VIEWPORT, browser, shot, sign_in  # noqa: F401
+from tests.e2e.test_browser import DRAWN_LINE, VIEWPORT, browser, read_down, shot, sign_in  # noqa: F401
 from tests.e2e.test_compare_ui import download
 from tests.e2e.test_simulated_drives import busy_cpu  # noqa: F401 - the spinning processes
 from worker.sim import truth
@@ -231,6 +231,7 @@ def test_run_page_and_compare_draw_the_thermal_chart(
 
         drive = thermal_plan_run["drive"]["id"]
         page.goto(f"/compare?drives={drive}")
+        read_down(page)
         chart = page.locator('[data-chart="thermal"]')
         expect(chart).to_be_visible(timeout=20_000)
         expect(chart.locator(".recharts-yAxis")).to_have_count(2)

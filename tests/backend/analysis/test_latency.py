@@ -10,6 +10,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from backend.analysis import latency
@@ -213,3 +214,46 @@ def test_at_a_tie_the_exact_rule_keeps_the_bucket_fio_rounding_leaves() -> None:
     assert 99.9 / 100.0 * 1000 > 999
     assert latency.bins_percentile(bins, 99.9) == 1000.0
     assert fio_difference(bins, 99.9, 1000.0, 5000.0) == pytest.approx(0.8)
+
+
+def _percentile_by_fractions(bins: dict[int, int], pct: float) -> float | None:
+    """The rule written out plainly: the first bucket whose cumulative count is at least the
+    exact pct% of N (a Fraction), None below `ios_needed`."""
+    total = sum(bins.values())
+    if total <= 0 or total < latency.ios_needed(pct):
+        return None
+    need = Fraction(str(pct)) / 100 * total
+    acc = 0
+    for value in sorted(bins):
+        acc += bins[value]
+        if acc >= need:
+            return float(value)
+    raise AssertionError("the counts did not add up")
+
+
+def test_percentiles_in_one_pass_equal_the_rule_bucket_by_bucket() -> None:
+    """`bins_percentiles` (one pass, integer cross-multiplication) gives every percentile the
+    plain Fraction rule gives, in the order asked, on histograms with exact ties at every
+    percentile, with too few I/Os, and random ones."""
+    rng = np.random.default_rng(26)
+    pcts = [99.999, 50.0, 99.0, 90.0, 99.99, 99.9, 12.5]
+    cases: list[dict[int, int]] = [
+        {},
+        {1000: 1},
+        {1000: 999, 5000: 1},  # a tie at 99.9
+        {1000: 99_999, 5000: 1},
+        {1000: 99_998, 5000: 2},
+        {10: 50, 20: 40, 30: 9, 40: 1},  # ties at 50, 90 and 99
+    ]
+    for _ in range(300):
+        keys = rng.choice(10**7, size=int(rng.integers(1, 400)), replace=False)
+        counts = rng.integers(1, int(rng.choice([3, 100, 10**5])), size=len(keys))
+        cases.append({int(k): int(c) for k, c in zip(keys, counts, strict=True)})
+    compared = 0
+    for bins in cases:
+        got = latency.bins_percentiles(bins, pcts)
+        want = [_percentile_by_fractions(bins, p) for p in pcts]
+        assert got == want, bins
+        assert [latency.bins_percentile(bins, p) for p in pcts] == want
+        compared += sum(v is not None for v in want)
+    assert compared > 1000

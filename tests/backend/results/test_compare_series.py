@@ -456,3 +456,24 @@ def test_mixed_draws_each_part_against_the_share_of_writes(engine: Engine) -> No
     assert random["points"] == [(0.0, 1001.0), (50.0, 951.0), (100.0, 901.0)]
     assert sequential["points"] == [(0.0, 1000.0), (50.0, 950.0), (100.0, 900.0)]
     assert random["total_points"] == 3
+
+
+def test_charts_answer_reads_every_plans_latest_runs_once(engine: Engine, lab: dict) -> None:
+    """The answer of all charts asks ten plans of the same drives: their latest runs come from
+    one query (each OP's latest of each plan), and each chart's part equals its own endpoint's
+    (the test above); outside that answer a chart reads its plan's runs alone."""
+    drives = [lab["a"], lab["b"], lab["c"]]
+    latest_query = "DISTINCT ON (runs.drive_id"
+
+    with session_factory(engine)() as s:
+        _out, statements = _selects(
+            engine, lambda: compare_charts(s, drives, lab["b"], hide_embargoed=False)
+        )
+        _own, alone = _selects(
+            engine, lambda: compare_series(s, drives, "consistency", None, 650, 25)
+        )
+    every_plan = [q for q in statements if latest_query in q]
+    assert len(every_plan) == 1, every_plan
+    assert every_plan[0].startswith(f"SELECT {latest_query}, runs.plan, ")
+    alone_plan = [q for q in alone if latest_query in q]
+    assert len(alone_plan) == 1 and "runs.plan = " in alone_plan[0]

@@ -1,5 +1,5 @@
-import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from "react";
-import { createPortal } from "react-dom";
+import { useCallback, useEffect, useId, useRef, useState, type ReactNode, type RefObject } from "react";
+import { createPortal, flushSync } from "react-dom";
 import {
   buildSvgDocument,
   exportBodyWidth,
@@ -42,6 +42,46 @@ interface ChartFrameProps {
 interface OffscreenRequest {
   width: number;
   resolve: (plot: HTMLElement) => void;
+}
+
+/** How far from the screen a deferred plot is drawn: a screen's height ahead, so that one
+ * reading down the page finds it drawn. */
+const NEAR_MARGIN = "100% 0px";
+
+/**
+ * Whether the plot in `ref` is to be drawn: always when `deferred` is false; else once it
+ * has come within NEAR_MARGIN of the screen after the page above it has loaded (`deferred`
+ * no longer "wait"), or the page is printed (then at once, before the print is laid out),
+ * and from then on.
+ */
+function useDrawn(ref: RefObject<HTMLElement | null>, deferred: boolean | "wait"): boolean {
+  const [near, setNear] = useState(false);
+  const drawn = !deferred || near;
+  useEffect(() => {
+    if (drawn) return;
+    const print = () => flushSync(() => setNear(true));
+    window.addEventListener("beforeprint", print);
+    const el = ref.current;
+    let observer: IntersectionObserver | null = null;
+    if (deferred !== "wait" && el) {
+      if (typeof IntersectionObserver === "undefined") {
+        setNear(true);
+      } else {
+        observer = new IntersectionObserver(
+          (entries) => {
+            if (entries.some((e) => e.isIntersecting)) setNear(true);
+          },
+          { rootMargin: NEAR_MARGIN },
+        );
+        observer.observe(el);
+      }
+    }
+    return () => {
+      observer?.disconnect();
+      window.removeEventListener("beforeprint", print);
+    };
+  }, [drawn, deferred, ref]);
+  return drawn;
 }
 
 /** Waits until the charts in `plot` have drawn at the plot's width (resize observers fired). */
@@ -105,7 +145,9 @@ export function ChartFrame({
   controls,
   note,
 }: ChartFrameProps) {
-  const { articleWidth, register } = useExportContext();
+  const { articleWidth, register, drawWhenNear } = useExportContext();
+  const plotRef = useRef<HTMLDivElement | null>(null);
+  const drawn = useDrawn(plotRef, drawWhenNear ?? false);
   const [offscreen, setOffscreen] = useState<OffscreenRequest | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -235,8 +277,13 @@ export function ChartFrame({
           {exportAs.simulated}
         </p>
       )}
-      <div className="chart-frame__plot" style={{ height }}>
-        {overlay ? <div className="chart-frame__overlay">{overlay}</div> : children}
+      <div
+        className="chart-frame__plot"
+        style={{ height }}
+        ref={plotRef}
+        data-drawn={overlay || drawn ? undefined : "later"}
+      >
+        {overlay ? <div className="chart-frame__overlay">{overlay}</div> : drawn && children}
       </div>
       {note && !overlay && (
         <p className="chart-frame__note" data-testid="chart-note">

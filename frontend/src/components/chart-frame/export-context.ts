@@ -24,6 +24,13 @@ export interface ChartExporter {
 export interface ExportContextValue {
   articleWidth: number;
   register?: (id: string, exporter: ChartExporter) => () => void;
+  /**
+   * Draw each chart's plot only once it comes near the screen (a page of many charts: the
+   * ones below are drawn as the reader scrolls to them, not all on first open). Exports, the
+   * chart pack and printing draw every chart whatever this says. "wait": not yet, the page
+   * above the charts is still loading (where they will be is not known).
+   */
+  drawWhenNear?: boolean | "wait";
 }
 
 export const ExportContext = createContext<ExportContextValue>({

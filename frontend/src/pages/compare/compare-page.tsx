@@ -72,7 +72,7 @@ export function ComparePage() {
     registry.current.set(id, exporter);
     return () => void registry.current.delete(id);
   }, []);
-  const exportContext = useMemo(() => ({ articleWidth, register }), [articleWidth, register]);
+
 
   const extra = useMemo(() => state.metrics ?? [], [state.metrics]);
   const me = useMe();
@@ -100,6 +100,14 @@ export function ComparePage() {
     if (missing.length > 0) setFirstRows((had) => Array.from(new Set([...had, ...missing])));
   }, [listed, rows]);
   const article = useArticle(drives, review);
+  // About twenty charts below the headline table and findings: each is drawn as the reader
+  // scrolls near it, not all on first open (drawing them all took ~600 ms of two cores);
+  // none until what is above them has loaded, so that where they are is known.
+  const above = driveList.isPending || comparison.isPending || article.isPending;
+  const exportContext = useMemo(
+    () => ({ articleWidth, register, drawWhenNear: above ? ("wait" as const) : true }),
+    [articleWidth, register, above],
+  );
   const share = useCreateShare();
   const styles = useMemo(() => driveStyles(drives, review), [drives, review]);
 
