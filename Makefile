@@ -32,8 +32,9 @@ run: deps fio frontend
 	$(VENV)/bin/drivelab up
 
 # The build type-checks the frontend (tsc -b) before pytest, whose browser tests serve it; the
-# frontend's unit tests and eslint run meanwhile, beside pytest, and print when it is done,
-# followed by pytest's summary line again.
+# frontend's unit tests and eslint run meanwhile, beside pytest; at the end their summary (all of
+# their output when they failed), each failed test with its error's first line, and pytest's
+# summary line again: the last lines of the output say what failed and why.
 FRONTEND_CHECKS_LOG := test-artifacts/frontend-checks.log
 PYTEST_LOG := test-artifacts/pytest.log
 # The virtualenv and the frontend (npm install, then the build) are made side by side: neither
@@ -49,9 +50,10 @@ test: fio partition-tools chromium redis-server vm-tools
 	  | tee $(PYTEST_LOG); status=$$?; [ $$status -eq 5 ] && status=1; \
 	wait $$checks; checked=$$?; \
 	echo "--- the frontend's unit tests and eslint ($(FRONTEND_CHECKS_LOG)):"; \
-	cat $(FRONTEND_CHECKS_LOG); \
-	[ $$checked -eq 0 ] || echo "the frontend's unit tests or eslint failed"; \
-	echo "--- pytest ($(PYTEST_LOG)):"; tail -n 1 $(PYTEST_LOG); \
+	if [ $$checked -eq 0 ]; then tail -n 6 $(FRONTEND_CHECKS_LOG); else \
+	  cat $(FRONTEND_CHECKS_LOG); echo "the frontend's unit tests or eslint failed"; fi; \
+	echo "--- pytest ($(PYTEST_LOG)):"; \
+	$(PY) -m tests.failures test-artifacts/junit.xml; tail -n 1 $(PYTEST_LOG); \
 	[ $$checked -eq 0 ] || exit 1; exit $$status
 
 lint: deps frontend/node_modules/.installed
