@@ -21,7 +21,8 @@ import os
 import secrets
 import shutil
 import subprocess
-import threading
+import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -114,30 +115,53 @@ def throttled_drive(stack: Stack) -> Iterator[dict]:
         backing.unlink(missing_ok=True)
 
 
+# The reader of DeviceWrites: a process of its own at a high priority (nice -15), since a
+# thread of the test's process waited on the test's own work for the GIL and, with the busy
+# host's spinning processes beside it, was held up 0.3-0.6 s at a time: a pause between two
+# fio runs could fall inside one reading and not be seen. One "wall-clock sectors" line per
+# reading, to a file.
+READER = """
+import os, sys, time
+os.setpriority(os.PRIO_PROCESS, 0, -15)
+stat = open(sys.argv[1], "rb", buffering=0)
+out = open(sys.argv[2], "w", buffering=1)
+while True:
+    stat.seek(0)
+    sectors = int(stat.read().split()[6])
+    out.write(f"{time.time():.6f} {sectors}\\n")
+    time.sleep(0.01)
+"""
+
+
 class DeviceWrites:
     """The device's own count of sectors written (/sys/block/NAME/stat), read every 10 ms with
-    the wall-clock time, for as long as the `with` lasts."""
+    the wall-clock time by a high-priority process of its own (READER), for as long as the
+    `with` lasts; `rows` are the readings once it has ended."""
 
     def __init__(self, device: str) -> None:
         self.stat = Path("/sys/block") / Path(os.path.realpath(device)).name / "stat"
         self.rows: list[tuple[float, int]] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._read, daemon=True)
-
-    def _read(self) -> None:
-        while True:
-            sectors = int(self.stat.read_text().split()[6])
-            self.rows.append((time.time(), sectors))
-            if self._stop.wait(0.01):
-                return
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._out = Path(tempfile.mkstemp(prefix="drivelab-device-writes-")[1])
 
     def __enter__(self) -> DeviceWrites:
-        self._thread.start()
+        argv = [sys.executable, "-c", READER, str(self.stat), str(self._out)]
+        self._proc = subprocess.Popen(argv)
+        # Its first reading is in before the `with` block writes anything.
+        deadline = time.monotonic() + 30
+        while not self._out.read_text():
+            assert self._proc.poll() is None, f"the reader of {self.stat} exited"
+            assert time.monotonic() < deadline, f"no reading of {self.stat} in 30 s"
+            time.sleep(0.01)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
+        assert self._proc is not None
+        self._proc.terminate()
+        self._proc.wait(10)
+        *lines, _cut = self._out.read_text().split("\n")  # after the last newline: cut off
+        self._out.unlink()
+        self.rows = [(float(t), int(n)) for t, n in (line.split(" ") for line in lines)]
 
     def bytes_at(self, wall: float) -> float:
         """Bytes written by `wall` (the last reading at or before it)."""
