@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from urllib.parse import SplitResult, urlsplit
 
@@ -43,7 +43,12 @@ def touch(bench: Bench, host_info: dict | None = None) -> None:
 
 
 def is_online(bench: Bench) -> bool:
-    return bench.last_seen_at is not None and utcnow() - bench.last_seen_at < ONLINE_WITHIN
+    return seen_recently(bench.last_seen_at)
+
+
+def seen_recently(last_seen_at: datetime | None, now: datetime | None = None) -> bool:
+    """A bench last heard from at `last_seen_at` is online (within ONLINE_WITHIN of now)."""
+    return last_seen_at is not None and (now or utcnow()) - last_seen_at < ONLINE_WITHIN
 
 
 @dataclass(frozen=True)

@@ -1,98 +1,84 @@
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Any
+
 from fastapi import APIRouter, Response
 from pydantic_core import to_json
+from sqlalchemy import Row
 from sqlalchemy.orm import Session
 
 from backend.audit import service as audit
-from backend.benches.service import ONLINE_WITHIN, get_bench_by_name, is_online
+from backend.benches.service import get_bench_by_name, seen_recently
 from backend.core.db import utcnow
 from backend.core.deps import CurrentUser, Reviewer, SessionDep, StateDep, after_commit
 from backend.core.errors import Conflict, InvalidParams, NotFound
 from backend.core.events import visibility_changed
 from backend.core.jsonbody import FiniteJSONRoute
 from backend.drives import registration, service
-from backend.drives.models import DriveSample
-from backend.drives.schemas import BenchRef, DriveCreate, DriveModelOut, DriveOut, DriveUpdate
+from backend.drives.schemas import DriveCreate, DriveOut, DriveUpdate
 from backend.runs import queue
 from backend.runs import service as runs_service
 
 router = APIRouter(prefix="/api/drives", tags=["drives"], route_class=FiniteJSONRoute)
 
 
-def drive_out(
-    drive: DriveSample, active_run_id: int | None, waiting: list[int] | None = None
-) -> DriveOut:
-    m = drive.model
-    return DriveOut(
-        id=drive.id,
-        serial=drive.serial,
-        firmware=drive.firmware,
-        target_path=drive.target_path,
-        simulated=m.simulated,
-        emulated=m.emulated,
-        label=service.drive_label(drive),
-        short_name=drive.short_name,
-        bench=BenchRef(id=drive.bench.id, name=drive.bench.name, online=is_online(drive.bench)),
-        model=DriveModelOut(
-            id=m.id,
-            vendor=m.vendor,
-            model=m.model,
-            capacity_bytes=m.capacity_bytes,
-            interface=m.interface,
-            controller=m.controller,
-            nand=m.nand,
-            dram=m.dram,
-            embargo_until=m.embargo_until,
-        ),
-        active_run_id=active_run_id,
-        waiting_run_ids=waiting or [],
-        embargoed=service.under_embargo(m),
-    )
+def drive_json(
+    r: Row[Any], active_run_id: int | None, waiting: list[int] | None, now: datetime
+) -> dict[str, Any]:
+    """DriveOut's fields (in its order) of a drive row of `service.drive_rows`."""
+    return {
+        "id": r.id,
+        "serial": r.serial,
+        "firmware": r.firmware,
+        "target_path": r.target_path,
+        "simulated": r.simulated,
+        "emulated": r.emulated,
+        "label": service.label_of(r.vendor, r.model, r.capacity_bytes, r.serial),
+        "short_name": r.short_name,
+        "bench": {
+            "id": r.bench_id,
+            "name": r.bench_name,
+            "online": seen_recently(r.last_seen_at, now),
+        },
+        "model": {
+            "id": r.model_id,
+            "vendor": r.vendor,
+            "model": r.model,
+            "capacity_bytes": r.capacity_bytes,
+            "interface": r.interface,
+            "controller": r.controller,
+            "nand": r.nand,
+            "dram": r.dram,
+            "embargo_until": r.embargo_until,
+        },
+        "active_run_id": active_run_id,
+        "waiting_run_ids": waiting or [],
+        "embargoed": service.embargoed_until(r.embargo_until, now),
+    }
+
+
+def drive_out(session: Session, drive_id: int) -> DriveOut:
+    """One drive as GET /api/drives lists it (its row read after what the session changed)."""
+    (row,) = service.drive_rows(session, drive_id=drive_id)
+    active = queue.active_runs(session).get(drive_id)
+    waiting = runs_service.waiting_by_drive(session).get(drive_id)
+    return DriveOut.model_validate(drive_json(row, active, waiting, utcnow()))
 
 
 def drive_list_json(session: Session, *, hide: bool) -> bytes:
-    """The JSON of GET /api/drives: what `drive_out` makes of each drive, from plain rows (one
-    query), written as DriveOut's JSON (its fields in order) without making models of them:
-    loading 500 drives as ORM objects and then as models was most of the answer's time."""
+    """The JSON of GET /api/drives, from plain rows (one query), written as DriveOut's JSON
+    without making models of them: loading 500 drives as ORM objects and then as models was
+    most of the answer's time."""
     active = queue.active_runs(session)
     waiting = runs_service.waiting_by_drive(session)
     now = utcnow()
-    out = []
-    for r in service.drive_rows(session, hide_embargoed=hide):
-        embargo = r.embargo_until
-        out.append(
-            {
-                "id": r.id,
-                "serial": r.serial,
-                "firmware": r.firmware,
-                "target_path": r.target_path,
-                "simulated": r.simulated,
-                "emulated": r.emulated,
-                "label": service.label_of(r.vendor, r.model, r.capacity_bytes, r.serial),
-                "short_name": r.short_name,
-                "bench": {
-                    "id": r.bench_id,
-                    "name": r.bench_name,
-                    "online": r.last_seen_at is not None and now - r.last_seen_at < ONLINE_WITHIN,
-                },
-                "model": {
-                    "id": r.model_id,
-                    "vendor": r.vendor,
-                    "model": r.model,
-                    "capacity_bytes": r.capacity_bytes,
-                    "interface": r.interface,
-                    "controller": r.controller,
-                    "nand": r.nand,
-                    "dram": r.dram,
-                    "embargo_until": embargo,
-                },
-                "active_run_id": active.get(r.id),
-                "waiting_run_ids": waiting.get(r.id) or [],
-                "embargoed": embargo is not None and embargo > now,
-            }
-        )
-    return to_json(out)
+    return to_json(
+        [
+            drive_json(r, active.get(r.id), waiting.get(r.id), now)
+            for r in service.drive_rows(session, hide_embargoed=hide)
+        ]
+    )
 
 
 @router.get("", response_model=list[DriveOut])
@@ -105,9 +91,8 @@ def list_drives(session: SessionDep, user: CurrentUser) -> Response:
 
 @router.get("/{drive_id}", response_model=DriveOut)
 def get_drive(drive_id: int, session: SessionDep, user: CurrentUser) -> DriveOut:
-    drive = service.get_drive(session, drive_id, hide_embargoed=not service.sees_embargoed(user))
-    waiting = runs_service.waiting_by_drive(session).get(drive_id)
-    return drive_out(drive, queue.active_runs(session).get(drive_id), waiting)
+    service.get_drive(session, drive_id, hide_embargoed=not service.sees_embargoed(user))
+    return drive_out(session, drive_id)
 
 
 @router.post("", response_model=DriveOut, status_code=201)
@@ -162,7 +147,7 @@ def add_drive(data: DriveCreate, session: SessionDep, user: Reviewer) -> DriveOu
         subject=f"drive {drive.id} at {data.target_path} on bench {bench.name}"[:200],
         details={"serial": drive.serial, "target_path": data.target_path, "bench": bench.name},
     )
-    return drive_out(out, None)
+    return drive_out(session, out.id)
 
 
 @router.patch("/{drive_id}", response_model=DriveOut)
@@ -217,4 +202,4 @@ def edit_drive(
             )[:200],
             details={k: {"old": old[k], "new": v} for k, v in moved.items()},
         )
-    return drive_out(drive, queue.active_runs(session).get(drive_id))
+    return drive_out(session, drive_id)

@@ -54,7 +54,12 @@ def sees_embargoed(user: User | None) -> bool:
 
 
 def under_embargo(model: DriveModel, now: datetime | None = None) -> bool:
-    return model.embargo_until is not None and model.embargo_until > (now or utcnow())
+    return embargoed_until(model.embargo_until, now)
+
+
+def embargoed_until(embargo_until: datetime | None, now: datetime | None = None) -> bool:
+    """A model whose embargo ends at `embargo_until` is under embargo now."""
+    return embargo_until is not None and embargo_until > (now or utcnow())
 
 
 def not_embargoed() -> ColumnElement[bool]:
@@ -86,10 +91,12 @@ def get_drive(session: Session, drive_id: int, *, hide_embargoed: bool = False) 
     return drive
 
 
-def drive_rows(session: Session, *, hide_embargoed: bool = False) -> list[Row[Any]]:
-    """Every drive with its model's and bench's columns, in one query of plain rows (the list
-    of a lab's drives: loading 500 drives, models and benches as ORM objects took most of
-    GET /api/drives)."""
+def drive_rows(
+    session: Session, *, hide_embargoed: bool = False, drive_id: int | None = None
+) -> list[Row[Any]]:
+    """Every drive (or the one `drive_id`) with its model's and bench's columns, in one query
+    of plain rows (the list of a lab's drives: loading 500 drives, models and benches as ORM
+    objects took most of GET /api/drives)."""
     query = (
         select(
             DriveSample.id,
@@ -118,6 +125,8 @@ def drive_rows(session: Session, *, hide_embargoed: bool = False) -> list[Row[An
     )
     if hide_embargoed:
         query = query.where(not_embargoed())
+    if drive_id is not None:
+        query = query.where(DriveSample.id == drive_id)
     return list(session.execute(query))
 
 

@@ -431,9 +431,9 @@ def test_the_drive_list_is_the_json_its_response_model_gives(
         models = [DriveOut.model_validate(d) for d in listed]
         assert listed == jsonable_encoder(models)
         assert [list(d) for d in listed] == [list(m.model_dump(mode="json")) for m in models]
-        # The list is made from plain rows; each drive is what the drive's own answer (made
-        # from the ORM objects) says of it. (A run of an earlier test may end between the
-        # calls and change a drive's active run: then the two are asked again.)
+        # Each listed drive is what the drive's own answer (a DriveOut model, through FastAPI's
+        # response_model) says of it. (A run of an earlier test may end between the calls and
+        # change a drive's active run: then the two are asked again.)
         for _ in range(3):
             ones = [callers[who].get(f"/api/drives/{d['id']}") for d in listed]
             assert all(one.status_code == 200 for one in ones), [o.text for o in ones]
