@@ -47,6 +47,18 @@ MIN_STALL_S = 0.3
 Intervals = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
+def cadence(starts: list[float]) -> tuple[float | None, bool]:
+    """The period of stalls starting at `starts` (s, in order): the median gap between their
+    starts (None with fewer than two), and whether it is regular (three or more stalls whose
+    gaps' spread is within REGULAR_SPREAD of that median)."""
+    if len(starts) < 2:
+        return None, False
+    gaps = np.diff(starts)
+    period_s = round(float(np.median(gaps)), 3)
+    spread = float(gaps.max() - gaps.min())
+    return period_s, bool(gaps.size >= 2 and spread <= REGULAR_SPREAD * period_s + 1e-9)
+
+
 def window_log_intervals(
     t_ms: ArrayLike,
     values: ArrayLike,
@@ -180,13 +192,7 @@ def find_stalls(
     short = [x for x in stalls if x["duration_s"] < min_stall_s]
     stalls = [x for x in stalls if x["duration_s"] >= min_stall_s]
     durations = [x["duration_s"] for x in stalls]
-    period_s: float | None = None
-    regular = False
-    if len(stalls) >= 2:
-        gaps = np.diff([x["start_s"] for x in stalls])
-        period_s = round(float(np.median(gaps)), 3)
-        spread = float(gaps.max() - gaps.min())
-        regular = bool(gaps.size >= 2 and spread <= REGULAR_SPREAD * period_s + 1e-9)
+    period_s, regular = cadence([x["start_s"] for x in stalls])
     return {
         "median": median,
         "threshold": rel_threshold * median,
@@ -262,14 +268,7 @@ def confirm_with_samples(found: dict, samples: Intervals) -> dict:
         if float(seen.sum()) >= stall["duration_s"] / 2:
             kept.append(stall)
     durations = [s["duration_s"] for s in kept]
-    period_s: float | None = None
-    regular = False
-    if len(kept) >= 2:
-        gaps = np.diff([s["start_s"] for s in kept])
-        period_s = round(float(np.median(gaps)), 3)
-        regular = bool(
-            gaps.size >= 2 and float(gaps.max() - gaps.min()) <= REGULAR_SPREAD * period_s + 1e-9
-        )
+    period_s, regular = cadence([s["start_s"] for s in kept])
     return {
         **found,
         "stalls": kept,

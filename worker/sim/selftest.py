@@ -42,7 +42,7 @@ import numpy as np
 from backend.analysis.fio_results import job_runtime_ms
 from backend.analysis.slc import BLOCK_S as SLC_BLOCK_S
 from backend.analysis.slc import MIN_LEVEL_S as SLC_MIN_LEVEL_S
-from backend.analysis.stalls import REGULAR_SPREAD
+from backend.analysis.stalls import REGULAR_SPREAD, cadence
 from worker.sim import truth
 from worker.sim.controller import SimDrive
 from worker.sim.profile import PROFILES
@@ -405,7 +405,8 @@ def _period_check(
     the truth)."""
     starts = [d["start_s"] for d in must]
     gaps = np.diff(starts)
-    period = float(np.median(gaps))
+    period, regular = cadence(starts)  # the device's, by the analysis's own rule
+    assert period is not None  # three stalls or more
     rooms = []
     for d in must:
         pair = [g for g in got if _overlap(g, d)]
@@ -415,7 +416,6 @@ def _period_check(
     room = max(a + b for a, b in zip(rooms, rooms[1:], strict=False))
     tol = PERIOD_TOL * period + room
     spread = float(gaps.max() - gaps.min())
-    regular = spread <= REGULAR_SPREAD * period
     # The holds can move the spread fio sees either way by up to both ends' room.
     judged = abs(spread - REGULAR_SPREAD * period) > 2 * room
     value = found.get("period_s") or 0.0
