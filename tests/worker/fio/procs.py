@@ -21,3 +21,18 @@ def fio_stats(workdir: Path) -> dict[int, list[str]]:
         if "(fio)" in stat and fields[0] != "Z":
             found[int(pid)] = fields
     return found
+
+
+def long_write(tmp_path: Path, runtime_s: int) -> tuple[str, Path]:
+    """A random-write job of `runtime_s` seconds on a 16 MiB sparse file, and the empty working
+    directory to run it in (where `fio_stats` finds its processes)."""
+    target = tmp_path / "target.img"
+    with target.open("wb") as f:
+        f.truncate(16 << 20)
+    job = (
+        f"[global]\nioengine=psync\ntime_based=1\nruntime={runtime_s}\n"
+        f"[w]\nfilename={target}\nrw=randwrite\nbs=4k\nsize=16m\n"
+    )
+    workdir = (tmp_path / "run").resolve()
+    workdir.mkdir()
+    return job, workdir

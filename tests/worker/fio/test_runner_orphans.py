@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.worker.fio.procs import fio_stats
+from tests.worker.fio.procs import fio_stats, long_write
 from worker.fio.runner import run_fio
 
 pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
@@ -25,16 +25,8 @@ def _fio_pids(workdir: Path) -> dict[int, int]:
 
 
 def test_a_killed_fio_does_not_leave_its_jobs_running(tmp_path: Path) -> None:
-    target = tmp_path / "target.img"
-    with target.open("wb") as f:
-        f.truncate(16 << 20)
     # A job that would run ten minutes: only fio's own process is killed, its job process not.
-    job = (
-        "[global]\nioengine=psync\ntime_based=1\nruntime=600\n"
-        f"[w]\nfilename={target}\nrw=randwrite\nbs=4k\nsize=16m\n"
-    )
-    workdir = (tmp_path / "run").resolve()
-    workdir.mkdir()
+    job, workdir = long_write(tmp_path, 600)
     killed: list[int] = []
     jobs: list[int] = []
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.worker.fio.procs import fio_stats
+from tests.worker.fio.procs import fio_stats, long_write
 from worker.fio.runner import priority, run_fio
 
 pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
@@ -26,17 +26,9 @@ def _fio_nice(workdir: Path, stop: threading.Event, seen: list[int]) -> None:
 
 @pytest.mark.parametrize("nice", [-10, 5])
 def test_fio_runs_at_the_priority_asked_for(tmp_path: Path, nice: int) -> None:
-    target = tmp_path / "target.img"
-    with target.open("wb") as f:
-        f.truncate(16 << 20)
-    job = (
-        # Long enough for a watcher scanning /proc on a busy host to see it; stopped once it
-        # has, three times (CI: a 2 s job ended before one scan found it).
-        "[global]\nioengine=psync\ntime_based=1\nruntime=60\n"
-        f"[w]\nfilename={target}\nrw=randwrite\nbs=4k\nsize=16m\n"
-    )
-    workdir = (tmp_path / "run").resolve()
-    workdir.mkdir()
+    # Long enough for a watcher scanning /proc on a busy host to see it; stopped once it has,
+    # three times (CI: a 2 s job ended before one scan found it).
+    job, workdir = long_write(tmp_path, 60)
     seen: list[int] = []
     stop = threading.Event()
     watcher = threading.Thread(target=_fio_nice, args=(workdir, stop, seen), daemon=True)

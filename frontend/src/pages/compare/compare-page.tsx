@@ -73,7 +73,6 @@ export function ComparePage() {
     return () => void registry.current.delete(id);
   }, []);
 
-
   const extra = useMemo(() => state.metrics ?? [], [state.metrics]);
   const me = useMe();
   const driveList = useDrives();
