@@ -226,6 +226,9 @@ class Child:
 
 RESTARTS_MAX = 5
 RESTARTS_WINDOW_S = 60.0
+# How long the api may take to answer after it is started: Python, FastAPI and the app
+# imported by every process, slow on a busy two-core host.
+API_START_S = 60.0
 
 
 def _wait_healthy(api_url: str, children: list[Child], timeout: float) -> None:
@@ -379,7 +382,7 @@ def up(settings: Settings, *, with_worker: bool = True, verbose: bool = False) -
             "DRIVELAB_API_WORKERS": str(settings.api_processes),
         }
         children.append(_api(settings, env, verbose).start())
-        _wait_healthy(api_url, children, timeout=60)
+        _wait_healthy(api_url, children, timeout=API_START_S)
         # The worker starts once the api answers: its first hello is not refused meanwhile.
         if bench_token is not None:
             worker = _local_worker(env, api_url, redis_url, bench_token, verbose)

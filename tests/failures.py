@@ -6,11 +6,23 @@ message (the last lines `make test` prints: what failed and why, under any outpu
 
 from __future__ import annotations
 
+import re
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 WIDTH = 600
+# A traceback entry's place as pytest writes it at a line's start: "tests/x.py:12: in f".
+PLACE = re.compile(r"^(tests/[\w/.-]+\.py:\d+):", re.MULTILINE)
+
+
+def place(traceback: str) -> str:
+    """Where in the tests' own code it failed, which the message alone does not say: the
+    test's line and, when the failure was in a helper it called, the helper's line."""
+    places = PLACE.findall(traceback)
+    if not places:
+        return ""
+    return f" at {places[0]}" + (f" > {places[-1]}" if places[-1] != places[0] else "")
 
 
 def failures(path: Path) -> list[str]:
@@ -20,7 +32,8 @@ def failures(path: Path) -> list[str]:
             for bad in case.findall(kind):
                 where = f"{case.get('classname', '')}::{case.get('name', '')}"
                 message = " ".join((bad.get("message") or bad.text or "").split())
-                out.append(f"{kind.upper()} {where}: {message}"[:WIDTH])
+                at = place(bad.text or "")
+                out.append(f"{kind.upper()} {where}{at}: {message}"[:WIDTH])
     return out
 
 

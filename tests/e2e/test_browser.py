@@ -103,6 +103,29 @@ def read_down(page, timeout: float = 30_000) -> None:  # type: ignore[no-untyped
     draw_later(page)
 
 
+# A chart pack draws every chart of the page off screen, twice the article's width for the
+# PNGs: seconds when quiet, half a minute and more with the suite's other work on both cores.
+PACK_TIMEOUT_S = 120.0
+
+
+def download(page, button, timeout_s: float = 30) -> tuple[str, bytes]:  # type: ignore[no-untyped-def]
+    """The file a click on `button` downloads: its suggested name and its bytes. None in
+    `timeout_s`: the page's status lines (a pack's progress, or why it failed) say why."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    t = time.monotonic()
+    try:
+        with page.expect_download(timeout=timeout_s * 1000) as info:
+            button.click()
+    except PlaywrightTimeout as exc:
+        said = page.get_by_role("status").all_inner_texts()
+        raise AssertionError(f"no download in {timeout_s:.0f} s; the page says {said}") from exc
+    dl = info.value
+    data = Path(dl.path()).read_bytes()
+    print(f"{dl.suggested_filename}: {time.monotonic() - t:.1f} s")
+    return dl.suggested_filename, data
+
+
 def shot(page, name: str) -> Path:  # type: ignore[no-untyped-def]
     draw_later(page)  # a full-page picture: every chart drawn in it
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)

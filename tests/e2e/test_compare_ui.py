@@ -27,10 +27,12 @@ import pytest
 from tests.conftest import Stack
 from tests.e2e.conftest import Demo
 from tests.e2e.test_browser import (
+    PACK_TIMEOUT_S,
     SCREENSHOTS,
     VIEWPORT,
     browser,
     docs_copy,
+    download,
     read_down,
     shot,
     sign_in,
@@ -153,14 +155,6 @@ def mixed_axes(page, charts: str) -> list[tuple[str, list[str]]]:  # type: ignor
         if len(decimals) > 1 or (commas and suffixes):
             mixed.append((chart, ticks))
     return mixed
-
-
-def download(page, button) -> tuple[str, bytes]:  # type: ignore[no-untyped-def]
-    with page.expect_download() as info:
-        button.click()
-    dl = info.value
-    path = dl.path()
-    return dl.suggested_filename, Path(path).read_bytes()
 
 
 def test_series_match_fio_totals(stack: Stack, demo: list[dict[str, Any]]) -> None:
@@ -353,7 +347,9 @@ def test_compare_page_charts_and_exports(  # type: ignore[no-untyped-def]
         assert rows[0] == ["series", "t_s", "write_iops"]
         assert len(rows) > 6 and all(float(r[2]) >= 0 for r in rows[1:])
 
-        name, data = download(page, page.get_by_role("button", name="Download chart pack"))
+        name, data = download(
+            page, page.get_by_role("button", name="Download chart pack"), PACK_TIMEOUT_S
+        )
         assert name == f"compare-chart-pack-{ARTICLE_WIDTH}.zip"
         with zipfile.ZipFile(io.BytesIO(data)) as z:
             assert z.testzip() is None
@@ -410,7 +406,9 @@ def test_compare_page_draws_the_charts_a_reader_comes_to(  # type: ignore[no-unt
         expect(hdtach.locator(".recharts-line-curve")).to_have_count(0)
 
         # Without a scroll, the pack has every chart.
-        name, data = download(page, page.get_by_role("button", name="Download chart pack"))
+        name, data = download(
+            page, page.get_by_role("button", name="Download chart pack"), PACK_TIMEOUT_S
+        )
         with zipfile.ZipFile(io.BytesIO(data)) as z:
             names = z.namelist()
         for chart in ("hdtach-all", "transfer-size", "stalls-seq"):

@@ -78,12 +78,20 @@ def test_cbw_writes_meet_the_drives_limit_and_the_device_counts_them(
             "read_share": [round(e["read_iops"] / e["iops"], 3) for e in elements],
         },
     )
+    # The device's changes from a second before the preconditioning's print to round 1's end
+    # (seconds from the print, MB written since), for a failure's message.
+    near = [
+        (round(t - lo, 3), round((n - writes.rows[0][1]) * 512 / 1e6, 2))
+        for t, n in writes.rows
+        if lo - 1.0 <= t <= device[0][1]
+    ]
+    near = [x for k, x in enumerate(near) if k == 0 or x[1] != near[k - 1][1]]
     for e, (start, end, written, unsure) in zip(elements, device, strict=True):
         # What fio wrote in the round is what the device counted, over as long as fio ran: the
         # device's [start, end] holds the readings just before its first and at its last
         # change, so it may be longer than the writing by the gaps of those readings (`unsure`:
         # 20 ms when the reader keeps its pace, more when a busy host held it up).
-        assert e["write_bytes"] == pytest.approx(written, rel=0.02), (elements, device)
+        assert e["write_bytes"] == pytest.approx(written, rel=0.02), (elements, device, lo, near)
         assert end - start - unsure - 0.15 <= e["runtime_s"] <= end - start + 0.15, (
             device,
             elements,

@@ -34,7 +34,15 @@ import pytest
 from backend.analysis import latency
 from tests.backend.analysis.test_latency import fio_difference
 from tests.conftest import Stack, register_drive, wait_run
-from tests.e2e.test_browser import DOCS_SCREENSHOTS, VIEWPORT, browser, read_down, shot, sign_in
+from tests.e2e.test_browser import (
+    DOCS_SCREENSHOTS,
+    VIEWPORT,
+    browser,
+    download,
+    read_down,
+    shot,
+    sign_in,
+)
 from worker.sim.controller import SimDrive, requirements
 from worker.sim.profile import Cliff, Level, Profile
 
@@ -481,10 +489,3 @@ def test_run_and_compare_pages_draw_the_qos_charts(browser, sweep: dict[str, Any
         assert not problems, problems
     finally:
         context.close()
-
-
-def download(page, button) -> tuple[str, bytes]:  # type: ignore[no-untyped-def]
-    with page.expect_download() as info:
-        button.click()
-    dl = info.value
-    return dl.suggested_filename, Path(dl.path()).read_bytes()

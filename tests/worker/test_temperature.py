@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -129,36 +130,42 @@ def test_files_and_plain_loop_devices_have_no_sensor(tmp_path: Path) -> None:
     sampler.stop()
 
 
+def wait_for(cond: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, f"no {what} within {timeout} s"
+        time.sleep(0.01)
+
+
 def test_the_sampler_reads_in_its_own_thread_and_never_waits(tmp_path: Path) -> None:
     sensor = tmp_path / "temp1_input"
     sensor.write_text("42500\n")
     reads: list[float] = []
+    done: list[float] = []
     gate = threading.Event()
 
     class Slow(Source):
-        """A command's reading (nvme-cli on a busy controller) that takes a while."""
+        """A command's reading (nvme-cli on a busy controller) that takes a while: the first
+        one is held until the test lets it go."""
 
         def read(self) -> float | None:
             reads.append(time.monotonic())
-            gate.wait(5)
+            gate.wait(60)
+            done.append(time.monotonic())
             return temperature.millidegrees(sensor.read_text())
 
-    t = time.monotonic()
     sampler = Sampler(Slow("nvme-smart-log", str(sensor), 0.2)).start()
-    assert time.monotonic() - t < 0.05  # starting does not wait for it either
     try:
-        # The first reading is held up: asking for the temperature does not wait for it.
-        t = time.monotonic()
+        # Starting does not wait for the reading, nor does asking for the temperature: both
+        # answer while the first reading is still held (order, not time: a busy host is slow).
         assert sampler.current_dc() is None
-        assert time.monotonic() - t < 0.01
+        assert done == [] and not gate.is_set()
         gate.set()
-        deadline = time.monotonic() + 3
-        while sampler.current_dc() is None and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_for(lambda: sampler.current_dc() is not None, "the first reading")
         assert sampler.current_dc() == 425
         sensor.write_text("43260\n")
-        time.sleep(0.5)
-        assert sampler.current_dc() == 433  # 43.26 °C in tenths
+        wait_for(lambda: sampler.current_dc() == 433, "the changed reading")  # 43.26 °C
+        wait_for(lambda: len(reads) >= 3, "a third reading")
     finally:
         sampler.stop()
     assert len(reads) >= 3
@@ -207,25 +214,19 @@ def test_a_slow_smart_log_does_not_hold_the_temperature_up(
 
     def slow_run_json(argv: list[str]) -> dict | None:
         calls.append(time.monotonic())
-        release.wait(10)
+        release.wait(60)
         return {"warning_temp_time": 0}
 
     monkeypatch.setattr(temperature, "run_json", slow_run_json)
     source = Source("hwmon", str(sensor), 0.1, counters_device="/dev/nvme0")
     sampler = Sampler(source).start()
     try:
-        deadline = time.monotonic() + 5
-        while not calls and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert calls, "the counters were never read"
+        wait_for(lambda: bool(calls), "reading of the counters")
         readings = sampler.readings
         sensor.write_text("51000\n")
         # smart-log is still running: the temperature moves on regardless.
-        deadline = time.monotonic() + 5
-        while sampler.current_dc() != 510 and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert sampler.current_dc() == 510
-        assert sampler.readings > readings
+        wait_for(lambda: sampler.current_dc() == 510, "reading of the new temperature")
+        assert sampler.readings > readings and not release.is_set()
     finally:
         release.set()
         sampler.stop()
