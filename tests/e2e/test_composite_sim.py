@@ -86,6 +86,7 @@ def test_cbw_writes_meet_the_drives_limit_and_the_device_counts_them(
         if lo - 1.0 <= t <= device[0][1]
     ]
     near = [x for k, x in enumerate(near) if k == 0 or x[1] != near[k - 1][1]]
+    print(f"device around the preconditioning's print: {near}")
     for e, (start, end, written, unsure) in zip(elements, device, strict=True):
         # What fio wrote in the round is what the device counted, over as long as fio ran: the
         # device's [start, end] holds the readings just before its first and at its last

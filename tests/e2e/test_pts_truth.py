@@ -119,16 +119,24 @@ def throttled_drive(stack: Stack) -> Iterator[dict]:
 # thread of the test's process waited on the test's own work for the GIL and, with the busy
 # host's spinning processes beside it, was held up 0.3-0.6 s at a time: a pause between two
 # fio runs could fall inside one reading and not be seen. One "wall-clock sectors" line per
-# reading, to a file.
-READER = """
+# reading, to a file. The clock is read before and after the counter, and a reading whose two
+# times are more than READ_WITHIN_S apart is left out: the process was held up between them,
+# and the count could belong to any time in between. (Stamped after the read alone, a count
+# read just before a fio run's last writes and stamped after the host let the reader go once
+# showed those writes, 7.2 MB, as the next run's.)
+READ_WITHIN_S = 0.005
+READER = f"""
 import os, sys, time
 os.setpriority(os.PRIO_PROCESS, 0, -15)
 stat = open(sys.argv[1], "rb", buffering=0)
 out = open(sys.argv[2], "w", buffering=1)
 while True:
+    before = time.time()
     stat.seek(0)
     sectors = int(stat.read().split()[6])
-    out.write(f"{time.time():.6f} {sectors}\\n")
+    after = time.time()
+    if after - before <= {READ_WITHIN_S}:
+        out.write(f"{{(before + after) / 2:.6f}} {{sectors}}\\n")
     time.sleep(0.01)
 """
 
