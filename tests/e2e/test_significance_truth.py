@@ -16,12 +16,8 @@ Needs root, a block throttle and tmpfs (skipped, saying which is missing, withou
 from __future__ import annotations
 
 import math
-import os
 import statistics
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -29,6 +25,7 @@ import pytest
 from scipy import stats
 
 from tests.conftest import Stack
+from tests.e2e.test_simulated_drives import busy_cpu  # noqa: F401 - the spinning processes
 from worker.sim.controller import SimDrive, requirements
 from worker.sim.profile import Level, Profile
 from worker.sim.selftest import Case, register
@@ -48,19 +45,11 @@ METRIC = "write-hitching:hitch-seq-128k-qd32:write_mbps"
 
 
 @pytest.fixture(scope="module")
-def busy_cpu() -> Iterator[None]:
-    spin = "import time\nend = time.monotonic() + 600\nwhile time.monotonic() < end: pass\n"
-    procs = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(os.cpu_count() or 1)]
-    try:
-        yield
-    finally:
-        for p in procs:
-            p.kill()
-            p.wait()
-
-
-@pytest.fixture(scope="module")
-def series(stack: Stack, busy_cpu: None, tmp_path_factory: pytest.TempPathFactory) -> dict:
+def series(
+    stack: Stack,
+    busy_cpu: int,  # noqa: F811
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict:
     """Three simulated drives, twelve runs of write hitching each (all drives at once)."""
     workdir = Path(tmp_path_factory.mktemp("sig"))
     sims, drives, out = [], {}, {}
