@@ -22,7 +22,6 @@ import re
 import struct
 import xml.etree.ElementTree as ET
 import zipfile
-from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -30,7 +29,15 @@ import pytest
 
 from tests.conftest import ROOT, Stack
 from tests.e2e.conftest import Demo
-from tests.e2e.test_browser import VIEWPORT, browser, read_down, shot, sign_in
+from tests.e2e.test_browser import (
+    PACK_TIMEOUT_S,
+    VIEWPORT,
+    browser,
+    download,
+    read_down,
+    shot,
+    sign_in,
+)
 
 __all__ = ["browser"]  # the module's Chromium fixture, shared
 
@@ -293,10 +300,7 @@ def test_five_drives_and_the_chart_pack(  # type: ignore[no-untyped-def]
         shot(page, "compare-boxes-5")
 
         pack = page.get_by_role("button", name="Download chart pack")
-        with page.expect_download(timeout=120_000) as info:
-            pack.click()
-        name = info.value.suggested_filename
-        data = Path(info.value.path()).read_bytes()
+        name, data = download(page, pack, PACK_TIMEOUT_S)
         expect(pack).to_have_attribute("data-pack-ms", re.compile(r"^\d+$"))
         ARTIFACTS.mkdir(exist_ok=True)
         (ARTIFACTS / "chart-pack-ms.txt").write_text(

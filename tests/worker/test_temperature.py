@@ -168,7 +168,6 @@ def test_the_sampler_reads_in_its_own_thread_and_never_waits(tmp_path: Path) -> 
         wait_for(lambda: len(reads) >= 3, "a third reading")
     finally:
         sampler.stop()
-    assert len(reads) >= 3
     log = sampler.log()
     assert log is not None and log["readings"] >= 3 and log["source"]["path"] == str(sensor)
 
